@@ -1,0 +1,108 @@
+"""Reading Python values the way the contract, and the Rust core, read them.
+
+Subclasses of str, int and float are read as the plain value they hold, so that their own
+`__eq__`, `__hash__`, `__lt__` or `__float__` cannot make the two backends disagree.
+"""
+
+from __future__ import annotations
+
+import numbers
+import operator
+
+from . import _messages
+
+_Integral = numbers.Integral
+_Real = numbers.Real
+
+
+def safe_isinstance(value: object, kind: type) -> bool:
+    """isinstance() whose own failure (a `__class__` property that raises) counts as False."""
+    try:
+        return isinstance(value, kind)
+    except Exception:
+        return False
+
+
+def as_int(value: object) -> int | None:
+    """The value of an int (bool excluded, numpy integers included); None if it is not one.
+
+    Raises only when `__index__` of an Integral raises; the caller words that error.
+    """
+    kind = type(value)
+    if kind is int:
+        return value  # type: ignore[return-value]
+    if kind is bool:
+        return None
+    if issubclass(kind, int):
+        return int.__index__(value)  # type: ignore[arg-type]
+    if safe_isinstance(value, _Integral):
+        return operator.index(value)  # type: ignore[arg-type]
+    return None
+
+
+def checked_budget(budget: object) -> int:
+    """skeleton_budget as a plain int >= 0, or the contract's TypeError / ValueError."""
+    try:
+        value = as_int(budget)
+    except Exception as error:
+        raise _messages.budget_type_error(budget) from error
+    if value is None:
+        raise _messages.budget_type_error(budget)
+    if value < 0:
+        raise _messages.budget_negative_error(value)
+    return value
+
+
+def fragment_id(value: object, index: int, container: str) -> str:
+    kind = type(value)
+    if kind is str:
+        text: str = value  # type: ignore[assignment]
+    elif issubclass(kind, str):
+        text = str.__str__(value)  # type: ignore[arg-type]
+    else:
+        raise _messages.fragment_error("id_type", index, None, value, container)
+    if not text:
+        raise _messages.fragment_error("id_empty", index, None, value, container)
+    return text
+
+
+def token_count(value: object, index: int, fid: str, container: str) -> int:
+    try:
+        count = as_int(value)
+    except Exception as error:
+        raise _messages.fragment_error("token_type", index, fid, value, container) from error
+    if count is None:
+        raise _messages.fragment_error("token_type", index, fid, value, container)
+    if count < 0:
+        raise _messages.fragment_error("token_negative", index, fid, value, container)
+    if count > _messages.MAX_TOKEN_COUNT:
+        raise _messages.fragment_error("token_too_large", index, fid, value, container)
+    return count
+
+
+def relevance(value: object, index: int, fid: str, container: str) -> float:
+    kind = type(value)
+    if issubclass(kind, float):
+        score = float.__float__(value)  # type: ignore[arg-type]
+    elif kind is bool:
+        raise _messages.fragment_error("relevance_type", index, fid, value, container)
+    elif issubclass(kind, int):
+        if int.__index__(value) not in (0, 1):  # type: ignore[arg-type]
+            raise _messages.fragment_error("relevance_range", index, fid, value, container)
+        score = float(int.__index__(value))  # type: ignore[arg-type]
+    elif safe_isinstance(value, _Real):
+        try:
+            score = float(value)  # type: ignore[arg-type]
+        except OverflowError as error:
+            raise _messages.fragment_error(
+                "relevance_range", index, fid, value, container
+            ) from error
+        except Exception as error:
+            raise _messages.fragment_error(
+                "relevance_type", index, fid, value, container
+            ) from error
+    else:
+        raise _messages.fragment_error("relevance_type", index, fid, value, container)
+    if not 0.0 <= score <= 1.0:
+        raise _messages.fragment_error("relevance_range", index, fid, value, container)
+    return score

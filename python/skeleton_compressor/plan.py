@@ -1,0 +1,61 @@
+"""The plan model: a plan, its context, and the subplans it spawns."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from .protocol import SkeletonCompressor
+from .service import SkeletonCompressorService
+from .types import _SLOTS, ContextFragment, SkeletonMetadata
+
+__all__ = ["Plan"]
+
+
+@dataclass(frozen=True, **_SLOTS)
+class Plan:
+    plan_id: str
+    goal: str
+    parent_id: str | None = None
+    context: tuple[ContextFragment, ...] = ()
+    skeleton_metadata: SkeletonMetadata | None = None
+
+    def with_skeleton_metadata(self, metadata: SkeletonMetadata | None) -> Plan:
+        if metadata is not None and not isinstance(metadata, SkeletonMetadata):
+            raise TypeError(
+                f"metadata must be a SkeletonMetadata or None, got {type(metadata).__name__}"
+            )
+        return dataclasses.replace(self, skeleton_metadata=metadata)
+
+    def spawn_subplan(
+        self,
+        plan_id: str,
+        goal: str,
+        skeleton_budget: int,
+        *,
+        compressor: SkeletonCompressor | None = None,
+    ) -> Plan:
+        """A child plan inheriting the part of this plan's context that fits its budget."""
+        if compressor is None:
+            compressor = SkeletonCompressorService()
+        result = compressor.compress(self.context, skeleton_budget)
+        return Plan(plan_id, goal, self.plan_id, result.fragments, result.metadata)
+
+    def to_cli_dict(self) -> dict[str, Any]:
+        return {
+            "plan_id": self.plan_id,
+            "goal": self.goal,
+            "parent_id": self.parent_id,
+            "context": [
+                {
+                    "fragment_id": fragment.fragment_id,
+                    "token_count": fragment.token_count,
+                    "relevance_score": fragment.relevance_score,
+                }
+                for fragment in self.context
+            ],
+            "skeleton_metadata": (
+                None if self.skeleton_metadata is None else self.skeleton_metadata.to_dict()
+            ),
+        }

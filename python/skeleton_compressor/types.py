@@ -1,0 +1,116 @@
+"""The value types planners pass in and get back."""
+
+from __future__ import annotations
+
+import math
+import sys
+from array import array
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+__all__ = ["ContextFragment", "SkeletonIndices", "SkeletonMetadata", "SkeletonResult"]
+
+_RATIO_TOLERANCE = 1e-9
+# dataclass(slots=True) needs Python 3.10; on 3.9 the classes work the same without slots.
+_SLOTS: dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
+
+
+@dataclass(frozen=True, **_SLOTS)
+class ContextFragment:
+    """One piece of parent context. Construction does not validate; the compressor does."""
+
+    fragment_id: str
+    token_count: int
+    relevance_score: float
+    content: str = ""
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+@dataclass(frozen=True, **_SLOTS)
+class SkeletonMetadata:
+    """What a compression did. Validates on construction, so an inconsistent record cannot exist."""
+
+    original_tokens: int
+    compressed_tokens: int
+    ratio: float
+    skeleton_budget: int | None = None
+    fragments_total: int | None = None
+    fragments_kept: int | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("original_tokens", "compressed_tokens"):
+            if not _is_count(getattr(self, name)):
+                raise ValueError(f"{name} must be an int >= 0, got {getattr(self, name)!r}")
+        for name in ("skeleton_budget", "fragments_total", "fragments_kept"):
+            value = getattr(self, name)
+            if value is not None and not _is_count(value):
+                raise ValueError(f"{name} must be None or an int >= 0, got {value!r}")
+        if self.compressed_tokens > self.original_tokens:
+            raise ValueError(
+                "compressed_tokens must not exceed original_tokens, got "
+                f"{self.compressed_tokens} > {self.original_tokens}"
+            )
+        expected = self.compressed_tokens / self.original_tokens if self.original_tokens else 1.0
+        ratio = self.ratio
+        if (
+            not isinstance(ratio, (int, float))
+            or isinstance(ratio, bool)
+            or not math.isclose(ratio, expected, rel_tol=0.0, abs_tol=_RATIO_TOLERANCE)
+        ):
+            raise ValueError(
+                f"ratio must be compressed_tokens / original_tokens ({expected!r}), got {ratio!r}"
+            )
+        if (
+            self.fragments_kept is not None
+            and self.fragments_total is not None
+            and self.fragments_kept > self.fragments_total
+        ):
+            raise ValueError(
+                "fragments_kept must not exceed fragments_total, got "
+                f"{self.fragments_kept} > {self.fragments_total}"
+            )
+
+    @classmethod
+    def of(
+        cls, original_tokens: int, compressed_tokens: int, skeleton_budget: int,
+        fragments_total: int, fragments_kept: int,
+    ) -> SkeletonMetadata:
+        """The metadata of a compression, with the ratio computed."""
+        ratio = compressed_tokens / original_tokens if original_tokens else 1.0
+        return cls(
+            original_tokens, compressed_tokens, ratio, skeleton_budget, fragments_total,
+            fragments_kept,
+        )
+
+    @property
+    def over_budget(self) -> bool:
+        return self.skeleton_budget is not None and self.compressed_tokens > self.skeleton_budget
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "original_tokens": self.original_tokens,
+            "compressed_tokens": self.compressed_tokens,
+            "ratio": self.ratio,
+            "skeleton_budget": self.skeleton_budget,
+            "fragments_total": self.fragments_total,
+            "fragments_kept": self.fragments_kept,
+            "over_budget": self.over_budget,
+        }
+
+
+@dataclass(frozen=True, **_SLOTS)
+class SkeletonResult:
+    """The kept fragments, in ranking order, and the metadata."""
+
+    fragments: tuple[ContextFragment, ...]
+    metadata: SkeletonMetadata
+
+
+class SkeletonIndices(NamedTuple):
+    """What `compress_arrays` returns: kept row numbers in ranking order, and the metadata."""
+
+    indices: array[int]
+    metadata: SkeletonMetadata

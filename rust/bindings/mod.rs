@@ -1,0 +1,109 @@
+//! The `skeleton_compressor._core` extension module: converts at the boundary, releases the
+//! GIL while it sorts large inputs, and leaves the algorithm to `crate::core`.
+
+mod analysis;
+mod columns;
+mod context;
+mod errors;
+mod read;
+
+use pyo3::exceptions::PyOverflowError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+use crate::core::Strategy;
+use analysis::{analyse, Columns};
+use context::context;
+use read::Reader;
+
+fn strategy(prefix: bool) -> Strategy {
+    if prefix {
+        Strategy::Prefix
+    } else {
+        Strategy::Greedy
+    }
+}
+
+/// A budget the Python layer has checked to be an int >= 0. Past `u128::MAX` it behaves as
+/// unlimited: no sum of token counts gets that far.
+fn budget_value(budget: &Bound<'_, PyAny>) -> PyResult<u128> {
+    match budget.extract::<u128>() {
+        Ok(value) => Ok(value),
+        Err(error) if error.is_instance_of::<PyOverflowError>(budget.py()) => Ok(u128::MAX),
+        Err(error) => Err(error),
+    }
+}
+
+fn read_fragments<'py>(py: Python<'py>, fragments: &Bound<'py, PyTuple>) -> PyResult<Columns<'py>> {
+    let reader = Reader { py, ctx: context(py)?, container: "fragments" };
+    let mut columns = Columns::with_capacity(fragments.len(), reader.container)?;
+    for (index, item) in fragments.iter_borrowed().enumerate() {
+        columns.push(reader.fragment(index, &item)?);
+    }
+    Ok(columns)
+}
+
+/// The fragments at `kept`, the very objects of the input, as a new tuple.
+fn kept_fragments<'py>(fragments: &Bound<'py, PyTuple>, kept: &[u32]) -> PyResult<Bound<'py, PyTuple>> {
+    let py = fragments.py();
+    unsafe {
+        let tuple = Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(kept.len() as ffi::Py_ssize_t))?;
+        for (position, &index) in kept.iter().enumerate() {
+            let item = ffi::PyTuple_GetItem(fragments.as_ptr(), index as ffi::Py_ssize_t);
+            ffi::Py_INCREF(item);
+            ffi::PyTuple_SetItem(tuple.as_ptr(), position as ffi::Py_ssize_t, item);
+        }
+        Ok(tuple.cast_into_unchecked())
+    }
+}
+
+/// Runs every fragment check, raising the first failure.
+#[pyfunction]
+fn validate(py: Python<'_>, fragments: &Bound<'_, PyTuple>) -> PyResult<()> {
+    let columns = read_fragments(py, fragments)?;
+    analyse(py, columns, false).map(drop)
+}
+
+/// Returns `(kept_fragments, original_tokens, compressed_tokens)`.
+#[pyfunction]
+fn compress<'py>(
+    py: Python<'py>,
+    fragments: &Bound<'py, PyTuple>,
+    skeleton_budget: &Bound<'py, PyAny>,
+    prefix: bool,
+) -> PyResult<(Bound<'py, PyTuple>, u128, u128)> {
+    let budget = budget_value(skeleton_budget)?;
+    let ranked = analyse(py, read_fragments(py, fragments)?, true)?;
+    let selection = ranked.select(py, budget, strategy(prefix));
+    Ok((kept_fragments(fragments, &selection.kept)?, ranked.original_tokens, selection.compressed_tokens))
+}
+
+/// Ranks once and packs for every budget: `(original_tokens, [(kept, compressed_tokens)])`.
+#[pyfunction]
+fn compress_many<'py>(
+    py: Python<'py>,
+    fragments: &Bound<'py, PyTuple>,
+    skeleton_budgets: &Bound<'py, PyList>,
+    prefix: bool,
+) -> PyResult<(u128, Vec<(Bound<'py, PyTuple>, u128)>)> {
+    let budgets = skeleton_budgets.iter().map(|b| budget_value(&b)).collect::<PyResult<Vec<_>>>()?;
+    let ranked = analyse(py, read_fragments(py, fragments)?, true)?;
+    let results = budgets
+        .into_iter()
+        .map(|budget| {
+            let selection = ranked.select(py, budget, strategy(prefix));
+            Ok((kept_fragments(fragments, &selection.kept)?, selection.compressed_tokens))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((ranked.original_tokens, results))
+}
+
+#[pymodule(gil_used = true)]
+fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(validate, module)?)?;
+    module.add_function(wrap_pyfunction!(compress, module)?)?;
+    module.add_function(wrap_pyfunction!(compress_many, module)?)?;
+    module.add_function(wrap_pyfunction!(columns::compress_arrays, module)?)?;
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! Finding fragments that may share an id, from the ids' hashes alone.
+
+/// Groups of indices whose hashes are equal, each group ascending, groups ordered by their
+/// first index. Equal ids always land in one group; the caller compares the ids themselves,
+/// since different ids may share a hash.
+pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
+    let mut sorted = hashes.to_vec();
+    sorted.sort_unstable();
+    let mut shared: Vec<u64> = sorted
+        .windows(2)
+        .filter(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0])
+        .collect();
+    if shared.is_empty() {
+        return Vec::new();
+    }
+    drop(sorted);
+    shared.dedup();
+    let mut members: Vec<(u64, u32)> = hashes
+        .iter()
+        .enumerate()
+        .filter(|(_, hash)| shared.binary_search(hash).is_ok())
+        .map(|(index, &hash)| (hash, index as u32))
+        .collect();
+    members.sort_unstable();
+    let mut groups: Vec<Vec<u32>> = members
+        .chunk_by(|a, b| a.0 == b.0)
+        .map(|group| group.iter().map(|&(_, index)| index).collect())
+        .collect();
+    groups.sort_unstable_by_key(|group| group[0]);
+    groups
+}
+
+/// The duplicate reported to the user: the earliest index `j` whose id already appeared,
+/// with the first index `i` holding that id.
+pub fn first_duplicate(
+    groups: &[Vec<u32>],
+    mut same_id: impl FnMut(u32, u32) -> bool,
+) -> Option<(u32, u32)> {
+    let mut found: Option<(u32, u32)> = None;
+    for group in groups {
+        for (position, &later) in group.iter().enumerate().skip(1) {
+            if found.is_some_and(|(_, j)| j <= later) {
+                break;
+            }
+            if let Some(&earlier) = group[..position].iter().find(|&&e| same_id(e, later)) {
+                found = Some((earlier, later));
+                break;
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_collisions() {
+        assert!(colliding_groups(&[1, 2, 3]).is_empty());
+        assert!(colliding_groups(&[]).is_empty());
+    }
+
+    #[test]
+    fn groups_by_hash() {
+        assert_eq!(colliding_groups(&[9, 4, 9, 7, 4, 9]), vec![vec![0, 2, 5], vec![1, 4]]);
+    }
+
+    #[test]
+    fn earliest_second_occurrence_wins() {
+        let ids = ["a", "b", "x", "b", "a"];
+        let hashes = [1, 2, 3, 2, 1];
+        let groups = colliding_groups(&hashes);
+        assert_eq!(first_duplicate(&groups, |a, b| ids[a as usize] == ids[b as usize]), Some((1, 3)));
+    }
+
+    #[test]
+    fn hash_collision_between_different_ids_is_not_a_duplicate() {
+        let ids = ["a", "b", "c", "b"];
+        let hashes = [5, 5, 1, 5];
+        let groups = colliding_groups(&hashes);
+        let same = |a: u32, b: u32| ids[a as usize] == ids[b as usize];
+        assert_eq!(first_duplicate(&groups, same), Some((1, 3)));
+        assert_eq!(first_duplicate(&colliding_groups(&[5, 5]), |_, _| false), None);
+    }
+}

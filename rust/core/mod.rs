@@ -1,0 +1,11 @@
+//! The sort-and-pack algorithm on plain columns: relevance keys, token counts, id hashes.
+
+pub mod checks;
+pub mod duplicates;
+pub mod ranking;
+pub mod selection;
+
+pub use checks::{check_relevance, check_token_count, TokenCheck, MAX_TOKEN_COUNT};
+pub use duplicates::{colliding_groups, first_duplicate};
+pub use ranking::{rank, relevance_key, Ranking};
+pub use selection::{select, total_tokens, Selection, Strategy};

@@ -1,0 +1,8 @@
+//! skeleton-compressor: choose which context fragments a child plan inherits.
+//!
+//! `core` is plain Rust and knows nothing of Python; `bindings` converts at the boundary.
+
+pub mod core;
+
+#[cfg(feature = "python")]
+mod bindings;
