@@ -114,7 +114,7 @@ pub fn compress_arrays<'py>(
     skeleton_budget: &Bound<'py, PyAny>,
     prefix: bool,
 ) -> PyResult<(Bound<'py, PyAny>, u128, u128)> {
-    let budget = budget_value(skeleton_budget)?;
+    let budgets = [budget_value(skeleton_budget)?];
     let reader = Reader { py, ctx: context(py)?, container: "rows" };
     let tokens = Numbers::new(token_counts)?;
     let scores = Numbers::new(relevance_scores)?;
@@ -126,8 +126,8 @@ pub fn compress_arrays<'py>(
         let relevance = reader.row_relevance(index, &fragment_id, &scores)?;
         columns.push(Checked { fragment_id, id_hash, token_count, relevance });
     }
-    let ranked = analyse(py, columns, true)?;
-    let selection = ranked.select(py, budget, strategy(prefix));
+    let mut ranked = analyse(py, columns, &budgets)?;
+    let [selection] = &ranked.select(py, &budgets, strategy(prefix))[..] else { unreachable!("one budget") };
     let indices: Vec<i64> = selection.kept.iter().map(|&index| i64::from(index)).collect();
     let bytes: Vec<u8> = indices.iter().flat_map(|index| index.to_ne_bytes()).collect();
     let array = reader.ctx.array.bind(py).call1(("q", PyBytes::new(py, &bytes)))?;

@@ -61,8 +61,7 @@ fn kept_fragments<'py>(fragments: &Bound<'py, PyTuple>, kept: &[u32]) -> PyResul
 /// Runs every fragment check, raising the first failure.
 #[pyfunction]
 fn validate(py: Python<'_>, fragments: &Bound<'_, PyTuple>) -> PyResult<()> {
-    let columns = read_fragments(py, fragments)?;
-    analyse(py, columns, false).map(drop)
+    analyse(py, read_fragments(py, fragments)?, &[]).map(drop)
 }
 
 /// Returns `(kept_fragments, original_tokens, compressed_tokens)`.
@@ -73,9 +72,9 @@ fn compress<'py>(
     skeleton_budget: &Bound<'py, PyAny>,
     prefix: bool,
 ) -> PyResult<(Bound<'py, PyTuple>, u128, u128)> {
-    let budget = budget_value(skeleton_budget)?;
-    let ranked = analyse(py, read_fragments(py, fragments)?, true)?;
-    let selection = ranked.select(py, budget, strategy(prefix));
+    let budgets = [budget_value(skeleton_budget)?];
+    let mut ranked = analyse(py, read_fragments(py, fragments)?, &budgets)?;
+    let [selection] = &ranked.select(py, &budgets, strategy(prefix))[..] else { unreachable!("one budget") };
     Ok((kept_fragments(fragments, &selection.kept)?, ranked.original_tokens, selection.compressed_tokens))
 }
 
@@ -88,13 +87,11 @@ fn compress_many<'py>(
     prefix: bool,
 ) -> PyResult<(u128, Vec<(Bound<'py, PyTuple>, u128)>)> {
     let budgets = skeleton_budgets.iter().map(|b| budget_value(&b)).collect::<PyResult<Vec<_>>>()?;
-    let ranked = analyse(py, read_fragments(py, fragments)?, true)?;
-    let results = budgets
+    let mut ranked = analyse(py, read_fragments(py, fragments)?, &budgets)?;
+    let results = ranked
+        .select(py, &budgets, strategy(prefix))
         .into_iter()
-        .map(|budget| {
-            let selection = ranked.select(py, budget, strategy(prefix));
-            Ok((kept_fragments(fragments, &selection.kept)?, selection.compressed_tokens))
-        })
+        .map(|selection| Ok((kept_fragments(fragments, &selection.kept)?, selection.compressed_tokens)))
         .collect::<PyResult<Vec<_>>>()?;
     Ok((ranked.original_tokens, results))
 }

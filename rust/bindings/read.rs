@@ -39,6 +39,54 @@ impl<'py> Reader<'py> {
     }
 
     pub fn fragment(&self, index: usize, item: &Bound<'py, PyAny>) -> PyResult<Checked<'py>> {
+        match self.plain_fragment(item) {
+            Some(checked) => Ok(checked),
+            None => self.any_fragment(index, item),
+        }
+    }
+
+    /// The common case, read straight from the slots with no lookup and no user code: an
+    /// exact `ContextFragment` holding a non-empty `str`, an `int` in range and a `float` in
+    /// `[0, 1]`. Anything else, valid or not, is left to `any_fragment`.
+    #[inline]
+    fn plain_fragment(&self, item: &Bound<'py, PyAny>) -> Option<Checked<'py>> {
+        let offsets = self.ctx.slot_offsets?;
+        let raw = item.as_ptr();
+        // SAFETY: the type is checked before the slots are read; see `context::locate_slots`.
+        unsafe {
+            if ffi::Py_TYPE(raw) != self.ctx.fragment_type.as_ptr().cast() {
+                return None;
+            }
+            let slot = |offset: usize| raw.cast::<u8>().add(offset).cast::<*mut ffi::PyObject>().read();
+            let (id, tokens, score) = (slot(offsets[0]), slot(offsets[1]), slot(offsets[2]));
+            if id.is_null() || tokens.is_null() || score.is_null() {
+                return None;
+            }
+            if ffi::Py_TYPE(id) != &raw mut ffi::PyUnicode_Type
+                || ffi::PyLong_CheckExact(tokens) == 0
+                || ffi::PyFloat_CheckExact(score) == 0
+                || ffi::PyUnicode_GetLength(id) == 0
+            {
+                return None;
+            }
+            let mut overflow = 0;
+            let TokenCheck::Valid(token_count) =
+                check_token_count(ffi::PyLong_AsLongLongAndOverflow(tokens, &mut overflow), overflow)
+            else {
+                return None;
+            };
+            let relevance = ffi::PyFloat_AsDouble(score);
+            if !check_relevance(relevance) {
+                return None;
+            }
+            // A str's hash is cached on the object and never fails.
+            let id_hash = ffi::PyObject_Hash(id) as u64;
+            let fragment_id = Bound::from_borrowed_ptr(self.py, id).cast_into_unchecked();
+            Some(Checked { fragment_id, id_hash, token_count, relevance })
+        }
+    }
+
+    fn any_fragment(&self, index: usize, item: &Bound<'py, PyAny>) -> PyResult<Checked<'py>> {
         let fragment_type = self.ctx.fragment_type.bind(self.py);
         let exact = item.get_type().is(fragment_type);
         if !exact && !self.is_instance(item, fragment_type.as_any())? {

@@ -1,20 +1,17 @@
 //! Finding fragments that may share an id, from the ids' hashes alone.
 
+/// Hashes per bucket when spreading them out: a bucket sorts within the CPU cache.
+const BUCKET: usize = 1024;
+
 /// Groups of indices whose hashes are equal, each group ascending, groups ordered by their
 /// first index. Equal ids always land in one group; the caller compares the ids themselves,
 /// since different ids may share a hash.
 pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
-    let mut sorted = hashes.to_vec();
-    sorted.sort_unstable();
-    let mut shared: Vec<u64> = sorted
-        .windows(2)
-        .filter(|pair| pair[0] == pair[1])
-        .map(|pair| pair[0])
-        .collect();
+    let mut shared = shared_hashes(hashes);
     if shared.is_empty() {
         return Vec::new();
     }
-    drop(sorted);
+    shared.sort_unstable();
     shared.dedup();
     let mut members: Vec<(u64, u32)> = hashes
         .iter()
@@ -29,6 +26,34 @@ pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
         .collect();
     groups.sort_unstable_by_key(|group| group[0]);
     groups
+}
+
+/// Hash values that occur more than once. The hashes are spread into buckets by their top
+/// bits (they come from a keyed hash, so the buckets are even) and each bucket is sorted.
+fn shared_hashes(hashes: &[u64]) -> Vec<u64> {
+    let bits = (hashes.len() / BUCKET).next_power_of_two().trailing_zeros();
+    let mut spread = vec![0u64; hashes.len()];
+    let bucket_of = |hash: u64| if bits == 0 { 0 } else { (hash >> (64 - bits)) as usize };
+    let mut starts = vec![0usize; (1 << bits) + 1];
+    for &hash in hashes {
+        starts[bucket_of(hash) + 1] += 1;
+    }
+    for bucket in 1..starts.len() {
+        starts[bucket] += starts[bucket - 1];
+    }
+    let mut next = starts.clone();
+    for &hash in hashes {
+        let slot = &mut next[bucket_of(hash)];
+        spread[*slot] = hash;
+        *slot += 1;
+    }
+    let mut shared = Vec::new();
+    for bucket in starts.windows(2) {
+        let slice = &mut spread[bucket[0]..bucket[1]];
+        slice.sort_unstable();
+        shared.extend(slice.windows(2).filter(|pair| pair[0] == pair[1]).map(|pair| pair[0]));
+    }
+    shared
 }
 
 /// The duplicate reported to the user: the earliest index `j` whose id already appeared,
@@ -65,6 +90,16 @@ mod tests {
     #[test]
     fn groups_by_hash() {
         assert_eq!(colliding_groups(&[9, 4, 9, 7, 4, 9]), vec![vec![0, 2, 5], vec![1, 4]]);
+    }
+
+    #[test]
+    fn many_hashes_across_buckets() {
+        // A multiplicative hash spreads over the top bits, as a keyed hash does.
+        let mut hashes: Vec<u64> = (0..100_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+        assert!(colliding_groups(&hashes).is_empty());
+        hashes[70_000] = hashes[123];
+        hashes[99_999] = hashes[5];
+        assert_eq!(colliding_groups(&hashes), vec![vec![5, 99_999], vec![123, 70_000]]);
     }
 
     #[test]

@@ -7,5 +7,5 @@ pub mod selection;
 
 pub use checks::{check_relevance, check_token_count, TokenCheck, MAX_TOKEN_COUNT};
 pub use duplicates::{colliding_groups, first_duplicate};
-pub use ranking::{rank, relevance_key, Ranking};
-pub use selection::{select, total_tokens, Selection, Strategy};
+pub use ranking::{relevance_key, Entry, Ranking};
+pub use selection::{select, total_tokens, Packer, Selection, Strategy};

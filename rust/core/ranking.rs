@@ -1,7 +1,8 @@
 //! Ranking: relevance descending, then fragment id ascending.
 //!
 //! Relevance is sorted as an integer key without touching ids; only runs of equal relevance
-//! need the ids, and the caller orders those runs with its own comparison.
+//! need the ids, and the caller orders those runs with its own comparison. The ranking is
+//! built on demand, best first: a small budget only needs the top of it sorted.
 
 use std::cmp::Ordering;
 use std::ops::Range;
@@ -15,20 +16,49 @@ pub fn relevance_key(score: f64) -> u64 {
     !bits
 }
 
-/// Fragment indices in ranking order, each with its relevance key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Ranking {
-    entries: Vec<(u64, u32)>,
+/// One fragment as the ranking sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    pub key: u64,
+    pub index: u32,
+    /// The token count when it fits below `u32::MAX`, so packing reads it from the entry
+    /// instead of looking it up; `u32::MAX` means "look it up".
+    tokens_hint: u32,
 }
 
-/// Sorts `(relevance_key, index)` pairs; equal relevance stays ordered by index until
-/// [`Ranking::resolve_ties`] orders it by id.
-pub fn rank(mut entries: Vec<(u64, u32)>) -> Ranking {
-    entries.sort_unstable();
-    Ranking { entries }
+impl Entry {
+    pub fn new(relevance: f64, index: u32, token_count: u64) -> Self {
+        let tokens_hint = u32::try_from(token_count).map_or(u32::MAX, |t| t.min(u32::MAX));
+        Entry { key: relevance_key(relevance), index, tokens_hint }
+    }
+
+    #[inline]
+    pub fn token_count(&self, token_counts: &[u64]) -> u64 {
+        if self.tokens_hint == u32::MAX {
+            token_counts[self.index as usize]
+        } else {
+            u64::from(self.tokens_hint)
+        }
+    }
+
+    #[inline]
+    fn order(&self) -> u128 {
+        (u128::from(self.key) << 32) | u128::from(self.index)
+    }
+}
+
+/// Entries whose first `ranked` positions are in final ranking order.
+#[derive(Debug, Clone)]
+pub struct Ranking {
+    entries: Vec<Entry>,
+    ranked: usize,
 }
 
 impl Ranking {
+    pub fn new(entries: Vec<Entry>) -> Self {
+        Ranking { entries, ranked: 0 }
+    }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
@@ -37,49 +67,97 @@ impl Ranking {
         self.entries.is_empty()
     }
 
-    pub fn indices(&self) -> impl ExactSizeIterator<Item = u32> + Clone + '_ {
-        self.entries.iter().map(|&(_, index)| index)
+    /// The part of the ranking that is final.
+    pub fn ranked(&self) -> &[Entry] {
+        &self.entries[..self.ranked]
     }
 
-    /// Runs of two or more entries with equal relevance, in ranking order.
-    pub fn tie_runs(&self) -> Vec<Range<usize>> {
+    pub fn is_complete(&self) -> bool {
+        self.ranked == self.entries.len()
+    }
+
+    /// Ranks at least `count` entries in all (everything when `count` reaches the length) and
+    /// returns the positions ranked by this call. No run of equal relevance is split, so the
+    /// range can be ordered by id on its own.
+    pub fn extend(&mut self, count: usize) -> Range<usize> {
+        let start = self.ranked;
+        let len = self.entries.len();
+        if start == len {
+            return start..start;
+        }
+        let mut end = count.clamp(start + 1, len);
+        if end < len {
+            let rest = &mut self.entries[start..];
+            let (_, boundary, _) = rest.select_nth_unstable_by_key(end - start - 1, Entry::order);
+            let boundary_key = boundary.key;
+            let tail = &mut rest[end - start..];
+            let mut ties = 0;
+            for position in 0..tail.len() {
+                if tail[position].key == boundary_key {
+                    tail.swap(ties, position);
+                    ties += 1;
+                }
+            }
+            end += ties;
+        }
+        self.entries[start..end].sort_unstable_by_key(Entry::order);
+        self.ranked = end;
+        start..end
+    }
+
+    /// Runs of two or more entries with equal relevance within `within`.
+    pub fn tie_runs(&self, within: Range<usize>) -> Vec<Range<usize>> {
+        let entries = &self.entries[within.clone()];
         let mut runs = Vec::new();
         let mut start = 0;
-        for (position, pair) in self.entries.windows(2).enumerate() {
-            if pair[0].0 != pair[1].0 {
+        for (position, pair) in entries.windows(2).enumerate() {
+            if pair[0].key != pair[1].key {
                 if position > start {
-                    runs.push(start..position + 1);
+                    runs.push(within.start + start..within.start + position + 1);
                 }
                 start = position + 1;
             }
         }
-        if self.entries.len() > start + 1 {
-            runs.push(start..self.entries.len());
+        if entries.len() > start + 1 {
+            runs.push(within.start + start..within.end);
         }
         runs
     }
 
-    /// Orders every run of equal relevance by `compare_ids` on fragment indices.
-    pub fn resolve_ties(&mut self, mut compare_ids: impl FnMut(u32, u32) -> Ordering) {
-        for run in self.tie_runs() {
-            self.entries[run].sort_unstable_by(|a, b| compare_ids(a.1, b.1));
+    /// Orders every run of equal relevance in `within` by `compare_ids` on fragment indices.
+    pub fn resolve_ties(&mut self, within: Range<usize>, mut compare_ids: impl FnMut(u32, u32) -> Ordering) {
+        for run in self.tie_runs(within) {
+            self.entries[run].sort_unstable_by(|a, b| compare_ids(a.index, b.index));
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn ranked(scores: &[f64], ids: &[&str]) -> Vec<u32> {
-        let entries = scores
+    pub fn entries(scores: &[f64], tokens: &[u64]) -> Vec<Entry> {
+        scores
             .iter()
+            .zip(tokens)
             .enumerate()
-            .map(|(i, &s)| (relevance_key(s), i as u32))
-            .collect();
-        let mut ranking = rank(entries);
-        ranking.resolve_ties(|a, b| ids[a as usize].cmp(ids[b as usize]));
-        ranking.indices().collect()
+            .map(|(i, (&s, &t))| Entry::new(s, i as u32, t))
+            .collect()
+    }
+
+    /// The full ranking, extended `step` entries at a time.
+    pub fn ranked_in_steps(scores: &[f64], ids: &[&str], step: usize) -> Vec<u32> {
+        let mut ranking = Ranking::new(entries(scores, &vec![1; scores.len()]));
+        while !ranking.is_complete() {
+            let wanted = ranking.ranked().len() + step;
+            let range = ranking.extend(wanted);
+            ranking.resolve_ties(range, |a, b| ids[a as usize].cmp(ids[b as usize]));
+        }
+        ranking.ranked().iter().map(|e| e.index).collect()
+    }
+
+    fn ranked(scores: &[f64], ids: &[&str]) -> Vec<u32> {
+        ranked_in_steps(scores, ids, usize::MAX / 2)
     }
 
     #[test]
@@ -110,11 +188,46 @@ mod tests {
     }
 
     #[test]
+    fn extending_in_steps_gives_the_full_ranking() {
+        let scores: Vec<f64> = (0..500).map(|i| f64::from((i * 7919) % 13) / 13.0).collect();
+        let names: Vec<String> = (0..500).map(|i| format!("id{:04}", (i * 31) % 500)).collect();
+        let ids: Vec<&str> = names.iter().map(String::as_str).collect();
+        let whole = ranked(&scores, &ids);
+        for step in [1, 2, 7, 64, 499, 500] {
+            assert_eq!(ranked_in_steps(&scores, &ids, step), whole, "step {step}");
+        }
+        for pair in whole.windows(2) {
+            let (a, b) = (pair[0] as usize, pair[1] as usize);
+            assert!(scores[a] > scores[b] || (scores[a] == scores[b] && ids[a] < ids[b]));
+        }
+    }
+
+    #[test]
+    fn extend_never_splits_a_tie_run() {
+        let mut ranking = Ranking::new(entries(&[0.5, 0.9, 0.5, 0.5, 0.1], &[1; 5]));
+        assert_eq!(ranking.extend(2), 0..4);
+        assert_eq!(ranking.extend(5), 4..5);
+        assert!(ranking.is_complete());
+        assert_eq!(ranking.extend(9), 5..5);
+    }
+
+    #[test]
     fn tie_runs_cover_only_equal_keys() {
-        let ranking = rank(vec![(1, 0), (2, 1), (2, 2), (3, 3), (4, 4), (4, 5), (4, 6)]);
-        assert_eq!(ranking.tie_runs(), vec![1..3, 4..7]);
-        assert!(rank(vec![(1, 0)]).tie_runs().is_empty());
-        assert!(rank(Vec::new()).tie_runs().is_empty());
-        assert_eq!(rank(vec![(7, 1), (7, 0)]).tie_runs(), vec![0..2]);
+        let mut ranking = Ranking::new(entries(&[0.9, 0.5, 0.5, 0.3, 0.1, 0.1, 0.1], &[1; 7]));
+        ranking.extend(7);
+        assert_eq!(ranking.tie_runs(0..7), vec![1..3, 4..7]);
+        assert_eq!(ranking.tie_runs(2..7), vec![4..7]);
+        let mut single = Ranking::new(entries(&[0.5], &[1]));
+        single.extend(1);
+        assert!(single.tie_runs(0..1).is_empty());
+    }
+
+    #[test]
+    fn large_token_counts_are_looked_up() {
+        let big = u64::from(u32::MAX) + 5;
+        let counts = [big, 7, u64::from(u32::MAX)];
+        let all = entries(&[0.5, 0.5, 0.5], &counts);
+        let found: Vec<u64> = all.iter().map(|e| e.token_count(&counts)).collect();
+        assert_eq!(found, counts);
     }
 }

@@ -1,5 +1,7 @@
 //! Packing the ranking into the budget.
 
+use super::ranking::Entry;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
     /// Keep every fragment that still fits; skip the others and go on.
@@ -15,40 +17,77 @@ pub struct Selection {
     pub compressed_tokens: u128,
 }
 
-/// Walks `ranking` and keeps what fits in `budget`.
+/// Packs one budget, fed the ranking piece by piece, best first.
 ///
-/// A positive budget that nothing fits still keeps the top-ranked fragment, so a child only
-/// starts without context when its budget is zero. Sums are `u128`: at most 2**32 fragments
-/// of at most 2**63 - 1 tokens cannot overflow them.
-pub fn select(
-    ranking: impl Iterator<Item = u32> + Clone,
-    token_counts: &[u64],
+/// Sums are `u128`: at most 2**32 fragments of at most 2**63 - 1 tokens cannot overflow them.
+#[derive(Debug, Clone)]
+pub struct Packer {
     budget: u128,
+    remaining: u128,
     strategy: Strategy,
-) -> Selection {
-    let mut selection = Selection::default();
-    if budget == 0 {
-        return selection;
-    }
-    let mut remaining = budget;
-    for index in ranking.clone() {
-        let tokens = u128::from(token_counts[index as usize]);
-        if tokens <= remaining {
-            remaining -= tokens;
-            selection.kept.push(index);
-        } else if strategy == Strategy::Prefix {
-            break;
+    kept: Vec<u32>,
+    top: Option<(u32, u64)>,
+    zero_token_seen: usize,
+    done: bool,
+}
+
+impl Packer {
+    pub fn new(budget: u128, strategy: Strategy) -> Self {
+        Packer {
+            budget,
+            remaining: budget,
+            strategy,
+            kept: Vec::new(),
+            top: None,
+            zero_token_seen: 0,
+            done: budget == 0,
         }
     }
-    if selection.kept.is_empty() {
-        if let Some(top) = ranking.into_iter().next() {
-            selection.kept.push(top);
-            selection.compressed_tokens = u128::from(token_counts[top as usize]);
-            return selection;
+
+    /// Walks the next part of the ranking. Returns whether anything further down could still
+    /// be kept: `false` once the prefix strategy stopped, or once the budget is spent and no
+    /// zero-token fragment (of `zero_token_fragments` in all) is left to come.
+    pub fn feed(&mut self, ranked: &[Entry], token_counts: &[u64], zero_token_fragments: usize) -> bool {
+        for entry in ranked {
+            if self.done {
+                break;
+            }
+            let tokens = entry.token_count(token_counts);
+            self.top.get_or_insert((entry.index, tokens));
+            if tokens == 0 {
+                self.zero_token_seen += 1;
+            }
+            if u128::from(tokens) <= self.remaining {
+                self.remaining -= u128::from(tokens);
+                self.kept.push(entry.index);
+            } else if self.strategy == Strategy::Prefix {
+                self.done = true;
+            }
+            if self.remaining == 0 && self.zero_token_seen == zero_token_fragments {
+                self.done = true;
+            }
+        }
+        !self.done
+    }
+
+    /// A positive budget that nothing fits still keeps the top-ranked fragment, so a child
+    /// only starts without context when its budget is zero.
+    pub fn finish(self) -> Selection {
+        match (self.kept.is_empty(), self.top) {
+            (true, Some((index, tokens))) if self.budget > 0 => {
+                Selection { kept: vec![index], compressed_tokens: u128::from(tokens) }
+            }
+            _ => Selection { kept: self.kept, compressed_tokens: self.budget - self.remaining },
         }
     }
-    selection.compressed_tokens = budget - remaining;
-    selection
+}
+
+/// Packs `budget` along a complete ranking.
+pub fn select(ranked: &[Entry], token_counts: &[u64], budget: u128, strategy: Strategy) -> Selection {
+    let zero_token_fragments = ranked.iter().filter(|e| e.token_count(token_counts) == 0).count();
+    let mut packer = Packer::new(budget, strategy);
+    packer.feed(ranked, token_counts, zero_token_fragments);
+    packer.finish()
 }
 
 /// The exact sum of all token counts.
@@ -60,53 +99,85 @@ pub fn total_tokens(token_counts: &[u64]) -> u128 {
 mod tests {
     use super::*;
 
-    fn run(order: &[u32], tokens: &[u64], budget: u128, strategy: Strategy) -> (Vec<u32>, u128) {
-        let s = select(order.iter().copied(), tokens, budget, strategy);
+    /// Entries ranked in the order given (relevance strictly descending).
+    fn ranked(tokens: &[u64]) -> Vec<Entry> {
+        let n = tokens.len();
+        tokens
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| Entry::new(1.0 - i as f64 / (n as f64 + 1.0), i as u32, t))
+            .collect()
+    }
+
+    fn run(tokens: &[u64], budget: u128, strategy: Strategy) -> (Vec<u32>, u128) {
+        let s = select(&ranked(tokens), tokens, budget, strategy);
         (s.kept, s.compressed_tokens)
     }
 
     #[test]
     fn greedy_skips_and_goes_on() {
-        let tokens = [50, 80, 30, 20];
-        assert_eq!(run(&[0, 1, 2, 3], &tokens, 100, Strategy::Greedy), (vec![0, 2, 3], 100));
+        assert_eq!(run(&[50, 80, 30, 20], 100, Strategy::Greedy), (vec![0, 2, 3], 100));
     }
 
     #[test]
     fn prefix_stops_at_first_misfit() {
-        let tokens = [50, 80, 30, 20];
-        assert_eq!(run(&[0, 1, 2, 3], &tokens, 100, Strategy::Prefix), (vec![0], 50));
+        assert_eq!(run(&[50, 80, 30, 20], 100, Strategy::Prefix), (vec![0], 50));
     }
 
     #[test]
     fn zero_budget_keeps_nothing() {
         for strategy in [Strategy::Greedy, Strategy::Prefix] {
-            assert_eq!(run(&[0, 1], &[0, 5], 0, strategy), (vec![], 0));
+            assert_eq!(run(&[0, 5], 0, strategy), (vec![], 0));
         }
     }
 
     #[test]
     fn nothing_fits_keeps_top_fragment() {
         for strategy in [Strategy::Greedy, Strategy::Prefix] {
-            assert_eq!(run(&[1, 0], &[300, 200], 50, strategy), (vec![1], 200));
+            assert_eq!(run(&[300, 200], 50, strategy), (vec![0], 300));
         }
-        assert_eq!(run(&[], &[], 50, Strategy::Greedy), (vec![], 0));
+        assert_eq!(run(&[], 50, Strategy::Greedy), (vec![], 0));
     }
 
     #[test]
     fn zero_token_fragments_fit_a_spent_budget() {
-        assert_eq!(run(&[0, 1, 2], &[10, 5, 0], 10, Strategy::Greedy), (vec![0, 2], 10));
+        assert_eq!(run(&[10, 5, 0, 7, 0], 10, Strategy::Greedy), (vec![0, 2, 4], 10));
+    }
+
+    #[test]
+    fn feeding_in_pieces_matches_one_walk() {
+        let tokens: Vec<u64> = (0..300).map(|i| (i * 37 % 11) as u64).collect();
+        let all = ranked(&tokens);
+        let zeros = tokens.iter().filter(|&&t| t == 0).count();
+        for budget in [0, 1, 10, 100, 1000, 10_000] {
+            for strategy in [Strategy::Greedy, Strategy::Prefix] {
+                let whole = select(&all, &tokens, budget, strategy);
+                let mut packer = Packer::new(budget, strategy);
+                for piece in all.chunks(7) {
+                    if !packer.feed(piece, &tokens, zeros) {
+                        break;
+                    }
+                }
+                assert_eq!(packer.finish(), whole, "budget {budget} {strategy:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn spent_budget_stops_the_walk() {
+        let tokens = [5, 5, 1, 1];
+        let mut packer = Packer::new(10, Strategy::Greedy);
+        assert!(!packer.feed(&ranked(&tokens)[..2], &tokens, 0));
+        let mut waiting = Packer::new(10, Strategy::Greedy);
+        assert!(waiting.feed(&ranked(&tokens)[..2], &tokens, 1));
     }
 
     #[test]
     fn sums_do_not_overflow() {
         let max = i64::MAX as u64;
         let tokens = [max, max, max];
-        let budget = u128::MAX;
-        let (kept, sum) = run(&[0, 1, 2], &tokens, budget, Strategy::Greedy);
-        assert_eq!(kept, vec![0, 1, 2]);
-        assert_eq!(sum, 3 * u128::from(max));
+        assert_eq!(run(&tokens, u128::MAX, Strategy::Greedy), (vec![0, 1, 2], 3 * u128::from(max)));
         assert_eq!(total_tokens(&tokens), 3 * u128::from(max));
-        let (kept, _) = run(&[0, 1, 2], &tokens, 2 * u128::from(max) + 1, Strategy::Greedy);
-        assert_eq!(kept, vec![0, 1]);
+        assert_eq!(run(&tokens, 2 * u128::from(max) + 1, Strategy::Greedy).0, vec![0, 1]);
     }
 }
