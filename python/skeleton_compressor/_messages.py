@@ -65,7 +65,10 @@ def fragment_error(
 
 
 def unreadable_error(
-    index: int, fragment_id: str | None, attribute: str, error: BaseException,
+    index: int,
+    fragment_id: str | None,
+    attribute: str,
+    error: BaseException,
     container: str = "fragments",
 ) -> TypeError:
     try:

@@ -58,7 +58,7 @@ def fragment_id(value: object, index: int, container: str) -> str:
     if kind is str:
         text: str = value  # type: ignore[assignment]
     elif issubclass(kind, str):
-        text = str.__str__(value)  # type: ignore[arg-type]
+        text = str.__str__(value)
     else:
         raise _messages.fragment_error("id_type", index, None, value, container)
     if not text:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from types import ModuleType
 
@@ -19,10 +20,9 @@ _BUILD_HINT = (
 
 def _rust() -> ModuleType:
     try:
-        from . import _core
+        return importlib.import_module(f"{__package__}._core")
     except ImportError as error:
         raise ImportError(_BUILD_HINT) from error
-    return _core
 
 
 def rust_available() -> bool:

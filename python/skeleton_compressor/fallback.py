@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _messages, _values
 from .types import ContextFragment
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
 
 __all__ = ["compress", "compress_arrays", "compress_many", "validate"]
 
@@ -27,6 +30,18 @@ class _Columns:
         self.token_counts: list[int] = []
         self.negated_scores: list[float] = []
         self.original_tokens = 0
+
+    def finish(self, container: str) -> _Columns:
+        """Rejects a repeated id (naming its first two places), and totals the tokens."""
+        fragment_ids = self.fragment_ids
+        if len(set(fragment_ids)) != len(fragment_ids):
+            first_index: dict[str, int] = {}
+            for index, fid in enumerate(fragment_ids):
+                first = first_index.setdefault(fid, index)
+                if first != index:
+                    raise _messages.duplicate_error(fid, first, index, container)
+        self.original_tokens = sum(self.token_counts)
+        return self
 
     def ranking(self) -> list[int]:
         """Indices by relevance descending, then id ascending.
@@ -69,14 +84,17 @@ def _checked(fragment: object, index: int) -> tuple[str, int, float]:
     if not _values.safe_isinstance(fragment, ContextFragment):
         raise _messages.fragment_error("not_fragment", index, None, fragment)
     fid = _values.fragment_id(_read(fragment, "fragment_id", index, None), index, "fragments")
-    tokens = _values.token_count(_read(fragment, "token_count", index, fid), index, fid, "fragments")
-    score = _values.relevance(_read(fragment, "relevance_score", index, fid), index, fid, "fragments")
+    tokens = _values.token_count(
+        _read(fragment, "token_count", index, fid), index, fid, "fragments"
+    )
+    score = _values.relevance(
+        _read(fragment, "relevance_score", index, fid), index, fid, "fragments"
+    )
     return fid, tokens, score
 
 
-def _checked_row(
-    raw_id: object, raw_tokens: object, raw_score: object, index: int
-) -> tuple[str, int, float]:
+def _checked_row(row: tuple[object, object, object], index: int) -> tuple[str, int, float]:
+    raw_id, raw_tokens, raw_score = row
     fid = _values.fragment_id(raw_id, index, "rows")
     return (
         fid,
@@ -96,13 +114,15 @@ def _plain(fid: object, tokens: object, score: object) -> bool:
     )
 
 
+def _plain_row(row: tuple[object, object, object]) -> TypeGuard[tuple[str, int, float]]:
+    return _plain(*row)
+
+
 def _fragment_columns(fragments: tuple[ContextFragment, ...]) -> _Columns:
     columns = _Columns()
     fragment_ids = columns.fragment_ids
     token_counts = columns.token_counts
     negated_scores = columns.negated_scores
-    first_index: dict[str, int] = {}
-    duplicate: tuple[str, int, int] | None = None
     for index, fragment in enumerate(fragments):
         # Plain fragments holding plain, valid values take the short way; anything else is
         # read again field by field, so that the first problem is the one reported.
@@ -117,15 +137,10 @@ def _fragment_columns(fragments: tuple[ContextFragment, ...]) -> _Columns:
                 fid, tokens, score = _checked(fragment, index)
         else:
             fid, tokens, score = _checked(fragment, index)
-        if first_index.setdefault(fid, index) != index and duplicate is None:
-            duplicate = (fid, first_index[fid], index)
         fragment_ids.append(fid)
         token_counts.append(tokens)
         negated_scores.append(-score)
-    if duplicate is not None:
-        raise _messages.duplicate_error(*duplicate)
-    columns.original_tokens = sum(token_counts)
-    return columns
+    return columns.finish("fragments")
 
 
 def _row_columns(
@@ -134,21 +149,15 @@ def _row_columns(
     relevance_scores: Sequence[object] | memoryview,
 ) -> _Columns:
     columns = _Columns()
-    first_index: dict[str, int] = {}
-    duplicate: tuple[str, int, int] | None = None
     rows = zip(fragment_ids, _values_of(token_counts), _values_of(relevance_scores))
-    for index, (fid, tokens, score) in enumerate(rows):
-        if not _plain(fid, tokens, score):
-            fid, tokens, score = _checked_row(fid, tokens, score, index)
-        if first_index.setdefault(fid, index) != index and duplicate is None:  # type: ignore[arg-type]
-            duplicate = (fid, first_index[fid], index)  # type: ignore[index]
-        columns.fragment_ids.append(fid)  # type: ignore[arg-type]
-        columns.token_counts.append(tokens)  # type: ignore[arg-type]
-        columns.negated_scores.append(-score)  # type: ignore[operator]
-    if duplicate is not None:
-        raise _messages.duplicate_error(*duplicate, container="rows")
-    columns.original_tokens = sum(columns.token_counts)
-    return columns
+    for index, row in enumerate(rows):
+        if not _plain_row(row):
+            row = _checked_row(row, index)
+        fid, tokens, score = row
+        columns.fragment_ids.append(fid)
+        columns.token_counts.append(tokens)
+        columns.negated_scores.append(-score)
+    return columns.finish("rows")
 
 
 def _values_of(column: Sequence[object] | memoryview) -> Sequence[object]:

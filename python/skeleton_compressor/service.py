@@ -74,7 +74,9 @@ class SkeletonCompressorService:
         original, packed = self._module.compress_many(fragments, budgets, self._prefix)
         total = len(fragments)
         return tuple(
-            SkeletonResult(kept, SkeletonMetadata.of(original, compressed, budget, total, len(kept)))
+            SkeletonResult(
+                kept, SkeletonMetadata.of(original, compressed, budget, total, len(kept))
+            )
             for budget, (kept, compressed) in zip(budgets, packed)
         )
 

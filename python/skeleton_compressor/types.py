@@ -75,13 +75,21 @@ class SkeletonMetadata:
 
     @classmethod
     def of(
-        cls, original_tokens: int, compressed_tokens: int, skeleton_budget: int,
-        fragments_total: int, fragments_kept: int,
+        cls,
+        original_tokens: int,
+        compressed_tokens: int,
+        skeleton_budget: int,
+        fragments_total: int,
+        fragments_kept: int,
     ) -> SkeletonMetadata:
         """The metadata of a compression, with the ratio computed."""
         ratio = compressed_tokens / original_tokens if original_tokens else 1.0
         return cls(
-            original_tokens, compressed_tokens, ratio, skeleton_budget, fragments_total,
+            original_tokens,
+            compressed_tokens,
+            ratio,
+            skeleton_budget,
+            fragments_total,
             fragments_kept,
         )
 

@@ -28,8 +28,7 @@ def checked_fragments(fragments: object) -> tuple[ContextFragment, ...]:
 def checked_budgets(skeleton_budgets: Iterable[object]) -> list[int]:
     if isinstance(skeleton_budgets, (str, bytes)) or not isinstance(skeleton_budgets, Iterable):
         raise TypeError(
-            "skeleton_budgets must be an iterable of int, got "
-            f"{type(skeleton_budgets).__name__}"
+            f"skeleton_budgets must be an iterable of int, got {type(skeleton_budgets).__name__}"
         )
     return [checked_budget(budget) for budget in skeleton_budgets]
 
@@ -43,8 +42,7 @@ def _numeric_column(column: object, name: str) -> list[object] | tuple[object, .
         if isinstance(column, Iterable) and not isinstance(column, (str, bytes)):
             return list(column)
         raise TypeError(
-            f"{name} must be a sequence of numbers or a numeric buffer, "
-            f"got {type(column).__name__}"
+            f"{name} must be a sequence of numbers or a numeric buffer, got {type(column).__name__}"
         ) from None
     fmt = view.format
     if len(fmt) == 2 and fmt[0] in _NATIVE_ORDER:
@@ -56,7 +54,7 @@ def _numeric_column(column: object, name: str) -> list[object] | tuple[object, .
         )
     # Both backends read a contiguous view whose format is one native type code.
     flat = view.cast("B") if view.c_contiguous else memoryview(view.tobytes())
-    return flat.cast(fmt)
+    return flat.cast(fmt)  # type: ignore[call-overload,no-any-return]
 
 
 def checked_columns(

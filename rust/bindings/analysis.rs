@@ -54,7 +54,8 @@ impl<'py> Columns<'py> {
 
     pub fn push(&mut self, checked: Checked<'py>) {
         let index = self.entries.len() as u32;
-        self.entries.push(Entry::new(checked.relevance, index, checked.token_count));
+        self.entries
+            .push(Entry::new(checked.relevance, index, checked.token_count));
         self.token_counts.push(checked.token_count);
         self.original_tokens += u128::from(checked.token_count);
         self.zero_token_fragments += usize::from(checked.token_count == 0);
@@ -79,7 +80,9 @@ fn maybe_detach<T: Send>(py: Python<'_>, large: bool, work: impl FnOnce() -> T +
 /// How many entries to rank first for these budgets: the share of all tokens the largest
 /// budget covers, with a margin, or everything when that share is large.
 fn first_sort_size(budgets: &[u128], original_tokens: u128, len: usize) -> usize {
-    let Some(&largest) = budgets.iter().max() else { return 0 };
+    let Some(&largest) = budgets.iter().max() else {
+        return 0;
+    };
     if largest == 0 {
         return 0;
     }
@@ -100,9 +103,20 @@ pub struct Ranked<'py> {
 }
 
 /// Rejects duplicate ids, then ranks as much as `budgets` are likely to need.
-pub fn analyse<'py>(py: Python<'py>, columns: Columns<'py>, budgets: &[u128]) -> PyResult<Ranked<'py>> {
-    let Columns { container, entries, token_counts, id_hashes, fragment_ids, original_tokens, zero_token_fragments } =
-        columns;
+pub fn analyse<'py>(
+    py: Python<'py>,
+    columns: Columns<'py>,
+    budgets: &[u128],
+) -> PyResult<Ranked<'py>> {
+    let Columns {
+        container,
+        entries,
+        token_counts,
+        id_hashes,
+        fragment_ids,
+        original_tokens,
+        zero_token_fragments,
+    } = columns;
     let large = entries.len() >= DETACH_FROM;
     let mut ranking = Ranking::new(entries);
     let first = first_sort_size(budgets, original_tokens, ranking.len());
@@ -120,10 +134,26 @@ pub fn analyse<'py>(py: Python<'py>, columns: Columns<'py>, budgets: &[u128]) ->
         })
     });
     let ids = &fragment_ids;
-    if let Some((first, second)) = first_duplicate(&groups, |a, b| compare(&ids[a as usize], &ids[b as usize]).is_eq()) {
-        return Err(errors::duplicate(py, context(py)?, container, &ids[second as usize], first, second));
+    if let Some((first, second)) = first_duplicate(&groups, |a, b| {
+        compare(&ids[a as usize], &ids[b as usize]).is_eq()
+    }) {
+        return Err(errors::duplicate(
+            py,
+            context(py)?,
+            container,
+            &ids[second as usize],
+            first,
+            second,
+        ));
     }
-    let mut ranked = Ranked { ranking, token_counts, fragment_ids, zero_token_fragments, large, original_tokens };
+    let mut ranked = Ranked {
+        ranking,
+        token_counts,
+        fragment_ids,
+        zero_token_fragments,
+        large,
+        original_tokens,
+    };
     ranked.resolve_ties(range);
     Ok(ranked)
 }
@@ -131,18 +161,30 @@ pub fn analyse<'py>(py: Python<'py>, columns: Columns<'py>, budgets: &[u128]) ->
 impl Ranked<'_> {
     fn resolve_ties(&mut self, range: Range<usize>) {
         let ids = &self.fragment_ids;
-        self.ranking.resolve_ties(range, |a, b| compare(&ids[a as usize], &ids[b as usize]));
+        self.ranking
+            .resolve_ties(range, |a, b| compare(&ids[a as usize], &ids[b as usize]));
     }
 
     /// Packs every budget, ranking the rest only if some budget is not done with the top.
-    pub fn select(&mut self, py: Python<'_>, budgets: &[u128], strategy: Strategy) -> Vec<Selection> {
-        let mut packers: Vec<Packer> = budgets.iter().map(|&budget| Packer::new(budget, strategy)).collect();
+    pub fn select(
+        &mut self,
+        py: Python<'_>,
+        budgets: &[u128],
+        strategy: Strategy,
+    ) -> Vec<Selection> {
+        let mut packers: Vec<Packer> = budgets
+            .iter()
+            .map(|&budget| Packer::new(budget, strategy))
+            .collect();
         let mut fed = 0;
         loop {
-            let (ranking, token_counts, zeros) = (&self.ranking, &self.token_counts, self.zero_token_fragments);
+            let (ranking, token_counts, zeros) =
+                (&self.ranking, &self.token_counts, self.zero_token_fragments);
             let wanting = maybe_detach(py, self.large, || {
                 let fresh = &ranking.ranked()[fed..];
-                packers.iter_mut().fold(false, |wanting, packer| packer.feed(fresh, token_counts, zeros) | wanting)
+                packers.iter_mut().fold(false, |wanting, packer| {
+                    packer.feed(fresh, token_counts, zeros) | wanting
+                })
             });
             fed = self.ranking.ranked().len();
             if !wanting || self.ranking.is_complete() {

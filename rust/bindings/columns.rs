@@ -14,7 +14,11 @@ use crate::core::{check_relevance, check_token_count, TokenCheck};
 /// the Python layer has already checked to be one of `bBhHiIlLqQnNfd`.
 enum Numbers<'py> {
     Objects(Bound<'py, PyAny>),
-    Buffer { format: u8, itemsize: usize, data: Bound<'py, PyBytes> },
+    Buffer {
+        format: u8,
+        itemsize: usize,
+        data: Bound<'py, PyBytes>,
+    },
 }
 
 /// One value decoded from a buffer.
@@ -40,7 +44,14 @@ impl<'py> Numbers<'py> {
     }
 
     fn raw(&self, index: usize) -> Option<Raw> {
-        let Numbers::Buffer { format, itemsize, data } = self else { return None };
+        let Numbers::Buffer {
+            format,
+            itemsize,
+            data,
+        } = self
+        else {
+            return None;
+        };
         let bytes = &data.as_bytes()[index * itemsize..(index + 1) * itemsize];
         let mut word = [0u8; 8];
         word[..*itemsize].copy_from_slice(bytes);
@@ -49,7 +60,9 @@ impl<'py> Numbers<'py> {
         Some(match format {
             b'f' => Raw::Float(f64::from(f32::from_ne_bytes(bytes.try_into().ok()?))),
             b'd' => Raw::Float(f64::from_ne_bytes(word)),
-            b'b' | b'h' | b'i' | b'l' | b'q' | b'n' => Raw::Signed(((unsigned << shift) as i64) >> shift),
+            b'b' | b'h' | b'i' | b'l' | b'q' | b'n' => {
+                Raw::Signed(((unsigned << shift) as i64) >> shift)
+            }
             _ => Raw::Unsigned(unsigned),
         })
     }
@@ -66,7 +79,12 @@ impl<'py> Numbers<'py> {
 }
 
 impl<'py> Reader<'py> {
-    fn row_token_count(&self, index: usize, id: &Bound<'py, PyString>, column: &Numbers<'py>) -> PyResult<u64> {
+    fn row_token_count(
+        &self,
+        index: usize,
+        id: &Bound<'py, PyString>,
+        column: &Numbers<'py>,
+    ) -> PyResult<u64> {
         let check = match column.raw(index) {
             Some(Raw::Signed(value)) => check_token_count(value, 0),
             Some(Raw::Unsigned(value)) => match i64::try_from(value) {
@@ -80,11 +98,27 @@ impl<'py> Reader<'py> {
             TokenCheck::Negative => "token_negative",
             TokenCheck::TooLarge => "token_too_large",
         };
-        let place = Place { container: self.container, index, fragment_id: Some(id) };
-        Err(errors::problem(self.py, self.ctx, kind, place, &column.object(self.py, index)?, None))
+        let place = Place {
+            container: self.container,
+            index,
+            fragment_id: Some(id),
+        };
+        Err(errors::problem(
+            self.py,
+            self.ctx,
+            kind,
+            place,
+            &column.object(self.py, index)?,
+            None,
+        ))
     }
 
-    fn row_relevance(&self, index: usize, id: &Bound<'py, PyString>, column: &Numbers<'py>) -> PyResult<f64> {
+    fn row_relevance(
+        &self,
+        index: usize,
+        id: &Bound<'py, PyString>,
+        column: &Numbers<'py>,
+    ) -> PyResult<f64> {
         let score = match column.raw(index) {
             Some(Raw::Float(value)) => Some(value),
             Some(Raw::Signed(value @ (0 | 1))) => Some(value as f64),
@@ -95,8 +129,19 @@ impl<'py> Reader<'py> {
         match score {
             Some(score) if check_relevance(score) => Ok(score),
             _ => {
-                let place = Place { container: self.container, index, fragment_id: Some(id) };
-                Err(errors::problem(self.py, self.ctx, "relevance_range", place, &column.object(self.py, index)?, None))
+                let place = Place {
+                    container: self.container,
+                    index,
+                    fragment_id: Some(id),
+                };
+                Err(errors::problem(
+                    self.py,
+                    self.ctx,
+                    "relevance_range",
+                    place,
+                    &column.object(self.py, index)?,
+                    None,
+                ))
             }
         }
     }
@@ -115,7 +160,11 @@ pub fn compress_arrays<'py>(
     prefix: bool,
 ) -> PyResult<(Bound<'py, PyAny>, u128, u128)> {
     let budgets = [budget_value(skeleton_budget)?];
-    let reader = Reader { py, ctx: context(py)?, container: "rows" };
+    let reader = Reader {
+        py,
+        ctx: context(py)?,
+        container: "rows",
+    };
     let tokens = Numbers::new(token_counts)?;
     let scores = Numbers::new(relevance_scores)?;
     let rows = fragment_ids.len()?;
@@ -124,12 +173,30 @@ pub fn compress_arrays<'py>(
         let (fragment_id, id_hash) = reader.fragment_id(index, &fragment_ids.get_item(index)?)?;
         let token_count = reader.row_token_count(index, &fragment_id, &tokens)?;
         let relevance = reader.row_relevance(index, &fragment_id, &scores)?;
-        columns.push(Checked { fragment_id, id_hash, token_count, relevance });
+        columns.push(Checked {
+            fragment_id,
+            id_hash,
+            token_count,
+            relevance,
+        });
     }
     let mut ranked = analyse(py, columns, &budgets)?;
-    let [selection] = &ranked.select(py, &budgets, strategy(prefix))[..] else { unreachable!("one budget") };
-    let indices: Vec<i64> = selection.kept.iter().map(|&index| i64::from(index)).collect();
-    let bytes: Vec<u8> = indices.iter().flat_map(|index| index.to_ne_bytes()).collect();
-    let array = reader.ctx.array.bind(py).call1(("q", PyBytes::new(py, &bytes)))?;
+    let [selection] = &ranked.select(py, &budgets, strategy(prefix))[..] else {
+        unreachable!("one budget")
+    };
+    let indices: Vec<i64> = selection
+        .kept
+        .iter()
+        .map(|&index| i64::from(index))
+        .collect();
+    let bytes: Vec<u8> = indices
+        .iter()
+        .flat_map(|index| index.to_ne_bytes())
+        .collect();
+    let array = reader
+        .ctx
+        .array
+        .bind(py)
+        .call1(("q", PyBytes::new(py, &bytes)))?;
     Ok((array, ranked.original_tokens, selection.compressed_tokens))
 }

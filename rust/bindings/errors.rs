@@ -51,7 +51,13 @@ pub fn unreadable(
     }
     let made = ctx.messages.bind(py).call_method1(
         "unreadable_error",
-        (place.index, place.fragment_id, attribute, cause.value(py), place.container),
+        (
+            place.index,
+            place.fragment_id,
+            attribute,
+            cause.value(py),
+            place.container,
+        ),
     );
     with_cause(py, made, Some(cause))
 }

@@ -36,7 +36,11 @@ fn budget_value(budget: &Bound<'_, PyAny>) -> PyResult<u128> {
 }
 
 fn read_fragments<'py>(py: Python<'py>, fragments: &Bound<'py, PyTuple>) -> PyResult<Columns<'py>> {
-    let reader = Reader { py, ctx: context(py)?, container: "fragments" };
+    let reader = Reader {
+        py,
+        ctx: context(py)?,
+        container: "fragments",
+    };
     let mut columns = Columns::with_capacity(fragments.len(), reader.container)?;
     for (index, item) in fragments.iter_borrowed().enumerate() {
         columns.push(reader.fragment(index, &item)?);
@@ -45,10 +49,14 @@ fn read_fragments<'py>(py: Python<'py>, fragments: &Bound<'py, PyTuple>) -> PyRe
 }
 
 /// The fragments at `kept`, the very objects of the input, as a new tuple.
-fn kept_fragments<'py>(fragments: &Bound<'py, PyTuple>, kept: &[u32]) -> PyResult<Bound<'py, PyTuple>> {
+fn kept_fragments<'py>(
+    fragments: &Bound<'py, PyTuple>,
+    kept: &[u32],
+) -> PyResult<Bound<'py, PyTuple>> {
     let py = fragments.py();
     unsafe {
-        let tuple = Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(kept.len() as ffi::Py_ssize_t))?;
+        let tuple =
+            Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(kept.len() as ffi::Py_ssize_t))?;
         for (position, &index) in kept.iter().enumerate() {
             let item = ffi::PyTuple_GetItem(fragments.as_ptr(), index as ffi::Py_ssize_t);
             ffi::Py_INCREF(item);
@@ -74,9 +82,18 @@ fn compress<'py>(
 ) -> PyResult<(Bound<'py, PyTuple>, u128, u128)> {
     let budgets = [budget_value(skeleton_budget)?];
     let mut ranked = analyse(py, read_fragments(py, fragments)?, &budgets)?;
-    let [selection] = &ranked.select(py, &budgets, strategy(prefix))[..] else { unreachable!("one budget") };
-    Ok((kept_fragments(fragments, &selection.kept)?, ranked.original_tokens, selection.compressed_tokens))
+    let [selection] = &ranked.select(py, &budgets, strategy(prefix))[..] else {
+        unreachable!("one budget")
+    };
+    Ok((
+        kept_fragments(fragments, &selection.kept)?,
+        ranked.original_tokens,
+        selection.compressed_tokens,
+    ))
 }
+
+/// Kept fragments and their token sum, for one budget.
+type Packed<'py> = (Bound<'py, PyTuple>, u128);
 
 /// Ranks once and packs for every budget: `(original_tokens, [(kept, compressed_tokens)])`.
 #[pyfunction]
@@ -85,13 +102,21 @@ fn compress_many<'py>(
     fragments: &Bound<'py, PyTuple>,
     skeleton_budgets: &Bound<'py, PyList>,
     prefix: bool,
-) -> PyResult<(u128, Vec<(Bound<'py, PyTuple>, u128)>)> {
-    let budgets = skeleton_budgets.iter().map(|b| budget_value(&b)).collect::<PyResult<Vec<_>>>()?;
+) -> PyResult<(u128, Vec<Packed<'py>>)> {
+    let budgets = skeleton_budgets
+        .iter()
+        .map(|b| budget_value(&b))
+        .collect::<PyResult<Vec<_>>>()?;
     let mut ranked = analyse(py, read_fragments(py, fragments)?, &budgets)?;
     let results = ranked
         .select(py, &budgets, strategy(prefix))
         .into_iter()
-        .map(|selection| Ok((kept_fragments(fragments, &selection.kept)?, selection.compressed_tokens)))
+        .map(|selection| {
+            Ok((
+                kept_fragments(fragments, &selection.kept)?,
+                selection.compressed_tokens,
+            ))
+        })
         .collect::<PyResult<Vec<_>>>()?;
     Ok((ranked.original_tokens, results))
 }

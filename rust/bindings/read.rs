@@ -25,8 +25,16 @@ pub struct Reader<'py> {
 }
 
 impl<'py> Reader<'py> {
-    fn place<'a>(&self, index: usize, fragment_id: Option<&'a Bound<'py, PyString>>) -> Place<'a, 'py> {
-        Place { container: self.container, index, fragment_id }
+    fn place<'a>(
+        &self,
+        index: usize,
+        fragment_id: Option<&'a Bound<'py, PyString>>,
+    ) -> Place<'a, 'py> {
+        Place {
+            container: self.container,
+            index,
+            fragment_id,
+        }
     }
 
     /// `isinstance` whose own failure (a `__class__` property that raises) counts as "no".
@@ -57,7 +65,12 @@ impl<'py> Reader<'py> {
             if ffi::Py_TYPE(raw) != self.ctx.fragment_type.as_ptr().cast() {
                 return None;
             }
-            let slot = |offset: usize| raw.cast::<u8>().add(offset).cast::<*mut ffi::PyObject>().read();
+            let slot = |offset: usize| {
+                raw.cast::<u8>()
+                    .add(offset)
+                    .cast::<*mut ffi::PyObject>()
+                    .read()
+            };
             let (id, tokens, score) = (slot(offsets[0]), slot(offsets[1]), slot(offsets[2]));
             if id.is_null() || tokens.is_null() || score.is_null() {
                 return None;
@@ -70,9 +83,10 @@ impl<'py> Reader<'py> {
                 return None;
             }
             let mut overflow = 0;
-            let TokenCheck::Valid(token_count) =
-                check_token_count(ffi::PyLong_AsLongLongAndOverflow(tokens, &mut overflow), overflow)
-            else {
+            let TokenCheck::Valid(token_count) = check_token_count(
+                ffi::PyLong_AsLongLongAndOverflow(tokens, &mut overflow),
+                overflow,
+            ) else {
                 return None;
             };
             let relevance = ffi::PyFloat_AsDouble(score);
@@ -82,7 +96,12 @@ impl<'py> Reader<'py> {
             // A str's hash is cached on the object and never fails.
             let id_hash = ffi::PyObject_Hash(id) as u64;
             let fragment_id = Bound::from_borrowed_ptr(self.py, id).cast_into_unchecked();
-            Some(Checked { fragment_id, id_hash, token_count, relevance })
+            Some(Checked {
+                fragment_id,
+                id_hash,
+                token_count,
+                relevance,
+            })
         }
     }
 
@@ -90,16 +109,34 @@ impl<'py> Reader<'py> {
         let fragment_type = self.ctx.fragment_type.bind(self.py);
         let exact = item.get_type().is(fragment_type);
         if !exact && !self.is_instance(item, fragment_type.as_any())? {
-            return Err(errors::problem(self.py, self.ctx, "not_fragment", self.place(index, None), item, None));
+            return Err(errors::problem(
+                self.py,
+                self.ctx,
+                "not_fragment",
+                self.place(index, None),
+                item,
+                None,
+            ));
         }
         let slots = if exact { self.ctx.slot_offsets } else { None };
         let field = |which: usize, fragment_id: Option<&Bound<'py, PyString>>| {
-            self.field(index, item, slots.map(|offsets| offsets[which]), FIELDS[which], fragment_id)
+            self.field(
+                index,
+                item,
+                slots.map(|offsets| offsets[which]),
+                FIELDS[which],
+                fragment_id,
+            )
         };
         let (fragment_id, id_hash) = self.fragment_id(index, &field(0, None)?)?;
         let token_count = self.token_count(index, &fragment_id, &field(1, Some(&fragment_id))?)?;
         let relevance = self.relevance(index, &fragment_id, &field(2, Some(&fragment_id))?)?;
-        Ok(Checked { fragment_id, id_hash, token_count, relevance })
+        Ok(Checked {
+            fragment_id,
+            id_hash,
+            token_count,
+            relevance,
+        })
     }
 
     fn field(
@@ -113,18 +150,32 @@ impl<'py> Reader<'py> {
         if let Some(offset) = slot_offset {
             // SAFETY: `item` is exactly `ContextFragment`, whose slot lies at `offset`; the
             // slot holds a strong reference or NULL when the attribute was deleted.
-            let value = unsafe { (item.as_ptr().cast::<u8>().add(offset) as *const *mut ffi::PyObject).read() };
+            let value = unsafe {
+                (item.as_ptr().cast::<u8>().add(offset) as *const *mut ffi::PyObject).read()
+            };
             if !value.is_null() {
                 return Ok(unsafe { Bound::from_borrowed_ptr(self.py, value) });
             }
         }
         item.getattr(PyString::intern(self.py, name))
-            .map_err(|error| errors::unreadable(self.py, self.ctx, self.place(index, fragment_id), name, error))
+            .map_err(|error| {
+                errors::unreadable(
+                    self.py,
+                    self.ctx,
+                    self.place(index, fragment_id),
+                    name,
+                    error,
+                )
+            })
     }
 
     /// The id as an exact `str` (a subclass's own `__eq__`, `__hash__` and `__lt__` are not
     /// consulted) and its hash.
-    pub fn fragment_id(&self, index: usize, value: &Bound<'py, PyAny>) -> PyResult<(Bound<'py, PyString>, u64)> {
+    pub fn fragment_id(
+        &self,
+        index: usize,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyString>, u64)> {
         let raw = value.as_ptr();
         let exact = unsafe {
             if ffi::PyUnicode_CheckExact(raw) != 0 {
@@ -133,28 +184,54 @@ impl<'py> Reader<'py> {
                 let length = ffi::PyUnicode_GetLength(raw);
                 Bound::from_owned_ptr_or_err(self.py, ffi::PyUnicode_Substring(raw, 0, length))?
             } else {
-                return Err(errors::problem(self.py, self.ctx, "id_type", self.place(index, None), value, None));
+                return Err(errors::problem(
+                    self.py,
+                    self.ctx,
+                    "id_type",
+                    self.place(index, None),
+                    value,
+                    None,
+                ));
             }
         };
         let exact = exact.cast_into::<PyString>()?;
         if unsafe { ffi::PyUnicode_GetLength(exact.as_ptr()) } == 0 {
-            return Err(errors::problem(self.py, self.ctx, "id_empty", self.place(index, None), value, None));
+            return Err(errors::problem(
+                self.py,
+                self.ctx,
+                "id_empty",
+                self.place(index, None),
+                value,
+                None,
+            ));
         }
         let hash = exact.hash()?;
         Ok((exact, hash as u64))
     }
 
-    pub fn token_count(&self, index: usize, fragment_id: &Bound<'py, PyString>, value: &Bound<'py, PyAny>) -> PyResult<u64> {
+    pub fn token_count(
+        &self,
+        index: usize,
+        fragment_id: &Bound<'py, PyString>,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<u64> {
         let place = self.place(index, Some(fragment_id));
-        let wrong_type = |cause| errors::problem(self.py, self.ctx, "token_type", place, value, cause);
+        let wrong_type =
+            |cause| errors::problem(self.py, self.ctx, "token_type", place, value, cause);
         let raw = value.as_ptr();
         let integer = unsafe {
-            if ffi::PyLong_CheckExact(raw) != 0 || (ffi::PyLong_Check(raw) != 0 && ffi::PyBool_Check(raw) == 0) {
+            if ffi::PyLong_CheckExact(raw) != 0
+                || (ffi::PyLong_Check(raw) != 0 && ffi::PyBool_Check(raw) == 0)
+            {
                 value.clone()
-            } else if ffi::PyBool_Check(raw) == 0 && self.is_instance(value, self.ctx.integral.bind(self.py))? {
+            } else if ffi::PyBool_Check(raw) == 0
+                && self.is_instance(value, self.ctx.integral.bind(self.py))?
+            {
                 match Bound::from_owned_ptr_or_err(self.py, ffi::PyNumber_Index(raw)) {
                     Ok(integer) => integer,
-                    Err(error) if errors::is_ordinary(self.py, &error) => return Err(wrong_type(Some(error))),
+                    Err(error) if errors::is_ordinary(self.py, &error) => {
+                        return Err(wrong_type(Some(error)))
+                    }
                     Err(error) => return Err(error),
                 }
             } else {
@@ -164,12 +241,31 @@ impl<'py> Reader<'py> {
         let (number, overflow) = as_i64(&integer);
         match check_token_count(number, overflow) {
             TokenCheck::Valid(count) => Ok(count),
-            TokenCheck::Negative => Err(errors::problem(self.py, self.ctx, "token_negative", place, value, None)),
-            TokenCheck::TooLarge => Err(errors::problem(self.py, self.ctx, "token_too_large", place, value, None)),
+            TokenCheck::Negative => Err(errors::problem(
+                self.py,
+                self.ctx,
+                "token_negative",
+                place,
+                value,
+                None,
+            )),
+            TokenCheck::TooLarge => Err(errors::problem(
+                self.py,
+                self.ctx,
+                "token_too_large",
+                place,
+                value,
+                None,
+            )),
         }
     }
 
-    pub fn relevance(&self, index: usize, fragment_id: &Bound<'py, PyString>, value: &Bound<'py, PyAny>) -> PyResult<f64> {
+    pub fn relevance(
+        &self,
+        index: usize,
+        fragment_id: &Bound<'py, PyString>,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<f64> {
         let place = self.place(index, Some(fragment_id));
         let problem = |kind, cause| errors::problem(self.py, self.ctx, kind, place, value, cause);
         let raw = value.as_ptr();

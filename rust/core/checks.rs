@@ -33,7 +33,10 @@ mod tests {
     #[test]
     fn token_counts() {
         assert_eq!(check_token_count(0, 0), TokenCheck::Valid(0));
-        assert_eq!(check_token_count(i64::MAX, 0), TokenCheck::Valid(MAX_TOKEN_COUNT));
+        assert_eq!(
+            check_token_count(i64::MAX, 0),
+            TokenCheck::Valid(MAX_TOKEN_COUNT)
+        );
         assert_eq!(check_token_count(-1, 0), TokenCheck::Negative);
         assert_eq!(check_token_count(-1, -1), TokenCheck::Negative);
         assert_eq!(check_token_count(-1, 1), TokenCheck::TooLarge);
@@ -44,7 +47,13 @@ mod tests {
         for ok in [0.0, -0.0, 0.5, 1.0, f64::MIN_POSITIVE] {
             assert!(check_relevance(ok), "{ok}");
         }
-        for bad in [f64::NAN, -1e-300, 1.0 + f64::EPSILON, f64::INFINITY, f64::NEG_INFINITY] {
+        for bad in [
+            f64::NAN,
+            -1e-300,
+            1.0 + f64::EPSILON,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
             assert!(!check_relevance(bad), "{bad}");
         }
     }

@@ -33,7 +33,13 @@ pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
 fn shared_hashes(hashes: &[u64]) -> Vec<u64> {
     let bits = (hashes.len() / BUCKET).next_power_of_two().trailing_zeros();
     let mut spread = vec![0u64; hashes.len()];
-    let bucket_of = |hash: u64| if bits == 0 { 0 } else { (hash >> (64 - bits)) as usize };
+    let bucket_of = |hash: u64| {
+        if bits == 0 {
+            0
+        } else {
+            (hash >> (64 - bits)) as usize
+        }
+    };
     let mut starts = vec![0usize; (1 << bits) + 1];
     for &hash in hashes {
         starts[bucket_of(hash) + 1] += 1;
@@ -51,7 +57,12 @@ fn shared_hashes(hashes: &[u64]) -> Vec<u64> {
     for bucket in starts.windows(2) {
         let slice = &mut spread[bucket[0]..bucket[1]];
         slice.sort_unstable();
-        shared.extend(slice.windows(2).filter(|pair| pair[0] == pair[1]).map(|pair| pair[0]));
+        shared.extend(
+            slice
+                .windows(2)
+                .filter(|pair| pair[0] == pair[1])
+                .map(|pair| pair[0]),
+        );
     }
     shared
 }
@@ -89,17 +100,25 @@ mod tests {
 
     #[test]
     fn groups_by_hash() {
-        assert_eq!(colliding_groups(&[9, 4, 9, 7, 4, 9]), vec![vec![0, 2, 5], vec![1, 4]]);
+        assert_eq!(
+            colliding_groups(&[9, 4, 9, 7, 4, 9]),
+            vec![vec![0, 2, 5], vec![1, 4]]
+        );
     }
 
     #[test]
     fn many_hashes_across_buckets() {
         // A multiplicative hash spreads over the top bits, as a keyed hash does.
-        let mut hashes: Vec<u64> = (0..100_000u64).map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15)).collect();
+        let mut hashes: Vec<u64> = (0..100_000u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
         assert!(colliding_groups(&hashes).is_empty());
         hashes[70_000] = hashes[123];
         hashes[99_999] = hashes[5];
-        assert_eq!(colliding_groups(&hashes), vec![vec![5, 99_999], vec![123, 70_000]]);
+        assert_eq!(
+            colliding_groups(&hashes),
+            vec![vec![5, 99_999], vec![123, 70_000]]
+        );
     }
 
     #[test]
@@ -107,7 +126,10 @@ mod tests {
         let ids = ["a", "b", "x", "b", "a"];
         let hashes = [1, 2, 3, 2, 1];
         let groups = colliding_groups(&hashes);
-        assert_eq!(first_duplicate(&groups, |a, b| ids[a as usize] == ids[b as usize]), Some((1, 3)));
+        assert_eq!(
+            first_duplicate(&groups, |a, b| ids[a as usize] == ids[b as usize]),
+            Some((1, 3))
+        );
     }
 
     #[test]
@@ -117,6 +139,9 @@ mod tests {
         let groups = colliding_groups(&hashes);
         let same = |a: u32, b: u32| ids[a as usize] == ids[b as usize];
         assert_eq!(first_duplicate(&groups, same), Some((1, 3)));
-        assert_eq!(first_duplicate(&colliding_groups(&[5, 5]), |_, _| false), None);
+        assert_eq!(
+            first_duplicate(&colliding_groups(&[5, 5]), |_, _| false),
+            None
+        );
     }
 }

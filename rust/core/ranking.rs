@@ -28,8 +28,12 @@ pub struct Entry {
 
 impl Entry {
     pub fn new(relevance: f64, index: u32, token_count: u64) -> Self {
-        let tokens_hint = u32::try_from(token_count).map_or(u32::MAX, |t| t.min(u32::MAX));
-        Entry { key: relevance_key(relevance), index, tokens_hint }
+        let tokens_hint = u32::try_from(token_count).unwrap_or(u32::MAX);
+        Entry {
+            key: relevance_key(relevance),
+            index,
+            tokens_hint,
+        }
     }
 
     #[inline]
@@ -125,7 +129,11 @@ impl Ranking {
     }
 
     /// Orders every run of equal relevance in `within` by `compare_ids` on fragment indices.
-    pub fn resolve_ties(&mut self, within: Range<usize>, mut compare_ids: impl FnMut(u32, u32) -> Ordering) {
+    pub fn resolve_ties(
+        &mut self,
+        within: Range<usize>,
+        mut compare_ids: impl FnMut(u32, u32) -> Ordering,
+    ) {
         for run in self.tie_runs(within) {
             self.entries[run].sort_unstable_by(|a, b| compare_ids(a.index, b.index));
         }
@@ -189,8 +197,12 @@ pub(crate) mod tests {
 
     #[test]
     fn extending_in_steps_gives_the_full_ranking() {
-        let scores: Vec<f64> = (0..500).map(|i| f64::from((i * 7919) % 13) / 13.0).collect();
-        let names: Vec<String> = (0..500).map(|i| format!("id{:04}", (i * 31) % 500)).collect();
+        let scores: Vec<f64> = (0..500)
+            .map(|i| f64::from((i * 7919) % 13) / 13.0)
+            .collect();
+        let names: Vec<String> = (0..500)
+            .map(|i| format!("id{:04}", (i * 31) % 500))
+            .collect();
         let ids: Vec<&str> = names.iter().map(String::as_str).collect();
         let whole = ranked(&scores, &ids);
         for step in [1, 2, 7, 64, 499, 500] {

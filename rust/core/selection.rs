@@ -47,7 +47,12 @@ impl Packer {
     /// Walks the next part of the ranking. Returns whether anything further down could still
     /// be kept: `false` once the prefix strategy stopped, or once the budget is spent and no
     /// zero-token fragment (of `zero_token_fragments` in all) is left to come.
-    pub fn feed(&mut self, ranked: &[Entry], token_counts: &[u64], zero_token_fragments: usize) -> bool {
+    pub fn feed(
+        &mut self,
+        ranked: &[Entry],
+        token_counts: &[u64],
+        zero_token_fragments: usize,
+    ) -> bool {
         for entry in ranked {
             if self.done {
                 break;
@@ -74,17 +79,29 @@ impl Packer {
     /// only starts without context when its budget is zero.
     pub fn finish(self) -> Selection {
         match (self.kept.is_empty(), self.top) {
-            (true, Some((index, tokens))) if self.budget > 0 => {
-                Selection { kept: vec![index], compressed_tokens: u128::from(tokens) }
-            }
-            _ => Selection { kept: self.kept, compressed_tokens: self.budget - self.remaining },
+            (true, Some((index, tokens))) if self.budget > 0 => Selection {
+                kept: vec![index],
+                compressed_tokens: u128::from(tokens),
+            },
+            _ => Selection {
+                kept: self.kept,
+                compressed_tokens: self.budget - self.remaining,
+            },
         }
     }
 }
 
 /// Packs `budget` along a complete ranking.
-pub fn select(ranked: &[Entry], token_counts: &[u64], budget: u128, strategy: Strategy) -> Selection {
-    let zero_token_fragments = ranked.iter().filter(|e| e.token_count(token_counts) == 0).count();
+pub fn select(
+    ranked: &[Entry],
+    token_counts: &[u64],
+    budget: u128,
+    strategy: Strategy,
+) -> Selection {
+    let zero_token_fragments = ranked
+        .iter()
+        .filter(|e| e.token_count(token_counts) == 0)
+        .count();
     let mut packer = Packer::new(budget, strategy);
     packer.feed(ranked, token_counts, zero_token_fragments);
     packer.finish()
@@ -116,7 +133,10 @@ mod tests {
 
     #[test]
     fn greedy_skips_and_goes_on() {
-        assert_eq!(run(&[50, 80, 30, 20], 100, Strategy::Greedy), (vec![0, 2, 3], 100));
+        assert_eq!(
+            run(&[50, 80, 30, 20], 100, Strategy::Greedy),
+            (vec![0, 2, 3], 100)
+        );
     }
 
     #[test]
@@ -141,7 +161,10 @@ mod tests {
 
     #[test]
     fn zero_token_fragments_fit_a_spent_budget() {
-        assert_eq!(run(&[10, 5, 0, 7, 0], 10, Strategy::Greedy), (vec![0, 2, 4], 10));
+        assert_eq!(
+            run(&[10, 5, 0, 7, 0], 10, Strategy::Greedy),
+            (vec![0, 2, 4], 10)
+        );
     }
 
     #[test]
@@ -176,8 +199,14 @@ mod tests {
     fn sums_do_not_overflow() {
         let max = i64::MAX as u64;
         let tokens = [max, max, max];
-        assert_eq!(run(&tokens, u128::MAX, Strategy::Greedy), (vec![0, 1, 2], 3 * u128::from(max)));
+        assert_eq!(
+            run(&tokens, u128::MAX, Strategy::Greedy),
+            (vec![0, 1, 2], 3 * u128::from(max))
+        );
         assert_eq!(total_tokens(&tokens), 3 * u128::from(max));
-        assert_eq!(run(&tokens, 2 * u128::from(max) + 1, Strategy::Greedy).0, vec![0, 1]);
+        assert_eq!(
+            run(&tokens, 2 * u128::from(max) + 1, Strategy::Greedy).0,
+            vec![0, 1]
+        );
     }
 }

@@ -1,0 +1,146 @@
+"""`skeleton-compressor bench`: time both backends on generated fragment sets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections.abc import Callable
+from typing import Any, TextIO
+
+from .backend import rust_available
+from .service import SkeletonCompressorService
+from .types import ContextFragment
+
+DEFAULT_SIZES = (1, 10, 100, 1_000, 100_000, 1_000_000)
+_MIN_TOTAL_SECONDS = 0.2
+_MAX_REPEATS = 1_000
+
+
+def make_fragments(size: int, seed: int = 0) -> tuple[ContextFragment, ...]:
+    """Random relevance in [0, 1), token counts 1 to 500, unique ids in shuffled order."""
+    rng = random.Random(seed)
+    numbers = list(range(size))
+    rng.shuffle(numbers)
+    return tuple(
+        ContextFragment(f"fragment-{number:08d}", rng.randint(1, 500), rng.random())
+        for number in numbers
+    )
+
+
+def tenth_of_tokens(fragments: tuple[ContextFragment, ...]) -> int:
+    return sum(fragment.token_count for fragment in fragments) // 10
+
+
+def read_floor(fragments: tuple[ContextFragment, ...]) -> list[tuple[str, int, float]]:
+    """The least any code taking Python objects must do: read three fields of each."""
+    return [(f.fragment_id, f.token_count, f.relevance_score) for f in fragments]
+
+
+def best_time(call: Callable[[], object], max_repeats: int = _MAX_REPEATS) -> float:
+    """Best of repeated runs: at least 3 and about 0.2 s in all, fewer for slow calls."""
+    best = float("inf")
+    spent = 0.0
+    runs = 0
+    while runs < max_repeats and (runs < 3 or spent < _MIN_TOTAL_SECONDS):
+        start = time.perf_counter()
+        call()
+        elapsed = time.perf_counter() - start
+        best = min(best, elapsed)
+        spent += elapsed
+        runs += 1
+        if elapsed > 1.0 and runs >= 2:
+            break
+    return best
+
+
+def measure(size: int, progress: TextIO) -> dict[str, Any]:
+    progress.write(f"bench: {size:,} fragments: generating\n")
+    fragments = make_fragments(size)
+    budget = tenth_of_tokens(fragments)
+    rust = SkeletonCompressorService(backend="rust")
+    python = SkeletonCompressorService(backend="python")
+    progress.write(f"bench: {size:,} fragments: checking both backends agree\n")
+    expected = python.compress(fragments, budget)
+    got = rust.compress(fragments, budget)
+    if got != expected or any(a is not b for a, b in zip(got.fragments, expected.fragments)):
+        raise AssertionError(f"backends disagree on {size} fragments")
+    progress.write(f"bench: {size:,} fragments: timing\n")
+    rust_seconds = best_time(lambda: rust.compress(fragments, budget))
+    python_seconds = best_time(lambda: python.compress(fragments, budget))
+    floor_seconds = best_time(lambda: read_floor(fragments))
+    return {
+        "size": size,
+        "rust_seconds": rust_seconds,
+        "python_seconds": python_seconds,
+        "read_floor_seconds": floor_seconds,
+        "speedup": python_seconds / rust_seconds,
+        "rust_over_floor": rust_seconds / floor_seconds,
+    }
+
+
+def _duration(seconds: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    header = ("fragments", "rust", "python", "speed-up", "rust / read floor")
+    lines = [
+        (
+            f"{row['size']:,}",
+            _duration(row["rust_seconds"]),
+            _duration(row["python_seconds"]),
+            f"{row['speedup']:.1f}x",
+            f"{row['rust_over_floor']:.2f}",
+        )
+        for row in rows
+    ]
+    widths = [max(len(cell) for cell in column) for column in zip(header, *lines)]
+    return "\n".join(
+        "  ".join(cell.rjust(width) for cell, width in zip(line, widths))
+        for line in (header, *lines)
+    )
+
+
+def run_bench(args: argparse.Namespace, out: TextIO) -> None:
+    if not rust_available():
+        from .cli import InputError
+
+        raise InputError("bench compares the Rust backend with the Python one; build the extension")
+    rows = [measure(size, sys.stderr) for size in args.sizes]
+    if args.json:
+        json.dump(rows, out, indent=2)
+        out.write("\n")
+    else:
+        out.write(format_table(rows) + "\n")
+
+
+def _size(text: str) -> int:
+    try:
+        size = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r}") from None
+    if size < 1:
+        raise argparse.ArgumentTypeError(f"sizes must be >= 1, got {size}")
+    return size
+
+
+def add_bench_command(commands: Any) -> None:
+    bench = commands.add_parser(
+        "bench", help="time the Rust and Python backends on generated fragment sets"
+    )
+    bench.add_argument(
+        "--sizes",
+        type=_size,
+        nargs="+",
+        default=list(DEFAULT_SIZES),
+        metavar="N",
+        help="fragment set sizes (default: %(default)s)",
+    )
+    bench.add_argument("--json", action="store_true", help="print the figures as JSON")
+    bench.set_defaults(run=run_bench)

@@ -1,0 +1,180 @@
+"""The `skeleton-compressor` command: demo, compress and bench."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from typing import Any, TextIO
+
+from . import __version__
+from .backend import BACKENDS
+from .plan import Plan
+from .service import STRATEGIES, SkeletonCompressorService
+from .types import ContextFragment, SkeletonMetadata
+
+PROG = "skeleton-compressor"
+_FIELDS = ("fragment_id", "token_count", "relevance_score")
+
+
+class InputError(Exception):
+    """Bad input, reported as one line on stderr."""
+
+
+def _fragment_from(record: object, number: int) -> ContextFragment:
+    if not isinstance(record, dict):
+        raise InputError(f"record {number}: expected a JSON object, got {type(record).__name__}")
+    missing = [field for field in _FIELDS if field not in record]
+    if missing:
+        raise InputError(f"record {number}: missing field {missing[0]!r}")
+    content = record.get("content", "")
+    return ContextFragment(
+        record["fragment_id"], record["token_count"], record["relevance_score"], content
+    )
+
+
+def parse_records(text: str) -> list[Any]:
+    """A JSON array of records, or JSON Lines (one record per non-blank line)."""
+    if text.lstrip().startswith("["):
+        try:
+            records = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise InputError(f"malformed JSON at line {error.lineno}: {error.msg}") from None
+        if not isinstance(records, list):
+            raise InputError("expected a JSON array of fragment records")
+        return records
+    records = []
+    for line_number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise InputError(f"malformed JSON at line {line_number}: {error.msg}") from None
+    return records
+
+
+def _read_text(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path} is not UTF-8: {error.reason}") from None
+
+
+def run_compress(args: argparse.Namespace, out: TextIO) -> None:
+    records = parse_records(_read_text(args.file))
+    fragments = tuple(_fragment_from(record, number) for number, record in enumerate(records))
+    service = SkeletonCompressorService(backend=args.backend, strategy=args.strategy)
+    try:
+        result = service.compress(fragments, args.budget)
+    except (TypeError, ValueError) as error:
+        # fragments[i] in the message is record i of the input.
+        raise InputError(str(error)) from None
+    position = {id(fragment): number for number, fragment in enumerate(fragments)}
+    kept = [records[position[id(fragment)]] for fragment in result.fragments]
+    json.dump({"fragments": kept, "skeleton_metadata": result.metadata.to_dict()}, out)
+    out.write("\n")
+
+
+def load_example() -> tuple[Plan, list[dict[str, Any]]]:
+    """The built-in example: a parent plan with its context, and the subplans to spawn."""
+    data = json.loads(
+        resources.files(__package__).joinpath("data/example_plan.json").read_text("utf-8")
+    )
+    parent = data["parent"]
+    context = tuple(
+        ContextFragment(f["fragment_id"], f["token_count"], f["relevance_score"], f["content"])
+        for f in parent["context"]
+    )
+    return Plan(parent["plan_id"], parent["goal"], context=context), data["subplans"]
+
+
+def _metadata_line(metadata: SkeletonMetadata) -> str:
+    over = "  OVER BUDGET" if metadata.over_budget else ""
+    return (
+        f"kept {metadata.fragments_kept} of {metadata.fragments_total} fragments, "
+        f"{metadata.compressed_tokens} of {metadata.original_tokens} tokens "
+        f"(ratio {metadata.ratio:.3f}, budget {metadata.skeleton_budget}){over}"
+    )
+
+
+def run_demo(args: argparse.Namespace, out: TextIO) -> None:
+    parent, subplans = load_example()
+    service = SkeletonCompressorService(backend=args.backend, strategy=args.strategy)
+    total = sum(fragment.token_count for fragment in parent.context)
+    out.write(f"parent {parent.plan_id}: {parent.goal}\n")
+    out.write(
+        f"  {len(parent.context)} context fragments, {total} tokens; backend {service.backend}, "
+        f"strategy {service.strategy}\n"
+    )
+    for spec in subplans:
+        child = parent.spawn_subplan(
+            spec["plan_id"], spec["goal"], spec["skeleton_budget"], compressor=service
+        )
+        out.write(f"\nchild {child.plan_id}: {child.goal}\n")
+        width = max((len(f.fragment_id) for f in child.context), default=10)
+        out.write(f"  {'#':>3}  {'fragment_id':<{width}}  {'tokens':>6}  {'relevance':>9}\n")
+        for rank, fragment in enumerate(child.context, start=1):
+            out.write(
+                f"  {rank:>3}  {fragment.fragment_id:<{width}}  {fragment.token_count:>6}  "
+                f"{fragment.relevance_score:>9.2f}\n"
+            )
+        assert child.skeleton_metadata is not None
+        out.write(f"  {_metadata_line(child.skeleton_metadata)}\n")
+
+
+def _budget(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="Pick the context fragments a child plan inherits."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def common(command: argparse.ArgumentParser) -> None:
+        command.add_argument("--strategy", choices=STRATEGIES, default="greedy")
+        command.add_argument("--backend", choices=BACKENDS, default="auto")
+
+    demo = commands.add_parser("demo", help="compress a built-in parent plan into three subplans")
+    common(demo)
+    demo.set_defaults(run=run_demo)
+
+    compress = commands.add_parser(
+        "compress", help="compress fragments from a JSON array or JSON Lines file"
+    )
+    compress.add_argument("file", help="input file, or - for standard input")
+    compress.add_argument("--budget", type=_budget, required=True, help="skeleton budget in tokens")
+    common(compress)
+    compress.set_defaults(run=run_compress)
+
+    from .bench import add_bench_command
+
+    add_bench_command(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.run(args, sys.stdout)
+    except InputError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    except ImportError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+    return 0

@@ -1,0 +1,139 @@
+"""The command line, run as users run it: as a process."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+RECORDS = [
+    {"fragment_id": "a", "token_count": 50, "relevance_score": 0.9, "content": "alpha", "x": 1},
+    {"fragment_id": "b", "token_count": 80, "relevance_score": 0.8},
+    {"fragment_id": "c", "token_count": 30, "relevance_score": 0.7},
+]
+
+
+def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "skeleton_compressor", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def assert_clean_failure(completed: subprocess.CompletedProcess[str], text: str) -> None:
+    assert completed.returncode == 1, completed
+    assert completed.stdout == ""
+    lines = completed.stderr.strip().splitlines()
+    assert len(lines) == 1, completed.stderr
+    assert "Traceback" not in completed.stderr
+    assert text in lines[0]
+
+
+def test_console_script_is_installed() -> None:
+    script = shutil.which("skeleton-compressor")
+    assert script is not None
+    completed = subprocess.run([script, "--version"], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0
+    assert "skeleton-compressor 0.1.0" in completed.stdout
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+def test_demo(backend: str) -> None:
+    completed = run("demo", "--backend", backend)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.count("child plan-") == 3
+    assert completed.stdout.count("kept ") == 3
+    assert f"backend {backend}" in completed.stdout
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+@pytest.mark.parametrize("form", ["array", "lines", "stdin"])
+def test_compress(tmp_path: Path, backend: str, form: str) -> None:
+    text = json.dumps(RECORDS) if form == "array" else "\n".join(map(json.dumps, RECORDS)) + "\n"
+    path = tmp_path / "in.json"
+    path.write_text(text)
+    target = "-" if form == "stdin" else str(path)
+    completed = run(
+        "compress",
+        target,
+        "--budget",
+        "100",
+        "--backend",
+        backend,
+        stdin=text if form == "stdin" else None,
+    )
+    assert completed.returncode == 0, completed.stderr
+    output = json.loads(completed.stdout)
+    assert output["fragments"] == [RECORDS[0], RECORDS[2]]
+    assert output["skeleton_metadata"]["compressed_tokens"] == 80
+    assert output["skeleton_metadata"]["over_budget"] is False
+
+
+def test_compress_prefix(tmp_path: Path) -> None:
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps(RECORDS))
+    completed = run("compress", str(path), "--budget", "100", "--strategy", "prefix")
+    assert [f["fragment_id"] for f in json.loads(completed.stdout)["fragments"]] == ["a"]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    assert_clean_failure(
+        run("compress", str(tmp_path / "nope.json"), "--budget", "5"), "cannot read"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ('[{"fragment_id": "a",', "malformed JSON at line 1"),
+        (
+            '{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}\n{oops}\n',
+            "malformed JSON at line 2",
+        ),
+        ("[1, 2]", "record 0: expected a JSON object"),
+        ('[{"fragment_id": "a", "relevance_score": 0.5}]', "record 0: missing field 'token_count'"),
+        (
+            '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},'
+            ' {"fragment_id": "b", "token_count": -4, "relevance_score": 0.5}]',
+            "fragments[1] (id 'b'): token_count must be >= 0, got -4",
+        ),
+        (
+            '[{"fragment_id": "a", "token_count": 1.5, "relevance_score": 0.5}]',
+            "token_count must be an int",
+        ),
+        (
+            '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},'
+            ' {"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}]',
+            "duplicate fragment_id 'a'",
+        ),
+    ],
+)
+@pytest.mark.parametrize("backend", ["rust", "python"])
+def test_bad_input(tmp_path: Path, text: str, problem: str, backend: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    assert_clean_failure(run("compress", str(path), "--budget", "5", "--backend", backend), problem)
+
+
+def test_negative_budget(tmp_path: Path) -> None:
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps(RECORDS))
+    assert_clean_failure(
+        run("compress", str(path), "--budget", "-1"), "skeleton_budget must be >= 0"
+    )
+
+
+def test_bench_json() -> None:
+    completed = run("bench", "--sizes", "10", "200", "--json")
+    assert completed.returncode == 0, completed.stderr
+    rows = json.loads(completed.stdout)
+    assert [row["size"] for row in rows] == [10, 200]
+    assert all(row["rust_seconds"] > 0 and row["python_seconds"] > 0 for row in rows)
+    assert "bench: 200 fragments" in completed.stderr

@@ -1,0 +1,97 @@
+"""SkeletonMetadata's own checks, and the plan model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from skeleton_compressor import (
+    ContextFragment,
+    Plan,
+    SkeletonCompressorService,
+    SkeletonMetadata,
+    SkeletonResult,
+)
+
+
+def test_metadata_accepts_consistent_values() -> None:
+    metadata = SkeletonMetadata(1000, 500, 0.5, 600, 10, 4)
+    assert not metadata.over_budget
+    assert SkeletonMetadata(0, 0, 1.0).ratio == 1.0
+    assert SkeletonMetadata(3, 1, 1 / 3 + 1e-10).ratio == pytest.approx(1 / 3)
+    assert SkeletonMetadata(100, 100, 1.0, 50).over_budget
+    assert not SkeletonMetadata(100, 100, 1.0).over_budget
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ((100, 200, 2.0), "compressed_tokens must not exceed original_tokens"),
+        ((-1, 0, 1.0), "original_tokens must be an int >= 0"),
+        ((10, -1, 0.0), "compressed_tokens must be an int >= 0"),
+        ((10.0, 5, 0.5), "original_tokens must be an int >= 0"),
+        ((True, 0, 0.0), "original_tokens must be an int >= 0"),
+        ((10, 5, 0.6), "ratio must be compressed_tokens / original_tokens"),
+        ((10, 5, float("nan")), "ratio must be"),
+        ((0, 0, 0.0), "ratio must be"),
+        ((10, 5, "0.5"), "ratio must be"),
+        ((10, 5, 0.5, -1), "skeleton_budget must be None or an int >= 0"),
+        ((10, 5, 0.5, None, 2, 3), "fragments_kept must not exceed fragments_total"),
+    ],
+)
+def test_metadata_rejects(arguments: tuple, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        SkeletonMetadata(*arguments)
+
+
+def test_metadata_is_frozen_and_serialisable() -> None:
+    metadata = SkeletonMetadata(1000, 500, 0.5, 500, 4, 2)
+    with pytest.raises(AttributeError):
+        metadata.ratio = 1.0  # type: ignore[misc]
+    assert json.loads(json.dumps(metadata.to_dict())) == metadata.to_dict()
+
+
+def test_plan_spawns_compressed_subplan(service: SkeletonCompressorService) -> None:
+    context = (
+        ContextFragment("a", 400, 0.9, "alpha"),
+        ContextFragment("b", 300, 0.5),
+        ContextFragment("c", 200, 0.7),
+    )
+    parent = Plan("parent", "ship it", context=context)
+    child = parent.spawn_subplan("child", "part of it", 600, compressor=service)
+    assert child.parent_id == "parent"
+    assert child.context == (context[0], context[2])
+    assert child.skeleton_metadata == service.compress(context, 600).metadata
+    cli = child.to_cli_dict()
+    assert cli["context"] == [
+        {"fragment_id": "a", "token_count": 400, "relevance_score": 0.9},
+        {"fragment_id": "c", "token_count": 200, "relevance_score": 0.7},
+    ]
+    assert cli["skeleton_metadata"]["compressed_tokens"] == 600
+    assert json.loads(json.dumps(cli)) == cli
+
+
+def test_plan_uses_default_compressor_and_accepts_any_protocol_implementation() -> None:
+    parent = Plan("p", "g", context=(ContextFragment("a", 10, 0.5),))
+    assert parent.spawn_subplan("c", "g", 5).context == parent.context
+
+    class KeepNothing:
+        def compress(self, fragments: tuple, skeleton_budget: int) -> SkeletonResult:
+            return SkeletonResult((), SkeletonMetadata(10, 0, 0.0, skeleton_budget))
+
+    child = parent.spawn_subplan("c", "g", 5, compressor=KeepNothing())
+    assert child.context == ()
+
+
+def test_plan_metadata_is_optional_and_checked() -> None:
+    plan = Plan("p", "g")
+    assert plan.to_cli_dict() == {
+        "plan_id": "p",
+        "goal": "g",
+        "parent_id": None,
+        "context": [],
+        "skeleton_metadata": None,
+    }
+    assert plan.with_skeleton_metadata(None) == plan
+    with pytest.raises(TypeError, match="SkeletonMetadata"):
+        plan.with_skeleton_metadata({"ratio": 0.5})  # type: ignore[arg-type]
