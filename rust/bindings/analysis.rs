@@ -7,12 +7,16 @@ use std::ops::Range;
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::PyTuple;
 
 use super::context::context;
 use super::errors;
+use super::ids::Ids;
 use super::read::Checked;
-use crate::core::{colliding_groups, first_duplicate, Entry, Packer, Ranking, Selection, Strategy};
+use super::scratch;
+use crate::core::{
+    colliding_groups_with, first_duplicate, Entry, Packer, Ranking, Selection, Strategy,
+};
 
 /// Below this many fragments the work is too short to be worth releasing the GIL (and waiting
 /// to take it back) or starting a second thread.
@@ -28,13 +32,17 @@ pub struct Columns<'py> {
     entries: Vec<Entry>,
     token_counts: Vec<u64>,
     id_hashes: Vec<u64>,
-    fragment_ids: Vec<Bound<'py, PyString>>,
+    fragment_ids: Ids<'py>,
     original_tokens: u128,
     zero_token_fragments: usize,
 }
 
 impl<'py> Columns<'py> {
-    pub fn with_capacity(len: usize, container: &'static str) -> PyResult<Self> {
+    pub fn with_capacity(
+        len: usize,
+        container: &'static str,
+        slot: Option<(Bound<'py, PyTuple>, usize)>,
+    ) -> PyResult<Self> {
         if u32::try_from(len).is_err() {
             return Err(PyValueError::new_err(format!(
                 "at most {} fragments can be compressed at once, got {len}",
@@ -43,10 +51,10 @@ impl<'py> Columns<'py> {
         }
         Ok(Columns {
             container,
-            entries: Vec::with_capacity(len),
-            token_counts: Vec::with_capacity(len),
-            id_hashes: Vec::with_capacity(len),
-            fragment_ids: Vec::with_capacity(len),
+            entries: scratch::entries(len),
+            token_counts: scratch::words(len),
+            id_hashes: scratch::words(len),
+            fragment_ids: Ids::with_capacity(len, slot),
             original_tokens: 0,
             zero_token_fragments: 0,
         })
@@ -64,9 +72,9 @@ impl<'py> Columns<'py> {
     }
 }
 
-fn compare(a: &Bound<'_, PyString>, b: &Bound<'_, PyString>) -> Ordering {
-    // Both are exact str: the comparison is by code point and cannot fail.
-    unsafe { ffi::PyUnicode_Compare(a.as_ptr(), b.as_ptr()) }.cmp(&0)
+fn compare(a: *mut ffi::PyObject, b: *mut ffi::PyObject) -> Ordering {
+    // Both are confirmed exact str: the comparison is by code point and cannot fail.
+    unsafe { ffi::PyUnicode_Compare(a, b) }.cmp(&0)
 }
 
 fn maybe_detach<T: Send>(py: Python<'_>, large: bool, work: impl FnOnce() -> T + Send) -> T {
@@ -96,7 +104,7 @@ fn first_sort_size(budgets: &[u128], original_tokens: u128, len: usize) -> usize
 pub struct Ranked<'py> {
     ranking: Ranking,
     token_counts: Vec<u64>,
-    fragment_ids: Vec<Bound<'py, PyString>>,
+    fragment_ids: Ids<'py>,
     zero_token_fragments: usize,
     large: bool,
     pub original_tokens: u128,
@@ -120,28 +128,43 @@ pub fn analyse<'py>(
     let large = entries.len() >= DETACH_FROM;
     let mut ranking = Ranking::new(entries);
     let first = first_sort_size(budgets, original_tokens, ranking.len());
+    let mut spread = scratch::words(id_hashes.len());
+    let rank_first = |ranking: &mut Ranking| {
+        if first > 0 {
+            ranking.extend(first)
+        } else {
+            0..0
+        }
+    };
     let (groups, range) = maybe_detach(py, large, || {
         if !large {
-            return (colliding_groups(&id_hashes), ranking.extend(first));
+            return (
+                colliding_groups_with(&id_hashes, &mut spread),
+                rank_first(&mut ranking),
+            );
         }
         std::thread::scope(|scope| {
-            let groups = scope.spawn(|| colliding_groups(&id_hashes));
-            let range = ranking.extend(first);
+            let groups = scope.spawn(|| colliding_groups_with(&id_hashes, &mut spread));
+            let range = rank_first(&mut ranking);
             match groups.join() {
                 Ok(groups) => (groups, range),
                 Err(panic) => std::panic::resume_unwind(panic),
             }
         })
     });
+    scratch::give_words(id_hashes);
+    scratch::give_words(spread);
     let ids = &fragment_ids;
-    if let Some((first, second)) = first_duplicate(&groups, |a, b| {
-        compare(&ids[a as usize], &ids[b as usize]).is_eq()
-    }) {
+    ids.confirm(groups.iter().flatten().copied())?;
+    if let Some((first, second)) =
+        first_duplicate(&groups, |a, b| compare(ids.get(a), ids.get(b)).is_eq())
+    {
+        let id = ids.bound(py, second);
         return Err(errors::duplicate(
             py,
             context(py)?,
             container,
-            &ids[second as usize],
+            &id,
             first,
             second,
         ));
@@ -154,15 +177,27 @@ pub fn analyse<'py>(
         large,
         original_tokens,
     };
-    ranked.resolve_ties(range);
+    ranked.resolve_ties(range)?;
     Ok(ranked)
 }
 
+impl Drop for Ranked<'_> {
+    fn drop(&mut self) {
+        let ranking = std::mem::replace(&mut self.ranking, Ranking::new(Vec::new()));
+        scratch::give_entries(ranking.into_entries());
+        scratch::give_words(std::mem::take(&mut self.token_counts));
+    }
+}
+
 impl Ranked<'_> {
-    fn resolve_ties(&mut self, range: Range<usize>) {
+    fn resolve_ties(&mut self, range: Range<usize>) -> PyResult<()> {
         let ids = &self.fragment_ids;
+        let ranked = self.ranking.ranked();
+        let tied = self.ranking.tie_runs(range.clone()).into_iter().flatten();
+        ids.confirm(tied.map(|position| ranked[position].index))?;
         self.ranking
-            .resolve_ties(range, |a, b| compare(&ids[a as usize], &ids[b as usize]));
+            .resolve_ties(range, |a, b| compare(ids.get(a), ids.get(b)));
+        Ok(())
     }
 
     /// Packs every budget, ranking the rest only if some budget is not done with the top.
@@ -171,7 +206,7 @@ impl Ranked<'_> {
         py: Python<'_>,
         budgets: &[u128],
         strategy: Strategy,
-    ) -> Vec<Selection> {
+    ) -> PyResult<Vec<Selection>> {
         let mut packers: Vec<Packer> = budgets
             .iter()
             .map(|&budget| Packer::new(budget, strategy))
@@ -193,8 +228,8 @@ impl Ranked<'_> {
             let len = self.ranking.len();
             let ranking = &mut self.ranking;
             let range = maybe_detach(py, self.large, || ranking.extend(len));
-            self.resolve_ties(range);
+            self.resolve_ties(range)?;
         }
-        packers.into_iter().map(Packer::finish).collect()
+        Ok(packers.into_iter().map(Packer::finish).collect())
     }
 }

@@ -1,14 +1,26 @@
 //! `compress_arrays`: the same checks and selection on columns instead of fragment objects.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::analysis::{analyse, Columns};
 use super::context::context;
 use super::errors::{self, Place};
+use super::ids::IdRef;
 use super::read::{Checked, Reader};
 use super::{budget_value, strategy};
 use crate::core::{check_relevance, check_token_count, TokenCheck};
+
+/// Item `index` of a list or tuple (the Python layer passes nothing else), by position.
+fn sequence_item<'py>(sequence: &Bound<'py, PyAny>, index: usize) -> PyResult<Bound<'py, PyAny>> {
+    if let Ok(list) = sequence.cast::<PyList>() {
+        list.get_item(index)
+    } else if let Ok(tuple) = sequence.cast::<PyTuple>() {
+        tuple.get_item(index)
+    } else {
+        sequence.get_item(index)
+    }
+}
 
 /// A numeric column: Python objects, or the bytes of a one-dimensional buffer whose format
 /// the Python layer has already checked to be one of `bBhHiIlLqQnNfd`.
@@ -69,7 +81,7 @@ impl<'py> Numbers<'py> {
 
     fn object(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyAny>> {
         match (self, self.raw(index)) {
-            (Numbers::Objects(sequence), _) => sequence.get_item(index),
+            (Numbers::Objects(sequence), _) => sequence_item(sequence, index),
             (_, Some(Raw::Signed(value))) => Ok(PyInt::new(py, value).into_any()),
             (_, Some(Raw::Unsigned(value))) => Ok(PyInt::new(py, value).into_any()),
             (_, Some(Raw::Float(value))) => Ok(PyFloat::new(py, value).into_any()),
@@ -147,8 +159,6 @@ impl<'py> Reader<'py> {
     }
 }
 
-use pyo3::types::PyString;
-
 /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens)`.
 #[pyfunction]
 pub fn compress_arrays<'py>(
@@ -168,20 +178,21 @@ pub fn compress_arrays<'py>(
     let tokens = Numbers::new(token_counts)?;
     let scores = Numbers::new(relevance_scores)?;
     let rows = fragment_ids.len()?;
-    let mut columns = Columns::with_capacity(rows, reader.container)?;
+    let mut columns = Columns::with_capacity(rows, reader.container, None)?;
     for index in 0..rows {
-        let (fragment_id, id_hash) = reader.fragment_id(index, &fragment_ids.get_item(index)?)?;
+        let (fragment_id, id_hash) =
+            reader.fragment_id(index, &sequence_item(fragment_ids, index)?)?;
         let token_count = reader.row_token_count(index, &fragment_id, &tokens)?;
         let relevance = reader.row_relevance(index, &fragment_id, &scores)?;
         columns.push(Checked {
-            fragment_id,
+            fragment_id: IdRef::Owned(fragment_id),
             id_hash,
             token_count,
             relevance,
         });
     }
     let mut ranked = analyse(py, columns, &budgets)?;
-    let [selection] = &ranked.select(py, &budgets, strategy(prefix))[..] else {
+    let [selection] = &ranked.select(py, &budgets, strategy(prefix))?[..] else {
         unreachable!("one budget")
     };
     let indices: Vec<i64> = selection

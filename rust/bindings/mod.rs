@@ -5,7 +5,9 @@ mod analysis;
 mod columns;
 mod context;
 mod errors;
+mod ids;
 mod read;
+mod scratch;
 
 use pyo3::exceptions::PyOverflowError;
 use pyo3::ffi;
@@ -41,7 +43,11 @@ fn read_fragments<'py>(py: Python<'py>, fragments: &Bound<'py, PyTuple>) -> PyRe
         ctx: context(py)?,
         container: "fragments",
     };
-    let mut columns = Columns::with_capacity(fragments.len(), reader.container)?;
+    let slot = reader
+        .ctx
+        .slot_offsets
+        .map(|offsets| (fragments.clone(), offsets[0]));
+    let mut columns = Columns::with_capacity(fragments.len(), reader.container, slot)?;
     for (index, item) in fragments.iter_borrowed().enumerate() {
         columns.push(reader.fragment(index, &item)?);
     }
@@ -54,13 +60,20 @@ fn kept_fragments<'py>(
     kept: &[u32],
 ) -> PyResult<Bound<'py, PyTuple>> {
     let py = fragments.py();
+    let item =
+        |index: u32| unsafe { ffi::PyTuple_GetItem(fragments.as_ptr(), index as ffi::Py_ssize_t) };
     unsafe {
         let tuple =
             Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(kept.len() as ffi::Py_ssize_t))?;
+        // Take the new references in input order, which is usually the order the fragments
+        // sit in memory, rather than in ranking order, which jumps all over it.
+        let mut in_input_order = kept.to_vec();
+        in_input_order.sort_unstable();
+        for &index in &in_input_order {
+            ffi::Py_INCREF(item(index));
+        }
         for (position, &index) in kept.iter().enumerate() {
-            let item = ffi::PyTuple_GetItem(fragments.as_ptr(), index as ffi::Py_ssize_t);
-            ffi::Py_INCREF(item);
-            ffi::PyTuple_SetItem(tuple.as_ptr(), position as ffi::Py_ssize_t, item);
+            ffi::PyTuple_SetItem(tuple.as_ptr(), position as ffi::Py_ssize_t, item(index));
         }
         Ok(tuple.cast_into_unchecked())
     }
@@ -82,7 +95,7 @@ fn compress<'py>(
 ) -> PyResult<(Bound<'py, PyTuple>, u128, u128)> {
     let budgets = [budget_value(skeleton_budget)?];
     let mut ranked = analyse(py, read_fragments(py, fragments)?, &budgets)?;
-    let [selection] = &ranked.select(py, &budgets, strategy(prefix))[..] else {
+    let [selection] = &ranked.select(py, &budgets, strategy(prefix))?[..] else {
         unreachable!("one budget")
     };
     Ok((
@@ -109,7 +122,7 @@ fn compress_many<'py>(
         .collect::<PyResult<Vec<_>>>()?;
     let mut ranked = analyse(py, read_fragments(py, fragments)?, &budgets)?;
     let results = ranked
-        .select(py, &budgets, strategy(prefix))
+        .select(py, &budgets, strategy(prefix))?
         .into_iter()
         .map(|selection| {
             Ok((

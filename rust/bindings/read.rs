@@ -7,12 +7,13 @@ use pyo3::types::PyString;
 
 use super::context::Context;
 use super::errors::{self, Place};
+use super::ids::IdRef;
 use crate::core::{check_relevance, check_token_count, TokenCheck};
 
 const FIELDS: [&str; 3] = ["fragment_id", "token_count", "relevance_score"];
 
 pub struct Checked<'py> {
-    pub fragment_id: Bound<'py, PyString>,
+    pub fragment_id: IdRef<'py>,
     pub id_hash: u64,
     pub token_count: u64,
     pub relevance: f64,
@@ -95,9 +96,8 @@ impl<'py> Reader<'py> {
             }
             // A str's hash is cached on the object and never fails.
             let id_hash = ffi::PyObject_Hash(id) as u64;
-            let fragment_id = Bound::from_borrowed_ptr(self.py, id).cast_into_unchecked();
             Some(Checked {
-                fragment_id,
+                fragment_id: IdRef::InSlot(id),
                 id_hash,
                 token_count,
                 relevance,
@@ -132,7 +132,7 @@ impl<'py> Reader<'py> {
         let token_count = self.token_count(index, &fragment_id, &field(1, Some(&fragment_id))?)?;
         let relevance = self.relevance(index, &fragment_id, &field(2, Some(&fragment_id))?)?;
         Ok(Checked {
-            fragment_id,
+            fragment_id: IdRef::Owned(fragment_id),
             id_hash,
             token_count,
             relevance,

@@ -7,7 +7,12 @@ const BUCKET: usize = 1024;
 /// first index. Equal ids always land in one group; the caller compares the ids themselves,
 /// since different ids may share a hash.
 pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
-    let mut shared = shared_hashes(hashes);
+    colliding_groups_with(hashes, &mut Vec::new())
+}
+
+/// [`colliding_groups`], spreading the hashes into `spread`, a buffer the caller may reuse.
+pub fn colliding_groups_with(hashes: &[u64], spread: &mut Vec<u64>) -> Vec<Vec<u32>> {
+    let mut shared = shared_hashes(hashes, spread);
     if shared.is_empty() {
         return Vec::new();
     }
@@ -30,9 +35,10 @@ pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
 
 /// Hash values that occur more than once. The hashes are spread into buckets by their top
 /// bits (they come from a keyed hash, so the buckets are even) and each bucket is sorted.
-fn shared_hashes(hashes: &[u64]) -> Vec<u64> {
+fn shared_hashes(hashes: &[u64], spread: &mut Vec<u64>) -> Vec<u64> {
     let bits = (hashes.len() / BUCKET).next_power_of_two().trailing_zeros();
-    let mut spread = vec![0u64; hashes.len()];
+    spread.clear();
+    spread.resize(hashes.len(), 0);
     let bucket_of = |hash: u64| {
         if bits == 0 {
             0

@@ -6,6 +6,6 @@ pub mod ranking;
 pub mod selection;
 
 pub use checks::{check_relevance, check_token_count, TokenCheck, MAX_TOKEN_COUNT};
-pub use duplicates::{colliding_groups, first_duplicate};
+pub use duplicates::{colliding_groups, colliding_groups_with, first_duplicate};
 pub use ranking::{relevance_key, Entry, Ranking};
 pub use selection::{select, total_tokens, Packer, Selection, Strategy};

@@ -67,6 +67,11 @@ impl Ranking {
         self.entries.len()
     }
 
+    /// The entries back, in whatever order they are, for their buffer to be reused.
+    pub fn into_entries(self) -> Vec<Entry> {
+        self.entries
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }

@@ -1,0 +1,42 @@
+"""compress on both backends, beside the floor any code taking Python objects must pay.
+
+One group per size, so the table compares rust, python and the read floor side by side.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import budget_of, fragments_of, rounds_for
+
+from skeleton_compressor import SkeletonCompressorService
+from skeleton_compressor.bench import read_floor
+
+
+@pytest.mark.parametrize("implementation", ["rust", "python", "read-floor"])
+def test_compress(benchmark, size: int, implementation: str) -> None:  # type: ignore[no-untyped-def]
+    fragments, budget = fragments_of(size), budget_of(size)
+    benchmark.group = f"compress {size:>9,} fragments"
+    if implementation == "read-floor":
+        call = lambda: read_floor(fragments)  # noqa: E731
+    else:
+        service = SkeletonCompressorService(backend=implementation)
+        call = lambda: service.compress(fragments, budget)  # noqa: E731
+    benchmark.pedantic(call, rounds=rounds_for(size), warmup_rounds=1)
+
+
+MANY_SIZE = 100_000
+BUDGETS = 20
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+@pytest.mark.parametrize("call", ["compress_many x20", "compress x1"])
+def test_compress_many(benchmark, backend: str, call: str) -> None:  # type: ignore[no-untyped-def]
+    fragments = fragments_of(MANY_SIZE)
+    total = budget_of(MANY_SIZE) * 10
+    budgets = [total * (k + 1) // (BUDGETS + 1) for k in range(BUDGETS)]
+    service = SkeletonCompressorService(backend=backend)
+    benchmark.group = f"compress_many, {MANY_SIZE:,} fragments, {BUDGETS} budgets vs one"
+    if call == "compress x1":
+        benchmark.pedantic(lambda: service.compress(fragments, budgets[-1]), rounds=5)
+    else:
+        benchmark.pedantic(lambda: service.compress_many(fragments, budgets), rounds=5)

@@ -1,0 +1,130 @@
+"""What a large or long-running caller relies on: the GIL, memory, threads, leaks."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from skeleton_compressor import ContextFragment, SkeletonCompressorService
+from skeleton_compressor.bench import make_fragments
+
+linux_only = pytest.mark.skipif(
+    not Path("/proc/self/status").exists(), reason="reads memory figures from /proc"
+)
+
+
+def resident_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_other_threads_run_while_rust_sorts() -> None:
+    fragments = make_fragments(1_000_000)
+    everything = sum(f.token_count for f in fragments)  # keeps all: the whole input is sorted
+    rust = SkeletonCompressorService(backend="rust")
+    rust.compress(fragments, everything)
+    count = 0
+    stop = threading.Event()
+
+    def counter() -> None:
+        nonlocal count
+        while not stop.is_set():
+            count += 1
+
+    previous_interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0005)
+    thread = threading.Thread(target=counter)
+    thread.start()
+    try:
+        before = count
+        time.sleep(0.2)  # the counter alone: its rate
+        rate = (count - before) / 0.2
+        before = count
+        rust.compress(fragments, everything)
+        counted = count - before
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(previous_interval)
+    # Holding the GIL throughout, the call would let the counter run for at most about one
+    # switch interval (0.5 ms); released for the sort, it counts for tens of milliseconds.
+    assert counted / rate > 0.015, (counted, rate)
+
+
+@linux_only
+def test_peak_memory_per_fragment_at_a_million() -> None:
+    script = textwrap.dedent(
+        """
+        import gc
+        from skeleton_compressor import SkeletonCompressorService
+        from skeleton_compressor.bench import make_fragments, tenth_of_tokens
+
+        def status(key):
+            for line in open("/proc/self/status"):
+                if line.startswith(key):
+                    return int(line.split()[1]) * 1024
+
+        fragments = make_fragments(1_000_000)
+        budget = tenth_of_tokens(fragments)
+        rust = SkeletonCompressorService(backend="rust")
+        rust.compress(fragments[:1000], budget)
+        gc.collect()
+        with open("/proc/self/clear_refs", "w") as handle:
+            handle.write("5")  # resets the peak (VmHWM) to the current size
+        base = status("VmRSS:")
+        result = rust.compress(fragments, budget)
+        print((status("VmHWM:") - base) / len(fragments))
+        """
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=600
+    )
+    assert completed.returncode == 0, completed.stderr
+    bytes_per_fragment = float(completed.stdout)
+    assert 0 < bytes_per_fragment < 100, bytes_per_fragment
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+def test_threads_share_inputs_and_agree(backend: str) -> None:
+    service = SkeletonCompressorService(backend=backend)
+    inputs = [make_fragments(size, seed=size) for size in (0, 1, 50, 3_000, 40_000)]
+    budgets = [0, 1, 500, 20_000, 10**9]
+    expected = [[service.compress(f, b) for b in budgets] for f in inputs]
+
+    def work(_: int) -> list[list[object]]:
+        return [[service.compress(f, b) for b in budgets] for f in inputs]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        for answers in pool.map(work, range(8)):
+            assert answers == expected
+
+
+@linux_only
+def test_no_leak_over_many_calls() -> None:
+    rust = SkeletonCompressorService(backend="rust")
+    fragments = make_fragments(12, seed=7)
+    invalid = (*fragments[:3], ContextFragment("bad", -1, 0.5))
+
+    def calls(times: int) -> None:
+        for n in range(times):
+            rust.compress(fragments, n % 4000)
+            if n % 10 == 0:
+                try:
+                    rust.compress(invalid, 100)
+                except ValueError:
+                    pass
+
+    calls(20_000)
+    before = resident_bytes()
+    calls(200_000)
+    grown = resident_bytes() - before
+    assert grown < 4 * 1024 * 1024, f"resident memory grew by {grown} bytes"
