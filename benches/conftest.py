@@ -6,7 +6,6 @@ import functools
 import os
 
 import pytest
-
 from skeleton_compressor import ContextFragment
 from skeleton_compressor.bench import DEFAULT_SIZES, make_fragments, tenth_of_tokens
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 from conftest import budget_of, fragments_of, rounds_for
-
 from skeleton_compressor import SkeletonCompressorService
 from skeleton_compressor.bench import read_floor
 

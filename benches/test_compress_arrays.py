@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from conftest import budget_of, fragments_of, rounds_for
-
 from skeleton_compressor import compress_arrays
 
 np = pytest.importorskip("numpy")

@@ -1,4 +1,4 @@
-"""Checked by mypy (see pyproject.toml): the service is a SkeletonCompressor for the type checker."""
+"""Checked by mypy (pyproject.toml): the service is a SkeletonCompressor to a type checker."""
 
 from __future__ import annotations
 
