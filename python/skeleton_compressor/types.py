@@ -41,6 +41,26 @@ class SkeletonMetadata:
     fragments_kept: int | None = None
 
     def __post_init__(self) -> None:
+        # The common case in one expression: metadata is built on every compress call.
+        original, compressed, ratio = self.original_tokens, self.compressed_tokens, self.ratio
+        budget, total, kept = self.skeleton_budget, self.fragments_total, self.fragments_kept
+        if (
+            type(original) is int
+            and type(compressed) is int
+            and 0 <= compressed <= original
+            and type(ratio) is float
+            and abs(ratio - (compressed / original if original else 1.0)) <= _RATIO_TOLERANCE
+            and (budget is None or (type(budget) is int and budget >= 0))
+            and (total is None or (type(total) is int and total >= 0))
+            and (
+                kept is None
+                or (type(kept) is int and 0 <= kept <= (kept if total is None else total))
+            )
+        ):
+            return
+        self._check_each_field()
+
+    def _check_each_field(self) -> None:
         for name in ("original_tokens", "compressed_tokens"):
             if not _is_count(getattr(self, name)):
                 raise ValueError(f"{name} must be an int >= 0, got {getattr(self, name)!r}")
