@@ -5,7 +5,7 @@ use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::analysis::{analyse, Columns};
 use super::context::context;
-use super::errors::{self, Place};
+use super::errors;
 use super::ids::IdRef;
 use super::read::{Checked, Reader};
 use super::{budget_value, strategy};
@@ -105,24 +105,11 @@ impl<'py> Reader<'py> {
             },
             _ => return self.token_count(index, id, &column.object(self.py, index)?),
         };
-        let kind = match check {
-            TokenCheck::Valid(count) => return Ok(count),
-            TokenCheck::Negative => "token_negative",
-            TokenCheck::TooLarge => "token_too_large",
-        };
-        let place = Place {
-            container: self.container,
-            index,
-            fragment_id: Some(id),
-        };
-        Err(errors::problem(
-            self.py,
-            self.ctx,
-            kind,
-            place,
-            &column.object(self.py, index)?,
-            None,
-        ))
+        match check {
+            TokenCheck::Valid(count) => Ok(count),
+            TokenCheck::Negative => Err(self.row_problem("token_negative", index, id, column)),
+            TokenCheck::TooLarge => Err(self.row_problem("token_too_large", index, id, column)),
+        }
     }
 
     fn row_relevance(
@@ -140,21 +127,28 @@ impl<'py> Reader<'py> {
         };
         match score {
             Some(score) if check_relevance(score) => Ok(score),
-            _ => {
-                let place = Place {
-                    container: self.container,
-                    index,
-                    fragment_id: Some(id),
-                };
-                Err(errors::problem(
-                    self.py,
-                    self.ctx,
-                    "relevance_range",
-                    place,
-                    &column.object(self.py, index)?,
-                    None,
-                ))
-            }
+            _ => Err(self.row_problem("relevance_range", index, id, column)),
+        }
+    }
+
+    /// The error for a value decoded from a buffer, shown as the Python number it is.
+    fn row_problem(
+        &self,
+        kind: &str,
+        index: usize,
+        id: &Bound<'py, PyString>,
+        column: &Numbers<'py>,
+    ) -> PyErr {
+        match column.object(self.py, index) {
+            Ok(value) => errors::problem(
+                self.py,
+                self.ctx,
+                kind,
+                self.place(index, Some(id)),
+                &value,
+                None,
+            ),
+            Err(error) => error,
         }
     }
 }

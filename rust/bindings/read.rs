@@ -26,7 +26,7 @@ pub struct Reader<'py> {
 }
 
 impl<'py> Reader<'py> {
-    fn place<'a>(
+    pub(super) fn place<'a>(
         &self,
         index: usize,
         fragment_id: Option<&'a Bound<'py, PyString>>,
