@@ -312,3 +312,54 @@ def test_user_code_replacing_an_id_mid_read_is_caught_or_harmless() -> None:
             assert "replaced while it was being compressed" in str(error)
         else:
             assert len(result.fragments) == 2
+
+
+def test_compress_called_again_from_inside_a_conversion() -> None:
+    inner = tuple(F(f"inner-{i}", i % 7, (i % 5) / 5) for i in range(500))
+    expected_inner = RUST.compress(inner, 300)
+    seen = []
+
+    class Reentrant:
+        def __float__(self) -> float:
+            seen.append(RUST.compress(inner, 300))
+            return 0.75
+
+    import numbers
+
+    numbers.Real.register(Reentrant)
+    outer = (*(F(f"outer-{i}", 3, 0.5) for i in range(1_000)), F("re", 3, Reentrant()))
+    result = RUST.compress(outer, 30)
+    assert result.fragments[0].fragment_id == "re"
+    assert seen == [expected_inner]
+    first_ids = sorted(f"outer-{i}" for i in range(1_000))[:9]
+    assert [f.fragment_id for f in result.fragments] == ["re", *first_ids]
+    assert result.metadata.compressed_tokens == 30
+
+
+def test_ids_replaced_by_another_thread_during_a_large_compress() -> None:
+    import threading
+
+    fragments = tuple(F(f"same-{i:07d}", 1, 0.5) for i in range(300_000))
+    stop = threading.Event()
+
+    def meddle() -> None:
+        n = 0
+        while not stop.is_set():
+            object.__setattr__(fragments[n % len(fragments)], "fragment_id", f"new-{n:09d}")
+            n += 1
+
+    thread = threading.Thread(target=meddle)
+    thread.start()
+    try:
+        for _ in range(5):
+            try:
+                result = RUST.compress(fragments, 10**9)
+            except (RuntimeError, ValueError) as error:
+                assert "replaced while it was being compressed" in str(error) or "duplicate" in str(
+                    error
+                )
+            else:
+                assert len(result.fragments) == len(fragments)
+    finally:
+        stop.set()
+        thread.join()
