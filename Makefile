@@ -17,7 +17,7 @@ demo:
 	$(PYTHON) -m pip install . && skeleton-compressor demo
 
 lint-tools:
-	$(PYTHON) -m pip install 'ruff>=0.6' 'mypy>=1.10'
+	$(PYTHON) -m pip install 'ruff==0.17.6' 'mypy==2.4.1'
 
 lint:
 	$(PYTHON) -m ruff check python tests benches

@@ -102,7 +102,7 @@ def test_missing_file(tmp_path: Path) -> None:
         (
             '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},'
             ' {"fragment_id": "b", "token_count": -4, "relevance_score": 0.5}]',
-            "fragments[1] (id 'b'): token_count must be >= 0, got -4",
+            "record 1 (id 'b'): token_count must be >= 0, got -4",
         ),
         (
             '[{"fragment_id": "a", "token_count": 1.5, "relevance_score": 0.5}]',
@@ -111,7 +111,7 @@ def test_missing_file(tmp_path: Path) -> None:
         (
             '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},'
             ' {"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}]',
-            "duplicate fragment_id 'a'",
+            "duplicate fragment_id 'a' at record 0 and record 1",
         ),
     ],
 )
@@ -120,6 +120,17 @@ def test_bad_input(tmp_path: Path, text: str, problem: str, backend: str) -> Non
     path = tmp_path / "bad.json"
     path.write_text(text)
     assert_clean_failure(run("compress", str(path), "--budget", "5", "--backend", backend), problem)
+
+
+def test_json_lines_errors_name_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(
+        json.dumps(RECORDS[0]) + "\n\n" + json.dumps({**RECORDS[1], "relevance_score": 2})
+    )
+    assert_clean_failure(
+        run("compress", str(path), "--budget", "5"),
+        "record 1 on line 3 (id 'b'): relevance_score must be in [0, 1], got 2",
+    )
 
 
 def test_negative_budget(tmp_path: Path) -> None:

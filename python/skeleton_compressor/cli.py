@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -17,6 +18,7 @@ from .types import ContextFragment, SkeletonMetadata
 
 PROG = "skeleton-compressor"
 _FIELDS = ("fragment_id", "token_count", "relevance_score")
+_FRAGMENT_INDEX = re.compile(r"fragments\[(\d+)\]")
 
 
 class InputError(Exception):
@@ -35,8 +37,9 @@ def _fragment_from(record: object, number: int) -> ContextFragment:
     )
 
 
-def parse_records(text: str) -> list[Any]:
-    """A JSON array of records, or JSON Lines (one record per non-blank line)."""
+def parse_records(text: str) -> tuple[list[Any], list[int] | None]:
+    """A JSON array of records, or JSON Lines (one record per non-blank line); for JSON Lines,
+    also the line each record is on."""
     if text.lstrip().startswith("["):
         try:
             records = json.loads(text)
@@ -44,15 +47,26 @@ def parse_records(text: str) -> list[Any]:
             raise InputError(f"malformed JSON at line {error.lineno}: {error.msg}") from None
         if not isinstance(records, list):
             raise InputError("expected a JSON array of fragment records")
-        return records
-    records = []
+        return records, None
+    records, lines = [], []
     for line_number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError as error:
                 raise InputError(f"malformed JSON at line {line_number}: {error.msg}") from None
-    return records
+            lines.append(line_number)
+    return records, lines
+
+
+def _in_record_terms(message: str, lines: list[int] | None) -> str:
+    """The compressor's `fragments[i]` is record i of the input (and a line, for JSON Lines)."""
+
+    def record(match: re.Match[str]) -> str:
+        number = int(match.group(1))
+        return f"record {number}" + ("" if lines is None else f" on line {lines[number]}")
+
+    return _FRAGMENT_INDEX.sub(record, message)
 
 
 def _read_text(path: str) -> str:
@@ -68,14 +82,13 @@ def _read_text(path: str) -> str:
 
 
 def run_compress(args: argparse.Namespace, out: TextIO) -> None:
-    records = parse_records(_read_text(args.file))
+    records, lines = parse_records(_read_text(args.file))
     fragments = tuple(_fragment_from(record, number) for number, record in enumerate(records))
     service = SkeletonCompressorService(backend=args.backend, strategy=args.strategy)
     try:
         result = service.compress(fragments, args.budget)
     except (TypeError, ValueError) as error:
-        # fragments[i] in the message is record i of the input.
-        raise InputError(str(error)) from None
+        raise InputError(_in_record_terms(str(error), lines)) from None
     position = {id(fragment): number for number, fragment in enumerate(fragments)}
     kept = [records[position[id(fragment)]] for fragment in result.fragments]
     json.dump({"fragments": kept, "skeleton_metadata": result.metadata.to_dict()}, out)
