@@ -95,3 +95,12 @@ def test_plan_metadata_is_optional_and_checked() -> None:
     assert plan.with_skeleton_metadata(None) == plan
     with pytest.raises(TypeError, match="SkeletonMetadata"):
         plan.with_skeleton_metadata({"ratio": 0.5})  # type: ignore[arg-type]
+
+
+def test_metadata_of_computes_the_ratio_and_still_checks() -> None:
+    assert SkeletonMetadata.of(1000, 250, 300, 8, 2) == SkeletonMetadata(1000, 250, 0.25, 300, 8, 2)
+    assert SkeletonMetadata.of(0, 0, 5, 0, 0).ratio == 1.0
+    with pytest.raises(ValueError, match="compressed_tokens must not exceed original_tokens"):
+        SkeletonMetadata.of(10, 20, 5, 1, 1)
+    with pytest.raises(ValueError, match="fragments_kept must not exceed fragments_total"):
+        SkeletonMetadata.of(10, 5, 5, 1, 2)

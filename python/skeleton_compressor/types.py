@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
 __all__ = ["ContextFragment", "SkeletonIndices", "SkeletonMetadata", "SkeletonResult"]
@@ -104,14 +104,27 @@ class SkeletonMetadata:
     ) -> SkeletonMetadata:
         """The metadata of a compression, with the ratio computed."""
         ratio = compressed_tokens / original_tokens if original_tokens else 1.0
-        return cls(
-            original_tokens,
-            compressed_tokens,
-            ratio,
-            skeleton_budget,
-            fragments_total,
-            fragments_kept,
-        )
+        if _set_slots is None or cls is not SkeletonMetadata:
+            return cls(
+                original_tokens,
+                compressed_tokens,
+                ratio,
+                skeleton_budget,
+                fragments_total,
+                fragments_kept,
+            )
+        # Built on every compress call: filling the slots directly skips the frozen
+        # dataclass __init__ (half the cost of a small call); the checks still run.
+        metadata: SkeletonMetadata = _new(cls)
+        set_original, set_compressed, set_ratio, set_budget, set_total, set_kept = _set_slots
+        set_original(metadata, original_tokens)
+        set_compressed(metadata, compressed_tokens)
+        set_ratio(metadata, ratio)
+        set_budget(metadata, skeleton_budget)
+        set_total(metadata, fragments_total)
+        set_kept(metadata, fragments_kept)
+        metadata.__post_init__()
+        return metadata
 
     @property
     def over_budget(self) -> bool:
@@ -127,6 +140,14 @@ class SkeletonMetadata:
             "fragments_kept": self.fragments_kept,
             "over_budget": self.over_budget,
         }
+
+
+_new = object.__new__
+_set_slots = (
+    tuple(getattr(SkeletonMetadata, field.name).__set__ for field in fields(SkeletonMetadata))
+    if _SLOTS
+    else None
+)
 
 
 @dataclass(frozen=True, **_SLOTS)
