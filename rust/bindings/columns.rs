@@ -5,7 +5,6 @@ use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::analysis::{analyse, Columns};
 use super::context::context;
-use super::errors;
 use super::ids::IdRef;
 use super::read::{Checked, Reader};
 use super::{budget_value, strategy};
@@ -140,14 +139,7 @@ impl<'py> Reader<'py> {
         column: &Numbers<'py>,
     ) -> PyErr {
         match column.object(self.py, index) {
-            Ok(value) => errors::problem(
-                self.py,
-                self.ctx,
-                kind,
-                self.place(index, Some(id)),
-                &value,
-                None,
-            ),
+            Ok(value) => self.problem(kind, self.place(index, Some(id)), &value, None),
             Err(error) => error,
         }
     }

@@ -38,6 +38,16 @@ impl<'py> Reader<'py> {
         }
     }
 
+    pub(super) fn problem(
+        &self,
+        kind: &str,
+        place: Place<'_, 'py>,
+        value: &Bound<'py, PyAny>,
+        cause: Option<PyErr>,
+    ) -> PyErr {
+        errors::problem(self.py, self.ctx, kind, place, value, cause)
+    }
+
     /// `isinstance` whose own failure (a `__class__` property that raises) counts as "no".
     fn is_instance(&self, value: &Bound<'py, PyAny>, class: &Bound<'py, PyAny>) -> PyResult<bool> {
         match value.is_instance(class) {
@@ -109,14 +119,7 @@ impl<'py> Reader<'py> {
         let fragment_type = self.ctx.fragment_type.bind(self.py);
         let exact = item.get_type().is(fragment_type);
         if !exact && !self.is_instance(item, fragment_type.as_any())? {
-            return Err(errors::problem(
-                self.py,
-                self.ctx,
-                "not_fragment",
-                self.place(index, None),
-                item,
-                None,
-            ));
+            return Err(self.problem("not_fragment", self.place(index, None), item, None));
         }
         let slots = if exact { self.ctx.slot_offsets } else { None };
         let field = |which: usize, fragment_id: Option<&Bound<'py, PyString>>| {
@@ -184,26 +187,12 @@ impl<'py> Reader<'py> {
                 let length = ffi::PyUnicode_GetLength(raw);
                 Bound::from_owned_ptr_or_err(self.py, ffi::PyUnicode_Substring(raw, 0, length))?
             } else {
-                return Err(errors::problem(
-                    self.py,
-                    self.ctx,
-                    "id_type",
-                    self.place(index, None),
-                    value,
-                    None,
-                ));
+                return Err(self.problem("id_type", self.place(index, None), value, None));
             }
         };
         let exact = exact.cast_into::<PyString>()?;
         if unsafe { ffi::PyUnicode_GetLength(exact.as_ptr()) } == 0 {
-            return Err(errors::problem(
-                self.py,
-                self.ctx,
-                "id_empty",
-                self.place(index, None),
-                value,
-                None,
-            ));
+            return Err(self.problem("id_empty", self.place(index, None), value, None));
         }
         let hash = exact.hash()?;
         Ok((exact, hash as u64))
@@ -216,8 +205,7 @@ impl<'py> Reader<'py> {
         value: &Bound<'py, PyAny>,
     ) -> PyResult<u64> {
         let place = self.place(index, Some(fragment_id));
-        let wrong_type =
-            |cause| errors::problem(self.py, self.ctx, "token_type", place, value, cause);
+        let wrong_type = |cause| self.problem("token_type", place, value, cause);
         let raw = value.as_ptr();
         let integer = unsafe {
             if ffi::PyLong_CheckExact(raw) != 0
@@ -241,22 +229,8 @@ impl<'py> Reader<'py> {
         let (number, overflow) = as_i64(&integer);
         match check_token_count(number, overflow) {
             TokenCheck::Valid(count) => Ok(count),
-            TokenCheck::Negative => Err(errors::problem(
-                self.py,
-                self.ctx,
-                "token_negative",
-                place,
-                value,
-                None,
-            )),
-            TokenCheck::TooLarge => Err(errors::problem(
-                self.py,
-                self.ctx,
-                "token_too_large",
-                place,
-                value,
-                None,
-            )),
+            TokenCheck::Negative => Err(self.problem("token_negative", place, value, None)),
+            TokenCheck::TooLarge => Err(self.problem("token_too_large", place, value, None)),
         }
     }
 
@@ -267,7 +241,7 @@ impl<'py> Reader<'py> {
         value: &Bound<'py, PyAny>,
     ) -> PyResult<f64> {
         let place = self.place(index, Some(fragment_id));
-        let problem = |kind, cause| errors::problem(self.py, self.ctx, kind, place, value, cause);
+        let problem = |kind, cause| self.problem(kind, place, value, cause);
         let raw = value.as_ptr();
         let score = unsafe {
             if ffi::PyFloat_Check(raw) != 0 {
