@@ -23,19 +23,19 @@ def test_compress(benchmark, size: int, implementation: str) -> None:  # type: i
     benchmark.pedantic(call, rounds=rounds_for(size), warmup_rounds=1)
 
 
-MANY_SIZE = 100_000
 BUDGETS = 20
 
 
 @pytest.mark.parametrize("backend", ["rust", "python"])
 @pytest.mark.parametrize("call", ["compress_many x20", "compress x1"])
-def test_compress_many(benchmark, backend: str, call: str) -> None:  # type: ignore[no-untyped-def]
-    fragments = fragments_of(MANY_SIZE)
-    total = budget_of(MANY_SIZE) * 10
+def test_compress_many(benchmark, size: int, backend: str, call: str) -> None:  # type: ignore[no-untyped-def]
+    fragments = fragments_of(size)
+    total = budget_of(size) * 10
     budgets = [total * k // 100 for k in range(1, BUDGETS + 1)]  # 1% to 20% of all tokens
     service = SkeletonCompressorService(backend=backend)
-    benchmark.group = f"compress_many, {MANY_SIZE:,} fragments, {BUDGETS} budgets vs one at 10%"
+    benchmark.group = f"compress_many {size:>9,} fragments: {BUDGETS} budgets vs one at 10%"
     if call == "compress x1":
-        benchmark.pedantic(lambda: service.compress(fragments, total // 10), rounds=5)
+        call_once = lambda: service.compress(fragments, total // 10)  # noqa: E731
     else:
-        benchmark.pedantic(lambda: service.compress_many(fragments, budgets), rounds=5)
+        call_once = lambda: service.compress_many(fragments, budgets)  # noqa: E731
+    benchmark.pedantic(call_once, rounds=rounds_for(size), warmup_rounds=1)
