@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from . import _messages, _values
@@ -46,12 +47,17 @@ class _Columns:
     def ranking(self) -> list[int]:
         """Indices by relevance descending, then id ascending.
 
-        Two stable sorts on plain keys (ids, then relevance) rank like one sort on
-        (-relevance, id) tuples, at a fraction of the cost: comparisons stay on str and
-        float, and no key tuple is built per item.
+        When no two fragments share a relevance the id never decides, and one sort on the
+        relevance alone ranks them. Otherwise two stable sorts on plain keys (ids, then
+        relevance) rank like one sort on (-relevance, id) tuples, at a fraction of the cost:
+        comparisons stay on str and float, and no key tuple is built per item.
         """
-        order = sorted(range(len(self.fragment_ids)), key=self.fragment_ids.__getitem__)
-        order.sort(key=self.negated_scores.__getitem__)
+        negated_scores = self.negated_scores
+        everything = range(len(negated_scores))
+        if len(set(negated_scores)) == len(negated_scores):
+            return sorted(everything, key=negated_scores.__getitem__)
+        order = sorted(everything, key=self.fragment_ids.__getitem__)
+        order.sort(key=negated_scores.__getitem__)
         return order
 
     def select(self, ranking: list[int], budget: int, prefix: bool) -> tuple[list[int], int]:
@@ -60,11 +66,19 @@ class _Columns:
         token_counts = self.token_counts
         kept = []
         remaining = budget
-        for index in ranking:
+        for position, index in enumerate(ranking):
             tokens = token_counts[index]
             if tokens <= remaining:
                 remaining -= tokens
                 kept.append(index)
+                if not remaining:
+                    # A spent budget only fits zero-token fragments from here on.
+                    rest = ranking[position + 1 :]
+                    if prefix:
+                        kept.extend(takewhile(lambda i: not token_counts[i], rest))
+                    elif 0 in token_counts:
+                        kept.extend([i for i in rest if not token_counts[i]])
+                    break
             elif prefix:
                 break
         if not kept and ranking:

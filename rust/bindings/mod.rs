@@ -60,20 +60,21 @@ fn kept_fragments<'py>(
     kept: &[u32],
 ) -> PyResult<Bound<'py, PyTuple>> {
     let py = fragments.py();
-    let item =
-        |index: u32| unsafe { ffi::PyTuple_GetItem(fragments.as_ptr(), index as ffi::Py_ssize_t) };
     unsafe {
         let tuple =
             Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(kept.len() as ffi::Py_ssize_t))?;
-        // Take the new references in input order, which is usually the order the fragments
-        // sit in memory, rather than in ranking order, which jumps all over it.
-        let mut in_input_order = kept.to_vec();
-        in_input_order.sort_unstable();
-        for &index in &in_input_order {
-            ffi::Py_INCREF(item(index));
-        }
-        for (position, &index) in kept.iter().enumerate() {
-            ffi::PyTuple_SetItem(tuple.as_ptr(), position as ffi::Py_ssize_t, item(index));
+        // Visit the input in its own order, which is usually the order the fragments sit in
+        // memory, and drop each into its ranking position in the (much smaller) new tuple:
+        // walking the input in ranking order would jump all over it.
+        let mut by_input_order: Vec<(u32, u32)> = (0u32..)
+            .zip(kept)
+            .map(|(position, &index)| (index, position))
+            .collect();
+        by_input_order.sort_unstable();
+        for (index, position) in by_input_order {
+            let item = ffi::PyTuple_GetItem(fragments.as_ptr(), index as ffi::Py_ssize_t);
+            ffi::Py_INCREF(item);
+            ffi::PyTuple_SetItem(tuple.as_ptr(), position as ffi::Py_ssize_t, item);
         }
         Ok(tuple.cast_into_unchecked())
     }

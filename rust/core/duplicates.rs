@@ -1,6 +1,6 @@
 //! Finding fragments that may share an id, from the ids' hashes alone.
 
-/// Hashes per bucket when spreading them out: a bucket sorts within the CPU cache.
+/// Hashes per bucket when spreading them out: a bucket is checked within the CPU cache.
 const BUCKET: usize = 1024;
 
 /// Groups of indices whose hashes are equal, each group ascending, groups ordered by their
@@ -34,7 +34,8 @@ pub fn colliding_groups_with(hashes: &[u64], spread: &mut Vec<u64>) -> Vec<Vec<u
 }
 
 /// Hash values that occur more than once. The hashes are spread into buckets by their top
-/// bits (they come from a keyed hash, so the buckets are even) and each bucket is sorted.
+/// bits (they come from a keyed hash, so the buckets are even), then each bucket is checked
+/// on its own.
 fn shared_hashes(hashes: &[u64], spread: &mut Vec<u64>) -> Vec<u64> {
     let bits = (hashes.len() / BUCKET).next_power_of_two().trailing_zeros();
     spread.clear();
@@ -59,16 +60,40 @@ fn shared_hashes(hashes: &[u64], spread: &mut Vec<u64>) -> Vec<u64> {
         spread[*slot] = hash;
         *slot += 1;
     }
+    // Within a bucket, a small open-addressing table (cache-sized too) finds repeats in one
+    // pass. 0 marks an empty slot, so a hash of 0 is counted on the side.
+    let mut table: Vec<u64> = Vec::new();
     let mut shared = Vec::new();
+    let mut zero_hashes = 0usize;
     for bucket in starts.windows(2) {
-        let slice = &mut spread[bucket[0]..bucket[1]];
-        slice.sort_unstable();
-        shared.extend(
-            slice
-                .windows(2)
-                .filter(|pair| pair[0] == pair[1])
-                .map(|pair| pair[0]),
-        );
+        let slice = &spread[bucket[0]..bucket[1]];
+        let size = (slice.len() * 2).next_power_of_two().max(8);
+        table.clear();
+        table.resize(size, 0);
+        let mask = size - 1;
+        for &hash in slice {
+            if hash == 0 {
+                zero_hashes += 1;
+                continue;
+            }
+            let mut slot = hash as usize & mask;
+            loop {
+                match table[slot] {
+                    0 => {
+                        table[slot] = hash;
+                        break;
+                    }
+                    there if there == hash => {
+                        shared.push(hash);
+                        break;
+                    }
+                    _ => slot = (slot + 1) & mask,
+                }
+            }
+        }
+    }
+    if zero_hashes > 1 {
+        shared.push(0);
     }
     shared
 }
@@ -125,6 +150,13 @@ mod tests {
             colliding_groups(&hashes),
             vec![vec![5, 99_999], vec![123, 70_000]]
         );
+    }
+
+    #[test]
+    fn zero_and_colliding_probe_chains() {
+        // Equal low bits force probing; 0 is a hash like any other.
+        let hashes = [0, 8, 16, 0, 24, 16, 8 << 40];
+        assert_eq!(colliding_groups(&hashes), vec![vec![0, 3], vec![2, 5]]);
     }
 
     #[test]
