@@ -54,6 +54,9 @@ fn read_fragments<'py>(py: Python<'py>, fragments: &Bound<'py, PyTuple>) -> PyRe
     Ok(columns)
 }
 
+/// Inputs from this many fragments on are visited in input order when results are built.
+const VISIT_IN_INPUT_ORDER_FROM: usize = 1 << 19;
+
 /// The fragments at `kept`, the very objects of the input, as a new tuple.
 fn kept_fragments<'py>(
     fragments: &Bound<'py, PyTuple>,
@@ -63,18 +66,30 @@ fn kept_fragments<'py>(
     unsafe {
         let tuple =
             Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(kept.len() as ffi::Py_ssize_t))?;
-        // Visit the input in its own order, which is usually the order the fragments sit in
-        // memory, and drop each into its ranking position in the (much smaller) new tuple:
-        // walking the input in ranking order would jump all over it.
-        let mut by_input_order: Vec<(u32, u32)> = (0u32..)
-            .zip(kept)
-            .map(|(position, &index)| (index, position))
-            .collect();
-        by_input_order.sort_unstable();
-        for (index, position) in by_input_order {
+        let place = |index: u64, position: u64| {
             let item = ffi::PyTuple_GetItem(fragments.as_ptr(), index as ffi::Py_ssize_t);
             ffi::Py_INCREF(item);
             ffi::PyTuple_SetItem(tuple.as_ptr(), position as ffi::Py_ssize_t, item);
+        };
+        if fragments.len() < VISIT_IN_INPUT_ORDER_FROM {
+            for (position, &index) in (0u64..).zip(kept) {
+                place(u64::from(index), position);
+            }
+        } else {
+            // A large input does not fit the CPU caches: visit it in its own order, usually
+            // the order its fragments sit in memory, and drop each into its ranking position
+            // in the (much smaller) new tuple, instead of jumping all over the input.
+            let mut by_input_order = scratch::words(kept.len());
+            by_input_order.extend(
+                (0u64..)
+                    .zip(kept)
+                    .map(|(position, &index)| u64::from(index) << 32 | position),
+            );
+            by_input_order.sort_unstable();
+            for &packed in &by_input_order {
+                place(packed >> 32, packed & u64::from(u32::MAX));
+            }
+            scratch::give_words(by_input_order);
         }
         Ok(tuple.cast_into_unchecked())
     }
