@@ -134,9 +134,9 @@ def _plain_row(row: tuple[object, object, object]) -> TypeGuard[tuple[str, int, 
 
 def _fragment_columns(fragments: tuple[ContextFragment, ...]) -> _Columns:
     columns = _Columns()
-    fragment_ids = columns.fragment_ids
-    token_counts = columns.token_counts
-    negated_scores = columns.negated_scores
+    add_id = columns.fragment_ids.append
+    add_tokens = columns.token_counts.append
+    add_score = columns.negated_scores.append
     for index, fragment in enumerate(fragments):
         # Plain fragments holding plain, valid values take the short way; anything else is
         # read again field by field, so that the first problem is the one reported.
@@ -147,13 +147,20 @@ def _fragment_columns(fragments: tuple[ContextFragment, ...]) -> _Columns:
                 score = fragment.relevance_score
             except AttributeError:
                 fid, tokens, score = _checked(fragment, index)
-            if not _plain(fid, tokens, score):
+            if not (
+                type(fid) is str
+                and fid
+                and type(tokens) is int
+                and 0 <= tokens <= _MAX_TOKEN_COUNT
+                and type(score) is float
+                and 0.0 <= score <= 1.0
+            ):
                 fid, tokens, score = _checked(fragment, index)
         else:
             fid, tokens, score = _checked(fragment, index)
-        fragment_ids.append(fid)
-        token_counts.append(tokens)
-        negated_scores.append(-score)
+        add_id(fid)
+        add_tokens(tokens)
+        add_score(-score)
     return columns.finish("fragments")
 
 
