@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from conftest import budget_of, fragments_of
 from skeleton_compressor import SkeletonCompressorService, compress_arrays
-from skeleton_compressor.bench import best_time, read_floor
+from skeleton_compressor.bench import best_times, read_floor
 
 RUST = SkeletonCompressorService(backend="rust")
 PYTHON = SkeletonCompressorService(backend="python")
@@ -18,9 +18,11 @@ MILLION = 1_000_000
 
 def test_million_fragments_against_fallback_and_read_floor() -> None:
     fragments, budget = fragments_of(MILLION), budget_of(MILLION)
-    rust = best_time(lambda: RUST.compress(fragments, budget), max_repeats=7)
-    python = best_time(lambda: PYTHON.compress(fragments, budget), max_repeats=3)
-    floor = best_time(lambda: read_floor(fragments), max_repeats=7)
+    rust, python, floor = best_times(
+        lambda: RUST.compress(fragments, budget),
+        lambda: PYTHON.compress(fragments, budget),
+        lambda: read_floor(fragments),
+    )
     print(f"\n1M: rust {rust:.4f}s python {python:.4f}s floor {floor:.4f}s")
     assert python / rust >= 20, f"only {python / rust:.1f}x faster than the fallback"
     assert rust / floor <= 1.5, f"{rust / floor:.2f}x the read floor"
@@ -29,9 +31,9 @@ def test_million_fragments_against_fallback_and_read_floor() -> None:
 @pytest.mark.parametrize("size", [1, 10, 100, 1_000, 100_000, MILLION])
 def test_rust_faster_than_fallback_at_every_size(size: int) -> None:
     fragments, budget = fragments_of(size), budget_of(size)
-    repeats = 3 if size == MILLION else 1_000
-    rust = best_time(lambda: RUST.compress(fragments, budget), max_repeats=repeats)
-    python = best_time(lambda: PYTHON.compress(fragments, budget), max_repeats=repeats)
+    rust, python = best_times(
+        lambda: RUST.compress(fragments, budget), lambda: PYTHON.compress(fragments, budget)
+    )
     print(f"\n{size}: rust {rust:.3g}s python {python:.3g}s ({python / rust:.1f}x)")
     assert rust < python
 
@@ -40,8 +42,10 @@ def test_compress_many_ranks_once() -> None:
     fragments = fragments_of(100_000)
     total = budget_of(100_000) * 10
     budgets = [total * k // 100 for k in range(1, 21)]  # 1% to 20% of all tokens
-    one = best_time(lambda: RUST.compress(fragments, total // 10))
-    many = best_time(lambda: RUST.compress_many(fragments, budgets))
+    one, many = best_times(
+        lambda: RUST.compress(fragments, total // 10),
+        lambda: RUST.compress_many(fragments, budgets),
+    )
     print(f"\ncompress_many x20 {many:.4f}s, compress x1 {one:.4f}s ({many / one:.2f}x)")
     assert many < 3 * one
 
@@ -53,7 +57,9 @@ def test_compress_arrays_against_lexsort() -> None:
     tokens = np.array([f.token_count for f in fragments], dtype=np.int64)
     scores = np.array([f.relevance_score for f in fragments], dtype=np.float64)
     id_array = np.array(ids)
-    ours = best_time(lambda: compress_arrays(ids, tokens, scores, budget, backend="rust"), 7)
-    lexsort = best_time(lambda: np.lexsort((id_array, -scores)), 5)
+    ours, lexsort = best_times(
+        lambda: compress_arrays(ids, tokens, scores, budget, backend="rust"),
+        lambda: np.lexsort((id_array, -scores)),
+    )
     print(f"\ncompress_arrays {ours:.4f}s, numpy.lexsort {lexsort:.4f}s ({lexsort / ours:.1f}x)")
     assert lexsort / ours >= 5

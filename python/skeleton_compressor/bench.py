@@ -16,7 +16,8 @@ from .types import ContextFragment
 
 DEFAULT_SIZES = (1, 10, 100, 1_000, 100_000, 1_000_000)
 _MIN_TOTAL_SECONDS = 0.2
-_MAX_REPEATS = 1_000
+_BATCH_SECONDS = 0.002
+_MAX_ROUNDS = 200
 
 
 def make_fragments(size: int, seed: int = 0) -> tuple[ContextFragment, ...]:
@@ -39,19 +40,33 @@ def read_floor(fragments: tuple[ContextFragment, ...]) -> list[tuple[str, int, f
     return [(f.fragment_id, f.token_count, f.relevance_score) for f in fragments]
 
 
-def best_time(call: Callable[[], object], max_repeats: int = _MAX_REPEATS) -> float:
-    """Best of repeated runs: at least 3 and about 0.2 s in all, fewer for slow calls."""
-    best = float("inf")
-    spent = 0.0
-    runs = 0
-    while runs < max_repeats and (runs < 3 or spent < _MIN_TOTAL_SECONDS):
+def best_times(*calls: Callable[[], object]) -> list[float]:
+    """Seconds per call of each of `calls`, timed side by side.
+
+    The calls take turns, round after round, so that a slow moment of the machine falls on
+    all of them alike; each turn times a batch of about 2 ms (one call, for slow calls), and
+    the best turn counts. At least 3 rounds and about 0.2 s in all; 2 rounds when a call
+    takes over a second.
+    """
+    estimates = []
+    for call in calls:
         start = time.perf_counter()
         call()
-        elapsed = time.perf_counter() - start
-        best = min(best, elapsed)
-        spent += elapsed
-        runs += 1
-        if elapsed > 1.0 and runs >= 2:
+        estimates.append(time.perf_counter() - start)
+    batches = [max(1, int(_BATCH_SECONDS / max(estimate, 1e-9))) for estimate in estimates]
+    best = [float("inf")] * len(calls)
+    spent = 0.0
+    rounds = 0
+    while rounds < _MAX_ROUNDS and (rounds < 3 or spent < _MIN_TOTAL_SECONDS):
+        for position, (call, batch) in enumerate(zip(calls, batches)):
+            start = time.perf_counter()
+            for _ in range(batch):
+                call()
+            elapsed = time.perf_counter() - start
+            best[position] = min(best[position], elapsed / batch)
+            spent += elapsed
+        rounds += 1
+        if max(estimates) > 1.0 and rounds >= 2:
             break
     return best
 
@@ -68,9 +83,11 @@ def measure(size: int, progress: TextIO) -> dict[str, Any]:
     if got != expected or any(a is not b for a, b in zip(got.fragments, expected.fragments)):
         raise AssertionError(f"backends disagree on {size} fragments")
     progress.write(f"bench: {size:,} fragments: timing\n")
-    rust_seconds = best_time(lambda: rust.compress(fragments, budget))
-    python_seconds = best_time(lambda: python.compress(fragments, budget))
-    floor_seconds = best_time(lambda: read_floor(fragments))
+    rust_seconds, python_seconds, floor_seconds = best_times(
+        lambda: rust.compress(fragments, budget),
+        lambda: python.compress(fragments, budget),
+        lambda: read_floor(fragments),
+    )
     return {
         "size": size,
         "rust_seconds": rust_seconds,
