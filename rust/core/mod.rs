@@ -8,4 +8,4 @@ pub mod selection;
 pub use checks::{check_relevance, check_token_count, TokenCheck, MAX_TOKEN_COUNT};
 pub use duplicates::{colliding_groups, colliding_groups_with, first_duplicate};
 pub use ranking::{relevance_key, Entry, Ranking};
-pub use selection::{select, total_tokens, Packer, Selection, Strategy};
+pub use selection::{select, Packer, Selection, Strategy};

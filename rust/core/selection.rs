@@ -107,11 +107,6 @@ pub fn select(
     packer.finish()
 }
 
-/// The exact sum of all token counts.
-pub fn total_tokens(token_counts: &[u64]) -> u128 {
-    token_counts.iter().map(|&t| u128::from(t)).sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -203,7 +198,6 @@ mod tests {
             run(&tokens, u128::MAX, Strategy::Greedy),
             (vec![0, 1, 2], 3 * u128::from(max))
         );
-        assert_eq!(total_tokens(&tokens), 3 * u128::from(max));
         assert_eq!(
             run(&tokens, 2 * u128::from(max) + 1, Strategy::Greedy).0,
             vec![0, 1]
