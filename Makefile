@@ -1,5 +1,5 @@
 # Developer shortcuts. `make build-dev` installs the package from this checkout.
-.PHONY: build-dev test bench lint lint-tools demo clean
+.PHONY: build-dev test test-interpreters bench lint lint-tools demo clean
 
 PYTHON ?= python
 
@@ -10,6 +10,10 @@ test: build-dev
 	$(PYTHON) -m pytest
 	cargo test --quiet
 
+# One abi3 wheel, tested on CPython 3.9 and 3.13 in fresh virtualenvs (as CI does).
+test-interpreters:
+	bash .ci/run interpreters
+
 bench: build-dev
 	$(PYTHON) -m pytest benches
 
@@ -19,10 +23,12 @@ demo:
 lint-tools:
 	$(PYTHON) -m pip install 'ruff==0.17.6' 'mypy==2.4.1'
 
+# stubtest compares _core.pyi with the compiled module: it needs the package installed.
 lint:
 	$(PYTHON) -m ruff check python tests benches
 	$(PYTHON) -m ruff format --check python tests benches
 	$(PYTHON) -m mypy
+	$(PYTHON) -m mypy.stubtest skeleton_compressor._core
 	cargo fmt --check
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --all-targets --features python -- -D warnings

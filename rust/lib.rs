@@ -2,6 +2,8 @@
 //!
 //! `core` is plain Rust and knows nothing of Python; `bindings` converts at the boundary.
 
+#![warn(clippy::undocumented_unsafe_blocks)]
+
 pub mod core;
 
 #[cfg(feature = "python")]

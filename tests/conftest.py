@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -9,16 +10,30 @@ import skeleton_compressor
 from skeleton_compressor import SkeletonCompressorService
 
 BACKENDS = ("rust", "python")
-SOURCE_TREE = Path(__file__).resolve().parent.parent / "python"
+HOW_TO_BUILD = (
+    "install the package (pip install '.[test]', or maturin develop in a virtualenv) "
+    "and run pytest from the checkout root"
+)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    # Tests must exercise the installed wheel: the source tree has no compiled module.
+    # The tests need the compiled module beside the package they import: an installed wheel,
+    # or `maturin develop`, which puts it in python/skeleton_compressor/. A source tree
+    # without it would only test the fallback, so the suite does not start.
     package_dir = Path(skeleton_compressor.__file__).resolve().parent
-    if SOURCE_TREE in package_dir.parents:
+    try:
+        core = importlib.import_module("skeleton_compressor._core")
+    except ImportError as error:
         raise pytest.UsageError(
-            f"skeleton_compressor was imported from the source tree ({package_dir}); "
-            "install the package (pip install '.[test]') and run pytest from the checkout root"
+            f"skeleton_compressor, imported from {package_dir}, has no compiled module _core "
+            f"({error}); {HOW_TO_BUILD}"
+        ) from None
+    location = getattr(core, "__file__", None)
+    compiled = Path(location).resolve() if location else None
+    if compiled is None or not compiled.is_file() or compiled.parent != package_dir:
+        raise pytest.UsageError(
+            f"skeleton_compressor._core was loaded from {location or 'no file'}, not from a "
+            f"file beside the package imported from {package_dir}; {HOW_TO_BUILD}"
         )
 
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import skeleton_compressor
 
 RECORDS = [
     {"fragment_id": "a", "token_count": 50, "relevance_score": 0.9, "content": "alpha", "x": 1},
@@ -36,12 +36,25 @@ def assert_clean_failure(completed: subprocess.CompletedProcess[str], text: str)
     assert text in lines[0]
 
 
+def console_script() -> Path:
+    """The script pip installed with the interpreter running the tests (not whichever
+    `skeleton-compressor` comes first on PATH)."""
+    directory = Path(sys.executable).parent
+    if sys.platform != "win32":
+        return directory / "skeleton-compressor"
+    # A virtual environment keeps python.exe in Scripts; a base installation one level up.
+    beside = directory / "skeleton-compressor.exe"
+    return beside if beside.exists() else directory / "Scripts" / "skeleton-compressor.exe"
+
+
 def test_console_script_is_installed() -> None:
-    script = shutil.which("skeleton-compressor")
-    assert script is not None
-    completed = subprocess.run([script, "--version"], capture_output=True, text=True, timeout=60)
-    assert completed.returncode == 0
-    assert "skeleton-compressor 0.1.0" in completed.stdout
+    script = console_script()
+    assert script.is_file(), script
+    completed = subprocess.run(
+        [str(script), "--version"], capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == f"skeleton-compressor {skeleton_compressor.__version__}"
 
 
 @pytest.mark.parametrize("backend", ["rust", "python"])
@@ -148,3 +161,71 @@ def test_bench_json() -> None:
     assert [row["size"] for row in rows] == [10, 200]
     assert all(row["rust_seconds"] > 0 and row["python_seconds"] > 0 for row in rows)
     assert "bench: 200 fragments" in completed.stderr
+
+
+def records_text(records: list[dict[str, object]], form: str) -> str:
+    """A JSON array, or JSON Lines with a blank line after the first record (so that record i
+    is on line i + 2 from the second on)."""
+    if form == "array":
+        return json.dumps(records)
+    lines = [json.dumps(record) for record in records]
+    return lines[0] + "\n\n" + "\n".join(lines[1:]) + "\n"
+
+
+def record(number: int, form: str) -> str:
+    line = number + 1 if number == 0 else number + 2
+    return f"record {number}" + ("" if form == "array" else f" on line {line}")
+
+
+# Ids that look like the compressor's own places: the command line must not mistake them for one.
+PLACE_LIKE_IDS = ["fragments[7]", "fragments[0]x", "rows[1]"]
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+@pytest.mark.parametrize("form", ["array", "lines"])
+@pytest.mark.parametrize("fragment_id", PLACE_LIKE_IDS)
+def test_bad_token_count_with_a_place_like_id(
+    tmp_path: Path, fragment_id: str, form: str, backend: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(
+        records_text(
+            [
+                {"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},
+                {"fragment_id": fragment_id, "token_count": -4, "relevance_score": 0.5},
+            ],
+            form,
+        )
+    )
+    completed = run("compress", str(path), "--budget", "5", "--backend", backend)
+    assert completed.returncode == 1, completed
+    assert completed.stdout == ""
+    assert completed.stderr == (
+        f"skeleton-compressor: error: {record(1, form)} (id {fragment_id!r}): "
+        "token_count must be >= 0, got -4\n"
+    )
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+@pytest.mark.parametrize("form", ["array", "lines"])
+@pytest.mark.parametrize("fragment_id", PLACE_LIKE_IDS)
+def test_duplicate_place_like_id(tmp_path: Path, fragment_id: str, form: str, backend: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(
+        records_text(
+            [
+                {"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},
+                {"fragment_id": fragment_id, "token_count": 1, "relevance_score": 0.5},
+                {"fragment_id": "b", "token_count": 1, "relevance_score": 0.5},
+                {"fragment_id": fragment_id, "token_count": 1, "relevance_score": 0.5},
+            ],
+            form,
+        )
+    )
+    completed = run("compress", str(path), "--budget", "5", "--backend", backend)
+    assert completed.returncode == 1, completed
+    assert completed.stdout == ""
+    assert completed.stderr == (
+        f"skeleton-compressor: error: duplicate fragment_id {fragment_id!r} at "
+        f"{record(1, form)} and {record(3, form)}\n"
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,8 @@ import skeleton_compressor
 from skeleton_compressor import SkeletonCompressor, SkeletonCompressorService
 from skeleton_compressor.backend import ENVIRONMENT_VARIABLE, load_backend
 
-SOURCE_TREE = Path(__file__).resolve().parent.parent / "python"
+DISTRIBUTION = "skeleton-compressor"
+CARGO_TOML = Path(__file__).resolve().parent.parent / "Cargo.toml"
 
 
 def test_rust_extension_is_built_and_installed() -> None:
@@ -19,7 +21,9 @@ def test_rust_extension_is_built_and_installed() -> None:
     assert SkeletonCompressorService(backend="rust").backend == "rust"
     compiled = Path(_core.__file__).resolve()
     assert compiled.suffix in {".so", ".pyd"}
-    assert SOURCE_TREE not in compiled.parents
+    assert compiled.is_file()
+    # Beside the package: in site-packages for a wheel, in python/ after `maturin develop`.
+    assert compiled.parent == Path(skeleton_compressor.__file__).resolve().parent
 
 
 def test_auto_uses_rust_when_it_is_built(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -28,7 +32,27 @@ def test_auto_uses_rust_when_it_is_built(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_version_matches_the_distribution() -> None:
-    assert skeleton_compressor.__version__ == importlib.metadata.version("skeleton-compressor")
+    assert skeleton_compressor.__version__ == importlib.metadata.version(DISTRIBUTION)
+
+
+def test_extension_reports_the_same_version() -> None:
+    from skeleton_compressor import _core
+
+    assert (
+        _core.__version__
+        == skeleton_compressor.__version__
+        == importlib.metadata.version(DISTRIBUTION)
+    )
+
+
+def test_installed_version_is_the_one_in_cargo_toml() -> None:
+    # Cargo.toml is where the version is written; an install older than the checkout fails here.
+    cargo_toml = CARGO_TOML.read_text(encoding="utf-8")
+    package = re.search(r"^\[package\]$(.*?)(?=^\[|\Z)", cargo_toml, re.MULTILINE | re.DOTALL)
+    assert package is not None, cargo_toml
+    written = re.search(r'^version\s*=\s*"([^"]+)"', package.group(1), re.MULTILINE)
+    assert written is not None, package.group(0)
+    assert importlib.metadata.version(DISTRIBUTION) == written.group(1)
 
 
 def test_public_names() -> None:

@@ -6,6 +6,7 @@ with metadata saying what the compression did.
 
 from __future__ import annotations
 
+from .errors import FragmentError, FragmentTypeError, FragmentValueError
 from .plan import Plan
 from .protocol import SkeletonCompressor
 from .service import (
@@ -16,10 +17,14 @@ from .service import (
 )
 from .types import ContextFragment, SkeletonIndices, SkeletonMetadata, SkeletonResult
 
-__version__ = "0.1.0"
+# The installed distribution's version, which maturin takes from Cargo.toml.
+__version__: str = __import__("importlib.metadata").metadata.version("skeleton-compressor")
 
 __all__ = [
     "ContextFragment",
+    "FragmentError",
+    "FragmentTypeError",
+    "FragmentValueError",
     "Plan",
     "SkeletonCompressor",
     "SkeletonCompressorService",

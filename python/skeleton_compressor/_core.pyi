@@ -1,21 +1,44 @@
 # The compiled backend. The Python layer checks arguments first: `fragments` is a plain
-# tuple, budgets are ints >= 0, and numeric columns are lists, tuples or 1-D memoryviews.
+# tuple, budgets are ints >= 0, and numeric columns are lists, tuples or 1-D native
+# memoryviews.
 from array import array
 from collections.abc import Sequence
+from typing import Any, final
 
 from .types import ContextFragment
 
-def validate(fragments: tuple[ContextFragment, ...]) -> None: ...
-def compress(
-    fragments: tuple[ContextFragment, ...], skeleton_budget: int, prefix: bool
-) -> tuple[tuple[ContextFragment, ...], int, int]: ...
-def compress_many(
-    fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int], prefix: bool
-) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
-def compress_arrays(
-    fragment_ids: Sequence[object],
-    token_counts: Sequence[object] | memoryview,
-    relevance_scores: Sequence[object] | memoryview,
-    skeleton_budget: int,
-    prefix: bool,
-) -> tuple[array[int], int, int]: ...
+__all__ = [
+    "ERROR_KINDS",
+    "SCRATCH_LIMITS",
+    "Compressor",
+    "__version__",
+    "release_scratch",
+    "retained_scratch_bytes",
+]
+
+__version__: str
+ERROR_KINDS: tuple[str, ...]
+SCRATCH_LIMITS: tuple[int, int]
+
+@final
+class Compressor:
+    def __new__(cls, strategy: str) -> Compressor: ...
+    @property
+    def strategy(self) -> str: ...
+    def validate(self, fragments: tuple[ContextFragment, ...]) -> None: ...
+    def compress(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> tuple[tuple[ContextFragment, ...], int, int]: ...
+    def compress_many(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
+    def compress_arrays(
+        self,
+        fragment_ids: Sequence[Any],
+        token_counts: Sequence[Any] | memoryview,
+        relevance_scores: Sequence[Any] | memoryview,
+        skeleton_budget: int,
+    ) -> tuple[array[int], int, int]: ...
+
+def retained_scratch_bytes() -> int: ...
+def release_scratch() -> None: ...

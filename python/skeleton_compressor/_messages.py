@@ -1,23 +1,34 @@
 """Error messages for bad input, shared by both backends so their errors match word for word.
 
-The backends decide which check failed; this module only words it.
+The backends decide which check failed; this module words it, and builds the error: a
+`FragmentTypeError` or `FragmentValueError` carrying the kind, place and detail as fields.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
+from .errors import FragmentError, FragmentTypeError, FragmentValueError
+
 MAX_TOKEN_COUNT = 2**63 - 1
 _SHOWN_CHARS = 80
 
-_FRAGMENT_PROBLEMS: dict[str, tuple[type[Exception], str]] = {
-    "not_fragment": (TypeError, "must be a ContextFragment, got {got}"),
-    "id_type": (TypeError, "fragment_id must be a str, got {got}"),
-    "id_empty": (ValueError, "fragment_id must be non-empty"),
-    "token_type": (TypeError, "token_count must be an int, got {got}"),
-    "token_negative": (ValueError, "token_count must be >= 0, got {value}"),
-    "token_too_large": (ValueError, "token_count must be <= 2**63 - 1, got {value}"),
-    "relevance_type": (TypeError, "relevance_score must be a real number, got {got}"),
-    "relevance_range": (ValueError, "relevance_score must be in [0, 1], got {value}"),
+_FRAGMENT_PROBLEMS: dict[str, tuple[type[FragmentError], str]] = {
+    "not_fragment": (FragmentTypeError, "must be a ContextFragment, got {got}"),
+    "id_type": (FragmentTypeError, "fragment_id must be a str, got {got}"),
+    "id_empty": (FragmentValueError, "fragment_id must be non-empty"),
+    "token_type": (FragmentTypeError, "token_count must be an int, got {got}"),
+    "token_negative": (FragmentValueError, "token_count must be >= 0, got {value}"),
+    "token_too_large": (FragmentValueError, "token_count must be <= 2**63 - 1, got {value}"),
+    "relevance_type": (FragmentTypeError, "relevance_score must be a real number, got {got}"),
+    "relevance_range": (FragmentValueError, "relevance_score must be in [0, 1], got {value}"),
 }
+
+# Every `FragmentError.kind`, in this order; the Rust core's enum of problems has the same names.
+KINDS: tuple[str, ...] = (*_FRAGMENT_PROBLEMS, "unreadable", "duplicate")
+
+_Error = TypeVar("_Error", bound=FragmentError)
 
 
 def describe(value: object) -> str:
@@ -35,10 +46,48 @@ def _typed(value: object) -> str:
     return f"{describe(value)} ({type(value).__name__})"
 
 
-def _where(container: str, index: int, fragment_id: str | None) -> str:
-    if fragment_id is None:
-        return f"{container}[{index}]"
-    return f"{container}[{index}] (id {describe(fragment_id)})"
+def _text(
+    kind: str,
+    index: int,
+    fragment_id: str | None,
+    detail: str,
+    first_index: int | None,
+    name: Callable[[int], str],
+) -> str:
+    if kind == "duplicate" and first_index is not None:
+        return f"{detail} at {name(first_index)} and {name(index)}"
+    where = name(index)
+    if fragment_id is not None:
+        where = f"{where} (id {describe(fragment_id)})"
+    separator = " " if kind == "not_fragment" else ": "
+    return f"{where}{separator}{detail}"
+
+
+def worded(error: FragmentError, name: Callable[[int], str]) -> str:
+    """`str(error)` with `name(i)` in place of `fragments[i]` (or `rows[i]`), for callers that
+    know the fragments by other names, like the command line's input records."""
+    return _text(error.kind, error.index, error.fragment_id, error.detail, error.first_index, name)
+
+
+def _error(
+    error_type: type[_Error],
+    kind: str,
+    index: int,
+    fragment_id: str | None,
+    container: str,
+    detail: str,
+    first_index: int | None = None,
+) -> _Error:
+    message = _text(kind, index, fragment_id, detail, first_index, lambda at: f"{container}[{at}]")
+    return error_type(
+        message,
+        kind=kind,
+        index=index,
+        fragment_id=fragment_id,
+        container=container,
+        detail=detail,
+        first_index=first_index,
+    )
 
 
 def fragments_type_error(fragments: object) -> TypeError:
@@ -57,11 +106,10 @@ def budget_negative_error(budget: int) -> ValueError:
 
 def fragment_error(
     kind: str, index: int, fragment_id: str | None, value: object, container: str = "fragments"
-) -> Exception:
+) -> FragmentError:
     error_type, template = _FRAGMENT_PROBLEMS[kind]
-    separator = " " if kind == "not_fragment" else ": "
     detail = template.format(got=_typed(value), value=describe(value))
-    return error_type(f"{_where(container, index, fragment_id)}{separator}{detail}")
+    return _error(error_type, kind, index, fragment_id, container, detail)
 
 
 def unreadable_error(
@@ -70,21 +118,17 @@ def unreadable_error(
     attribute: str,
     error: BaseException,
     container: str = "fragments",
-) -> TypeError:
+) -> FragmentTypeError:
     try:
         reason = str(error)
     except Exception:
         reason = "<unprintable error>"
-    return TypeError(
-        f"{_where(container, index, fragment_id)}: cannot read {attribute}: "
-        f"{type(error).__name__}: {reason}"
-    )
+    detail = f"cannot read {attribute}: {type(error).__name__}: {reason}"
+    return _error(FragmentTypeError, "unreadable", index, fragment_id, container, detail)
 
 
 def duplicate_error(
     fragment_id: str, first: int, second: int, container: str = "fragments"
-) -> ValueError:
-    return ValueError(
-        f"duplicate fragment_id {describe(fragment_id)} at "
-        f"{container}[{first}] and {container}[{second}]"
-    )
+) -> FragmentValueError:
+    detail = f"duplicate fragment_id {describe(fragment_id)}"
+    return _error(FragmentValueError, "duplicate", second, fragment_id, container, detail, first)

@@ -1,12 +1,27 @@
-"""Choosing the backend: the Rust extension when it is there, the Python fallback otherwise."""
+"""Choosing the backend: the Rust extension when it is there, the Python fallback otherwise.
+
+Both backends offer one class, `Compressor(strategy)`, that satisfies `BackendCompressor`;
+mypy checks the compiled one through its stub, `_core.pyi`.
+"""
 
 from __future__ import annotations
 
 import importlib
 import os
-from types import ModuleType
+from array import array
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
-__all__ = ["BACKENDS", "ENVIRONMENT_VARIABLE", "load_backend", "rust_available"]
+from .types import ContextFragment
+
+__all__ = [
+    "BACKENDS",
+    "ENVIRONMENT_VARIABLE",
+    "BackendCompressor",
+    "CompressorFactory",
+    "load_backend",
+    "rust_available",
+]
 
 BACKENDS = ("auto", "rust", "python")
 ENVIRONMENT_VARIABLE = "SKELETON_COMPRESSOR_BACKEND"
@@ -18,11 +33,52 @@ _BUILD_HINT = (
 )
 
 
-def _rust() -> ModuleType:
+class BackendCompressor(Protocol):
+    """What a backend does once the Python layer has checked the arguments' shapes:
+    `fragments` is a plain tuple, budgets are plain ints >= 0, and numeric columns are lists,
+    tuples or one-dimensional native memoryviews."""
+
+    @property
+    def strategy(self) -> str: ...
+
+    def validate(self, fragments: tuple[ContextFragment, ...]) -> None: ...
+
+    def compress(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> tuple[tuple[ContextFragment, ...], int, int]: ...
+
+    def compress_many(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
+
+    def compress_arrays(
+        self,
+        fragment_ids: Sequence[Any],
+        token_counts: Sequence[Any] | memoryview,
+        relevance_scores: Sequence[Any] | memoryview,
+        skeleton_budget: int,
+    ) -> tuple[array[int], int, int]: ...
+
+
+CompressorFactory = Callable[[str], BackendCompressor]
+
+
+def _rust() -> CompressorFactory:
     try:
-        return importlib.import_module(f"{__package__}._core")
+        # Imported by name, so that an extension made unavailable after the package first
+        # imported it is noticed.
+        importlib.import_module(f"{__package__}._core")
     except ImportError as error:
         raise ImportError(_BUILD_HINT) from error
+    from . import _core
+
+    return _core.Compressor
+
+
+def _python() -> CompressorFactory:
+    from . import fallback
+
+    return fallback.Compressor
 
 
 def rust_available() -> bool:
@@ -33,8 +89,8 @@ def rust_available() -> bool:
     return True
 
 
-def load_backend(name: str) -> tuple[str, ModuleType]:
-    """`(name in use, module)` for `"auto"`, `"rust"` or `"python"`.
+def load_backend(name: str) -> tuple[str, CompressorFactory]:
+    """`(name in use, Compressor class)` for `"auto"`, `"rust"` or `"python"`.
 
     `"auto"` means what SKELETON_COMPRESSOR_BACKEND says, and Rust when it says nothing (or
     `auto`) and the extension imports.
@@ -48,14 +104,10 @@ def load_backend(name: str) -> tuple[str, ModuleType]:
                 f"{ENVIRONMENT_VARIABLE} must be one of {', '.join(BACKENDS)}, got {name!r}"
             )
     if name == "python":
-        from . import fallback
-
-        return "python", fallback
+        return "python", _python()
     if name == "rust":
         return "rust", _rust()
     try:
         return "rust", _rust()
     except ImportError:
-        from . import fallback
-
-        return "python", fallback
+        return "python", _python()

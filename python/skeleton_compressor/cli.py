@@ -4,21 +4,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Sequence
 from importlib import resources
 from typing import Any, TextIO
 
-from . import __version__
+from . import __version__, _messages
 from .backend import BACKENDS
+from .errors import FragmentError
 from .plan import Plan
 from .service import STRATEGIES, SkeletonCompressorService
 from .types import ContextFragment, SkeletonMetadata
 
 PROG = "skeleton-compressor"
 _FIELDS = ("fragment_id", "token_count", "relevance_score")
-_FRAGMENT_INDEX = re.compile(r"fragments\[(\d+)\]")
 
 
 class InputError(Exception):
@@ -59,14 +58,16 @@ def parse_records(text: str) -> tuple[list[Any], list[int] | None]:
     return records, lines
 
 
-def _in_record_terms(message: str, lines: list[int] | None) -> str:
-    """The compressor's `fragments[i]` is record i of the input (and a line, for JSON Lines)."""
+def _in_record_terms(error: FragmentError, lines: list[int] | None) -> str:
+    """The error's message, naming the compressor's `fragments[i]` as record i of the input
+    (and its line, for JSON Lines)."""
 
-    def record(match: re.Match[str]) -> str:
-        number = int(match.group(1))
-        return f"record {number}" + ("" if lines is None else f" on line {lines[number]}")
+    def record(index: int) -> str:
+        if lines is None or not 0 <= index < len(lines):
+            return f"record {index}"
+        return f"record {index} on line {lines[index]}"
 
-    return _FRAGMENT_INDEX.sub(record, message)
+    return _messages.worded(error, record)
 
 
 def _read_text(path: str) -> str:
@@ -87,8 +88,11 @@ def run_compress(args: argparse.Namespace, out: TextIO) -> None:
     service = SkeletonCompressorService(backend=args.backend, strategy=args.strategy)
     try:
         result = service.compress(fragments, args.budget)
+    except FragmentError as error:
+        raise InputError(_in_record_terms(error, lines)) from None
     except (TypeError, ValueError) as error:
-        raise InputError(_in_record_terms(str(error), lines)) from None
+        # Not about one record (a negative --budget): the message as it is.
+        raise InputError(str(error)) from None
     position = {id(fragment): number for number, fragment in enumerate(fragments)}
     kept = [records[position[id(fragment)]] for fragment in result.fragments]
     json.dump({"fragments": kept, "skeleton_metadata": result.metadata.to_dict()}, out)

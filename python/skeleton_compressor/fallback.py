@@ -16,7 +16,9 @@ from .types import ContextFragment
 if TYPE_CHECKING:
     from typing import TypeGuard
 
-__all__ = ["compress", "compress_arrays", "compress_many", "validate"]
+__all__ = ["STRATEGIES", "Compressor"]
+
+STRATEGIES = ("greedy", "prefix")
 
 _MAX_TOKEN_COUNT = _messages.MAX_TOKEN_COUNT
 
@@ -185,37 +187,53 @@ def _values_of(column: Sequence[object] | memoryview) -> Sequence[object]:
     return column.tolist() if isinstance(column, memoryview) else column
 
 
-def validate(fragments: tuple[ContextFragment, ...]) -> None:
-    _fragment_columns(fragments)
+class Compressor:
+    """One strategy, chosen once; every call checks and compresses its input whole."""
 
+    __slots__ = ("_prefix", "_strategy")
 
-def compress(
-    fragments: tuple[ContextFragment, ...], skeleton_budget: int, prefix: bool
-) -> tuple[tuple[ContextFragment, ...], int, int]:
-    columns = _fragment_columns(fragments)
-    kept, compressed_tokens = columns.select(columns.ranking(), skeleton_budget, prefix)
-    return tuple([fragments[index] for index in kept]), columns.original_tokens, compressed_tokens
+    def __init__(self, strategy: str) -> None:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+        self._strategy = strategy
+        self._prefix = strategy == "prefix"
 
+    @property
+    def strategy(self) -> str:
+        return self._strategy
 
-def compress_many(
-    fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int], prefix: bool
-) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]:
-    columns = _fragment_columns(fragments)
-    ranking = columns.ranking()
-    results = []
-    for budget in skeleton_budgets:
-        kept, compressed_tokens = columns.select(ranking, budget, prefix)
-        results.append((tuple([fragments[index] for index in kept]), compressed_tokens))
-    return columns.original_tokens, results
+    def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
+        _fragment_columns(fragments)
 
+    def compress(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> tuple[tuple[ContextFragment, ...], int, int]:
+        columns = _fragment_columns(fragments)
+        kept, compressed_tokens = columns.select(columns.ranking(), skeleton_budget, self._prefix)
+        return (
+            tuple([fragments[index] for index in kept]),
+            columns.original_tokens,
+            compressed_tokens,
+        )
 
-def compress_arrays(
-    fragment_ids: Sequence[object],
-    token_counts: Sequence[object] | memoryview,
-    relevance_scores: Sequence[object] | memoryview,
-    skeleton_budget: int,
-    prefix: bool,
-) -> tuple[array[int], int, int]:
-    columns = _row_columns(fragment_ids, token_counts, relevance_scores)
-    kept, compressed_tokens = columns.select(columns.ranking(), skeleton_budget, prefix)
-    return array("q", kept), columns.original_tokens, compressed_tokens
+    def compress_many(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]:
+        columns = _fragment_columns(fragments)
+        ranking = columns.ranking()
+        results = []
+        for budget in skeleton_budgets:
+            kept, compressed_tokens = columns.select(ranking, budget, self._prefix)
+            results.append((tuple([fragments[index] for index in kept]), compressed_tokens))
+        return columns.original_tokens, results
+
+    def compress_arrays(
+        self,
+        fragment_ids: Sequence[object],
+        token_counts: Sequence[object] | memoryview,
+        relevance_scores: Sequence[object] | memoryview,
+        skeleton_budget: int,
+    ) -> tuple[array[int], int, int]:
+        columns = _row_columns(fragment_ids, token_counts, relevance_scores)
+        kept, compressed_tokens = columns.select(columns.ranking(), skeleton_budget, self._prefix)
+        return array("q", kept), columns.original_tokens, compressed_tokens

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .backend import ENVIRONMENT_VARIABLE, load_backend
+from .fallback import STRATEGIES
 from .types import ContextFragment, SkeletonIndices, SkeletonMetadata, SkeletonResult
 from .validation import checked_budget, checked_budgets, checked_columns, checked_fragments
 
@@ -18,8 +19,6 @@ __all__ = [
     "validate_fragments",
 ]
 
-STRATEGIES = ("greedy", "prefix")
-
 
 class SkeletonCompressorService:
     """Compresses parent context for a child plan; satisfies `SkeletonCompressor`.
@@ -29,16 +28,15 @@ class SkeletonCompressorService:
     fragment that does not fit).
     """
 
-    __slots__ = ("_backend", "_module", "_prefix", "_strategy")
+    __slots__ = ("_backend", "_compressor")
 
     def __init__(self, *, backend: str = "auto", strategy: str = "greedy") -> None:
         if not isinstance(strategy, str) or strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
         if not isinstance(backend, str):
             raise ValueError(f"backend must be one of auto, rust, python, got {backend!r}")
-        self._backend, self._module = load_backend(backend)
-        self._strategy = strategy
-        self._prefix = strategy == "prefix"
+        self._backend, compressor_class = load_backend(backend)
+        self._compressor = compressor_class(strategy)
 
     @property
     def backend(self) -> str:
@@ -46,21 +44,21 @@ class SkeletonCompressorService:
 
     @property
     def strategy(self) -> str:
-        return self._strategy
+        return self._compressor.strategy
 
     def __repr__(self) -> str:
-        return f"SkeletonCompressorService(backend={self._backend!r}, strategy={self._strategy!r})"
+        return f"SkeletonCompressorService(backend={self._backend!r}, strategy={self.strategy!r})"
 
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
         """Raises the first problem with `fragments`, as `compress` would."""
-        self._module.validate(checked_fragments(fragments))
+        self._compressor.validate(checked_fragments(fragments))
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
     ) -> SkeletonResult:
         fragments = checked_fragments(fragments)
         budget = checked_budget(skeleton_budget)
-        kept, original, compressed = self._module.compress(fragments, budget, self._prefix)
+        kept, original, compressed = self._compressor.compress(fragments, budget)
         metadata = SkeletonMetadata.of(original, compressed, budget, len(fragments), len(kept))
         return SkeletonResult(kept, metadata)
 
@@ -71,7 +69,7 @@ class SkeletonCompressorService:
         are checked and ranked once."""
         fragments = checked_fragments(fragments)
         budgets = checked_budgets(skeleton_budgets)
-        original, packed = self._module.compress_many(fragments, budgets, self._prefix)
+        original, packed = self._compressor.compress_many(fragments, budgets)
         total = len(fragments)
         return tuple(
             SkeletonResult(
@@ -92,9 +90,7 @@ class SkeletonCompressorService:
         `array.array` (numpy.frombuffer wraps it without a copy), and the metadata."""
         ids, tokens, scores = checked_columns(fragment_ids, token_counts, relevance_scores)
         budget = checked_budget(skeleton_budget)
-        kept, original, compressed = self._module.compress_arrays(
-            ids, tokens, scores, budget, self._prefix
-        )
+        kept, original, compressed = self._compressor.compress_arrays(ids, tokens, scores, budget)
         metadata = SkeletonMetadata.of(original, compressed, budget, len(ids), len(kept))
         return SkeletonIndices(kept, metadata)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -13,7 +14,15 @@ from .types import ContextFragment
 __all__ = ["checked_budget", "checked_budgets", "checked_columns", "checked_fragments"]
 
 _BUFFER_FORMATS = frozenset("bBhHiIlLqQnNfd")
-_NATIVE_ORDER = "@=<" if sys.byteorder == "little" else "@=>"
+_BYTE_ORDERS = "@=<>!"
+_SWAPPED_ORDERS = ">!" if sys.byteorder == "little" else "<"
+# The native type code of each kind and size, for viewing a buffer with standard sizes
+# ("<i", ">q") as native values.
+_NATIVE_CODES = {
+    **{("signed", array(code).itemsize): code for code in "bhiq"},
+    **{("unsigned", array(code).itemsize): code for code in "BHIQ"},
+    **{("float", array(code).itemsize): code for code in "fd"},
+}
 
 
 def checked_fragments(fragments: object) -> tuple[ContextFragment, ...]:
@@ -44,17 +53,23 @@ def _numeric_column(column: object, name: str) -> list[object] | tuple[object, .
         raise TypeError(
             f"{name} must be a sequence of numbers or a numeric buffer, got {type(column).__name__}"
         ) from None
-    fmt = view.format
-    if len(fmt) == 2 and fmt[0] in _NATIVE_ORDER:
-        fmt = fmt[1]
-    if view.ndim != 1 or fmt not in _BUFFER_FORMATS:
+    order, code = (
+        (view.format[0], view.format[1:]) if view.format[:1] in _BYTE_ORDERS else ("@", view.format)
+    )
+    if view.ndim != 1 or code not in _BUFFER_FORMATS:
         raise TypeError(
             f"{name} must be a one-dimensional buffer of integers or floats, "
             f"got format {view.format!r} with {view.ndim} dimension(s)"
         )
     # Both backends read a contiguous view whose format is one native type code.
+    kind = "float" if code in "fd" else "unsigned" if code.isupper() else "signed"
+    native = code if order == "@" else _NATIVE_CODES[(kind, view.itemsize)]
     flat = view.cast("B") if view.c_contiguous else memoryview(view.tobytes())
-    return flat.cast(fmt)  # type: ignore[call-overload,no-any-return]
+    if order in _SWAPPED_ORDERS:
+        swapped = array(native, flat.tobytes())
+        swapped.byteswap()
+        return memoryview(swapped)
+    return flat.cast(native)  # type: ignore[call-overload,no-any-return]
 
 
 def checked_columns(

@@ -7,6 +7,9 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyModule, PyType};
 
+use super::text::utf8_of_str;
+use crate::core::{check_relevance, check_token_count, Columns, TooMany};
+
 pub struct Context {
     pub fragment_type: Py<PyType>,
     /// Byte offsets of the `fragment_id`, `token_count` and `relevance_score` slots inside a
@@ -36,6 +39,95 @@ pub fn context(py: Python<'_>) -> PyResult<&'static Context> {
             array: py.import("array")?.getattr("array")?.unbind(),
         })
     })
+}
+
+impl Context {
+    /// The common case, read with no lookup, no new reference and no user code: an exact
+    /// `ContextFragment` holding a non-empty exact `str`, an exact `int` in range and an
+    /// exact `float` in `[0, 1]`, pushed onto `columns`. Anything else, valid or not, is left
+    /// for the general path: `Ok(false)`, with nothing pushed.
+    #[inline]
+    pub fn push_plain(
+        &self,
+        item: &Bound<'_, PyAny>,
+        columns: &mut Columns,
+    ) -> Result<bool, TooMany> {
+        let Some(offsets) = self.slot_offsets else {
+            return Ok(false);
+        };
+        if item.get_type_ptr() != self.fragment_type.as_ptr().cast() {
+            return Ok(false);
+        }
+        // SAFETY: `item` is exactly `ContextFragment`, whose instances hold a slot at each
+        // offset (located by `locate_slots` on this very type); a slot holds a strong
+        // reference or NULL. The slot values are used only within this block, where no
+        // Python code runs (the conversions of an exact int and float, and the hash and
+        // UTF-8 of an exact str, call none), so they stay alive; what leaves the block is
+        // copied into `columns`, which holds no Python object.
+        unsafe {
+            let slot = |offset: usize| {
+                item.as_ptr()
+                    .cast::<u8>()
+                    .add(offset)
+                    .cast::<*mut ffi::PyObject>()
+                    .read()
+            };
+            let (id, tokens, score) = (slot(offsets[0]), slot(offsets[1]), slot(offsets[2]));
+            if id.is_null()
+                || tokens.is_null()
+                || score.is_null()
+                || ffi::PyUnicode_CheckExact(id) == 0
+                || ffi::PyLong_CheckExact(tokens) == 0
+                || ffi::PyFloat_CheckExact(score) == 0
+            {
+                return Ok(false);
+            }
+            let mut overflow = 0;
+            let count = ffi::PyLong_AsLongLongAndOverflow(tokens, &mut overflow);
+            let Ok(token_count) = check_token_count(count, overflow) else {
+                return Ok(false);
+            };
+            let relevance = ffi::PyFloat_AsDouble(score);
+            if !check_relevance(relevance) {
+                return Ok(false);
+            }
+            let Some(bytes) = utf8_of_str(id) else {
+                return Ok(false);
+            };
+            if bytes.is_empty() {
+                return Ok(false);
+            }
+            // A str's hash is cached on the object and cannot fail.
+            let hash = ffi::PyObject_Hash(id) as u64;
+            columns.push(bytes, hash, token_count, relevance)?;
+        }
+        Ok(true)
+    }
+
+    /// The `fragment_id`, `token_count` and `relevance_score` of an exact `ContextFragment`,
+    /// read straight from its slots (`None` where a slot is empty: the attribute was
+    /// deleted); `None` for any other object, or when the slots could not be located.
+    #[inline]
+    pub fn slots<'py>(&self, item: &Bound<'py, PyAny>) -> Option<[Option<Bound<'py, PyAny>>; 3]> {
+        let offsets = self.slot_offsets?;
+        if item.get_type_ptr() != self.fragment_type.as_ptr().cast() {
+            return None;
+        }
+        Some(offsets.map(|offset| {
+            // SAFETY: `item` is exactly `ContextFragment`, whose instances hold a slot at
+            // `offset` (located by `locate_slots` on this very type); a slot holds a strong
+            // reference or NULL, and the new reference is counted on its own.
+            unsafe {
+                let value = item
+                    .as_ptr()
+                    .cast::<u8>()
+                    .add(offset)
+                    .cast::<*mut ffi::PyObject>()
+                    .read();
+                Bound::from_borrowed_ptr_or_opt(item.py(), value)
+            }
+        }))
+    }
 }
 
 /// Finds where a `ContextFragment` keeps its three fields by building one from sentinel

@@ -1,20 +1,60 @@
-//! Turning a failed check into the Python exception users see.
+//! Failed checks as data, and the one place that turns them into the Python exceptions users
+//! see.
 //!
 //! The wording lives in `skeleton_compressor._messages`, which the Python fallback uses too,
-//! so both backends raise the same message for the same input.
+//! so both backends raise the same exception, with the same fields and message.
 
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use super::context::Context;
+use crate::core::{ErrorKind, TooMany};
 
 /// Where a failing value sits: `fragments[3]` or `rows[3]`, with its id once it has a valid one.
-#[derive(Clone, Copy)]
-pub struct Place<'a, 'py> {
+#[derive(Clone)]
+pub struct Place<'py> {
     pub container: &'static str,
     pub index: usize,
-    pub fragment_id: Option<&'a Bound<'py, PyString>>,
+    pub fragment_id: Option<Bound<'py, PyString>>,
+}
+
+/// A failed check on one value, or an error that passes through untouched.
+pub enum Failure<'py> {
+    Problem {
+        kind: ErrorKind,
+        place: Place<'py>,
+        value: Bound<'py, PyAny>,
+        cause: Option<PyErr>,
+    },
+    /// An attribute whose access raised; `cause` is an `Exception`.
+    Unreadable {
+        place: Place<'py>,
+        attribute: &'static str,
+        cause: PyErr,
+    },
+    Duplicate {
+        container: &'static str,
+        fragment_id: Bound<'py, PyString>,
+        first: u32,
+        second: u32,
+    },
+    Python(PyErr),
+}
+
+impl From<PyErr> for Failure<'_> {
+    fn from(error: PyErr) -> Self {
+        Failure::Python(error)
+    }
+}
+
+impl From<TooMany> for Failure<'_> {
+    fn from(too_many: TooMany) -> Self {
+        Failure::Python(PyValueError::new_err(format!(
+            "at most {} fragments can be compressed at once",
+            too_many.limit
+        )))
+    }
 }
 
 /// Errors raised by user code (a property, `__index__`, `__float__`) are reported as the
@@ -24,66 +64,63 @@ pub fn is_ordinary(py: Python<'_>, error: &PyErr) -> bool {
     error.is_instance_of::<PyException>(py)
 }
 
-pub fn problem(
-    py: Python<'_>,
-    ctx: &Context,
-    kind: &str,
-    place: Place<'_, '_>,
-    value: &Bound<'_, PyAny>,
-    cause: Option<PyErr>,
-) -> PyErr {
-    let made = ctx.messages.bind(py).call_method1(
-        "fragment_error",
-        (kind, place.index, place.fragment_id, value, place.container),
-    );
-    with_cause(py, made, cause)
-}
-
-pub fn unreadable(
-    py: Python<'_>,
-    ctx: &Context,
-    place: Place<'_, '_>,
-    attribute: &str,
-    cause: PyErr,
-) -> PyErr {
-    if !is_ordinary(py, &cause) {
-        return cause;
-    }
-    let made = ctx.messages.bind(py).call_method1(
-        "unreadable_error",
-        (
-            place.index,
-            place.fragment_id,
-            attribute,
-            cause.value(py),
-            place.container,
-        ),
-    );
-    with_cause(py, made, Some(cause))
-}
-
-pub fn duplicate(
-    py: Python<'_>,
-    ctx: &Context,
-    container: &'static str,
-    fragment_id: &Bound<'_, PyString>,
-    first: u32,
-    second: u32,
-) -> PyErr {
-    let made = ctx
-        .messages
-        .bind(py)
-        .call_method1("duplicate_error", (fragment_id, first, second, container));
-    with_cause(py, made, None)
-}
-
-fn with_cause(py: Python<'_>, made: PyResult<Bound<'_, PyAny>>, cause: Option<PyErr>) -> PyErr {
-    match made {
-        Ok(exception) => {
-            let error = PyErr::from_value(exception);
-            error.set_cause(py, cause);
-            error
+impl Failure<'_> {
+    pub fn into_pyerr(self, py: Python<'_>, ctx: &Context) -> PyErr {
+        let messages = ctx.messages.bind(py);
+        let (made, cause) = match self {
+            Failure::Python(error) => return error,
+            Failure::Problem {
+                kind,
+                place,
+                value,
+                cause,
+            } => (
+                messages.call_method1(
+                    "fragment_error",
+                    (
+                        kind.name(),
+                        place.index,
+                        place.fragment_id,
+                        value,
+                        place.container,
+                    ),
+                ),
+                cause,
+            ),
+            Failure::Unreadable {
+                place,
+                attribute,
+                cause,
+            } => (
+                messages.call_method1(
+                    "unreadable_error",
+                    (
+                        place.index,
+                        place.fragment_id,
+                        attribute,
+                        cause.value(py),
+                        place.container,
+                    ),
+                ),
+                Some(cause),
+            ),
+            Failure::Duplicate {
+                container,
+                fragment_id,
+                first,
+                second,
+            } => (
+                messages.call_method1("duplicate_error", (fragment_id, first, second, container)),
+                None,
+            ),
+        };
+        match made {
+            Ok(exception) => {
+                let error = PyErr::from_value(exception);
+                error.set_cause(py, cause);
+                error
+            }
+            Err(error) => error,
         }
-        Err(error) => error,
     }
 }

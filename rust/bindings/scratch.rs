@@ -1,66 +1,73 @@
-//! Working buffers kept per thread between calls.
-//!
-//! A large call needs tens of megabytes of fresh memory, and the kernel hands out each new page
-//! through a page fault that costs more than the work done on it. Keeping the last call's
-//! buffers lets a planner that compresses again and again, at any size, skip that cost.
-//! Buffers beyond `KEEP_UP_TO` elements are released instead, so a one-off giant input does
-//! not stay resident.
+//! Each thread keeps the workspace of its last call, within a cap per thread and a cap
+//! across all threads, so that a planner compressing again and again skips the cost of fresh
+//! memory pages, while a thread pool cannot pile up buffers without bound.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::core::Entry;
+use crate::core::Workspace;
 
-const KEEP_UP_TO: usize = 1 << 21;
-const KEEP_WORD_BUFFERS: usize = 4;
+/// Enough for the buffers of a call on about a million fragments.
+pub const KEEP_PER_THREAD: usize = 96 << 20;
+pub const KEEP_IN_ALL: usize = 256 << 20;
+
+static RETAINED: AtomicUsize = AtomicUsize::new(0);
 
 #[derive(Default)]
 struct Spare {
-    entries: Vec<Entry>,
-    words: Vec<Vec<u64>>,
+    workspace: RefCell<Workspace>,
+    counted: Cell<usize>,
+}
+
+impl Drop for Spare {
+    fn drop(&mut self) {
+        RETAINED.fetch_sub(self.counted.get(), Ordering::Relaxed);
+    }
 }
 
 thread_local! {
-    static SPARE: RefCell<Spare> = RefCell::new(Spare::default());
+    static SPARE: Spare = Spare::default();
 }
 
-pub fn entries(capacity: usize) -> Vec<Entry> {
-    let mut buffer = SPARE.with(|spare| std::mem::take(&mut spare.borrow_mut().entries));
-    buffer.reserve(capacity);
-    buffer
-}
-
-pub fn words(capacity: usize) -> Vec<u64> {
-    let mut buffer = SPARE
-        .with(|spare| {
-            let mut spare = spare.borrow_mut();
-            let largest = (0..spare.words.len()).max_by_key(|&i| spare.words[i].capacity())?;
-            Some(spare.words.swap_remove(largest))
+/// This thread's kept workspace (empty if none), now the caller's.
+pub fn take() -> Workspace {
+    SPARE
+        .try_with(|spare| {
+            RETAINED.fetch_sub(spare.counted.replace(0), Ordering::Relaxed);
+            spare.workspace.take()
         })
-        .unwrap_or_default();
-    buffer.reserve(capacity);
-    buffer
+        .unwrap_or_default()
 }
 
-pub fn give_entries(mut buffer: Vec<Entry>) {
-    if buffer.capacity() <= KEEP_UP_TO {
-        buffer.clear();
-        SPARE.with(|spare| {
-            let mut spare = spare.borrow_mut();
-            if buffer.capacity() > spare.entries.capacity() {
-                spare.entries = buffer;
-            }
-        });
+/// Keeps `workspace` for this thread's next call if the caps allow, and frees it otherwise.
+pub fn keep(workspace: Workspace) {
+    let bytes = workspace.retained_bytes();
+    if bytes > KEEP_PER_THREAD {
+        return;
+    }
+    let reserved = RETAINED.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
+        (now + bytes <= KEEP_IN_ALL).then_some(now + bytes)
+    });
+    if reserved.is_err() {
+        return;
+    }
+    let kept = SPARE.try_with(|spare| {
+        // A call made from inside this one (user code run while reading) may have kept its
+        // own workspace meanwhile: the one kept last replaces it.
+        drop(spare.workspace.replace(workspace));
+        RETAINED.fetch_sub(spare.counted.replace(bytes), Ordering::Relaxed);
+    });
+    if kept.is_err() {
+        RETAINED.fetch_sub(bytes, Ordering::Relaxed);
     }
 }
 
-pub fn give_words(mut buffer: Vec<u64>) {
-    if buffer.capacity() <= KEEP_UP_TO && buffer.capacity() > 0 {
-        buffer.clear();
-        SPARE.with(|spare| {
-            let mut spare = spare.borrow_mut();
-            if spare.words.len() < KEEP_WORD_BUFFERS {
-                spare.words.push(buffer);
-            }
-        });
-    }
+/// Bytes kept by all threads together.
+pub fn retained_bytes() -> usize {
+    RETAINED.load(Ordering::Relaxed)
+}
+
+/// Frees this thread's kept workspace.
+pub fn release() {
+    drop(take());
 }

@@ -1,7 +1,9 @@
 //! Finding fragments that may share an id, from the ids' hashes alone.
 
-/// Hashes per bucket when spreading them out: a bucket is checked within the CPU cache.
-const BUCKET: usize = 1024;
+/// Bits per hash in each of the two bitmaps that sift out the hashes seen only once.
+const BITS_PER_HASH: usize = 16;
+/// Fibonacci hashing: spreads any hash over the top bits, which pick the bitmap slot.
+const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Groups of indices whose hashes are equal, each group ascending, groups ordered by their
 /// first index. Equal ids always land in one group; the caller compares the ids themselves,
@@ -10,92 +12,47 @@ pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
     colliding_groups_with(hashes, &mut Vec::new())
 }
 
-/// [`colliding_groups`], spreading the hashes into `spread`, a buffer the caller may reuse.
-pub fn colliding_groups_with(hashes: &[u64], spread: &mut Vec<u64>) -> Vec<Vec<u32>> {
-    let mut shared = shared_hashes(hashes, spread);
-    if shared.is_empty() {
-        return Vec::new();
+/// [`colliding_groups`], with bitmaps in `bits`, a buffer the caller may reuse.
+///
+/// One pass marks each hash's slot in a bitmap, and a second bitmap the slots met twice;
+/// only hashes in those slots (a few percent of all, when hashes differ) are sorted to find
+/// the ones that are really equal.
+pub fn colliding_groups_with(hashes: &[u64], bits: &mut Vec<u64>) -> Vec<Vec<u32>> {
+    let slot_bits = (hashes.len().saturating_mul(BITS_PER_HASH))
+        .next_power_of_two()
+        .trailing_zeros()
+        .clamp(6, 32);
+    let words = 1usize << (slot_bits - 6);
+    bits.clear();
+    bits.resize(2 * words, 0);
+    let (seen, twice) = bits.split_at_mut(words);
+    let slot = |hash: u64| {
+        let slot = (hash.wrapping_mul(SPREAD) >> (64 - slot_bits)) as usize;
+        (slot / 64, 1u64 << (slot % 64))
+    };
+    for &hash in hashes {
+        let (word, bit) = slot(hash);
+        if seen[word] & bit != 0 {
+            twice[word] |= bit;
+        }
+        seen[word] |= bit;
     }
-    shared.sort_unstable();
-    shared.dedup();
-    let mut members: Vec<(u64, u32)> = hashes
-        .iter()
-        .enumerate()
-        .filter(|(_, hash)| shared.binary_search(hash).is_ok())
-        .map(|(index, &hash)| (hash, index as u32))
+    let mut members: Vec<(u64, u32)> = (0u32..)
+        .zip(hashes)
+        .filter(|&(_, &hash)| {
+            let (word, bit) = slot(hash);
+            twice[word] & bit != 0
+        })
+        .map(|(index, &hash)| (hash, index))
         .collect();
     members.sort_unstable();
     let mut groups: Vec<Vec<u32>> = members
         .chunk_by(|a, b| a.0 == b.0)
+        .filter(|group| group.len() > 1)
         .map(|group| group.iter().map(|&(_, index)| index).collect())
         .collect();
     groups.sort_unstable_by_key(|group| group[0]);
     groups
-}
-
-/// Hash values that occur more than once. The hashes are spread into buckets by their top
-/// bits (they come from a keyed hash, so the buckets are even), then each bucket is checked
-/// on its own.
-fn shared_hashes(hashes: &[u64], spread: &mut Vec<u64>) -> Vec<u64> {
-    let bits = (hashes.len() / BUCKET).next_power_of_two().trailing_zeros();
-    spread.clear();
-    spread.resize(hashes.len(), 0);
-    let bucket_of = |hash: u64| {
-        if bits == 0 {
-            0
-        } else {
-            (hash >> (64 - bits)) as usize
-        }
-    };
-    let mut starts = vec![0usize; (1 << bits) + 1];
-    for &hash in hashes {
-        starts[bucket_of(hash) + 1] += 1;
-    }
-    for bucket in 1..starts.len() {
-        starts[bucket] += starts[bucket - 1];
-    }
-    let mut next = starts.clone();
-    for &hash in hashes {
-        let slot = &mut next[bucket_of(hash)];
-        spread[*slot] = hash;
-        *slot += 1;
-    }
-    // Within a bucket, a small open-addressing table (cache-sized too) finds repeats in one
-    // pass. 0 marks an empty slot, so a hash of 0 is counted on the side.
-    let mut table: Vec<u64> = Vec::new();
-    let mut shared = Vec::new();
-    let mut zero_hashes = 0usize;
-    for bucket in starts.windows(2) {
-        let slice = &spread[bucket[0]..bucket[1]];
-        let size = (slice.len() * 2).next_power_of_two().max(8);
-        table.clear();
-        table.resize(size, 0);
-        let mask = size - 1;
-        for &hash in slice {
-            if hash == 0 {
-                zero_hashes += 1;
-                continue;
-            }
-            let mut slot = hash as usize & mask;
-            loop {
-                match table[slot] {
-                    0 => {
-                        table[slot] = hash;
-                        break;
-                    }
-                    there if there == hash => {
-                        shared.push(hash);
-                        break;
-                    }
-                    _ => slot = (slot + 1) & mask,
-                }
-            }
-        }
-    }
-    if zero_hashes > 1 {
-        shared.push(0);
-    }
-    shared
 }
 
 /// The duplicate reported to the user: the earliest index `j` whose id already appeared,
@@ -153,10 +110,23 @@ mod tests {
     }
 
     #[test]
-    fn zero_and_colliding_probe_chains() {
-        // Equal low bits force probing; 0 is a hash like any other.
-        let hashes = [0, 8, 16, 0, 24, 16, 8 << 40];
+    fn zero_and_hashes_sharing_a_slot() {
+        // 0 is a hash like any other; hashes sharing a bitmap slot are told apart exactly.
+        let hashes = [0, 8, 16, 0, 24, 16, 8 << 40, 1 << 63, (1 << 63) + 1];
         assert_eq!(colliding_groups(&hashes), vec![vec![0, 3], vec![2, 5]]);
+        let crowded: Vec<u64> = (0..5000).map(|i| i << 50).collect();
+        assert!(colliding_groups(&crowded).is_empty());
+    }
+
+    #[test]
+    fn the_bitmap_buffer_is_sized_and_reused() {
+        let mut bits = vec![u64::MAX; 3];
+        let hashes: Vec<u64> = (0..1000).collect();
+        assert!(colliding_groups_with(&hashes, &mut bits).is_empty());
+        assert_eq!(bits.len(), 2 * 16 * 1024 / 64);
+        assert!(colliding_groups_with(&[7], &mut bits).is_empty());
+        assert_eq!(bits.len(), 2);
+        assert_eq!(colliding_groups_with(&[7, 7], &mut bits), vec![vec![0, 1]]);
     }
 
     #[test]

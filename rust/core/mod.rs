@@ -1,11 +1,26 @@
-//! The sort-and-pack algorithm on plain columns: relevance keys, token counts, id hashes.
+//! The whole compression on plain columns, with no Python in it: checks of single values,
+//! duplicate ids, ranking and packing, driven by one entry point, [`compress`].
+#![deny(unsafe_code)]
 
 pub mod checks;
+pub mod columns;
+pub mod driver;
 pub mod duplicates;
+pub mod errors;
+pub mod ids;
 pub mod ranking;
 pub mod selection;
+pub mod tuning;
+pub mod workspace;
 
-pub use checks::{check_relevance, check_token_count, TokenCheck, MAX_TOKEN_COUNT};
-pub use duplicates::{colliding_groups, colliding_groups_with, first_duplicate};
-pub use ranking::{relevance_key, Entry, Ranking};
-pub use selection::{select, Packer, Selection, Strategy};
+pub use checks::{check_relevance, check_token_count, check_unsigned_token_count, MAX_TOKEN_COUNT};
+pub use columns::{Columns, MAX_FRAGMENTS};
+pub use driver::{compress, Compression, Detach, InPlace, Request};
+pub use errors::{Duplicate, ErrorKind, TooMany};
+pub use ids::FragmentIds;
+pub use selection::{Selection, Strategy};
+pub use tuning::Tuning;
+pub use workspace::Workspace;
+
+#[cfg(test)]
+mod driver_tests;

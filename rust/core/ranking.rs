@@ -1,11 +1,13 @@
 //! Ranking: relevance descending, then fragment id ascending.
 //!
-//! Relevance is sorted as an integer key without touching ids; only runs of equal relevance
-//! need the ids, and the caller orders those runs with its own comparison. The ranking is
-//! built on demand, best first: a small budget only needs the top of it sorted.
+//! Relevance is compared as an integer key, and ids mostly as an integer too (their tie
+//! key); only ids whose tie keys are equal are compared whole. The ranking is built on
+//! demand, best first: a small budget only needs the top of it sorted.
 
 use std::cmp::Ordering;
 use std::ops::Range;
+
+use super::ids::FragmentIds;
 
 /// An ascending sort key for a relevance in `[0, 1]` that orders higher relevance first.
 ///
@@ -20,6 +22,8 @@ pub fn relevance_key(score: f64) -> u64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
     pub key: u64,
+    /// The id's tie key (see [`super::ids::tie_key`]).
+    pub tie: u64,
     pub index: u32,
     /// The token count when it fits below `u32::MAX`, so packing reads it from the entry
     /// instead of looking it up; `u32::MAX` means "look it up".
@@ -27,10 +31,11 @@ pub struct Entry {
 }
 
 impl Entry {
-    pub fn new(relevance: f64, index: u32, token_count: u64) -> Self {
+    pub fn new(relevance: f64, tie: u64, index: u32, token_count: u64) -> Self {
         let tokens_hint = u32::try_from(token_count).unwrap_or(u32::MAX);
         Entry {
             key: relevance_key(relevance),
+            tie,
             index,
             tokens_hint,
         }
@@ -46,8 +51,10 @@ impl Entry {
     }
 
     #[inline]
-    fn order(&self) -> u128 {
-        (u128::from(self.key) << 32) | u128::from(self.index)
+    fn rank_order(&self, other: &Entry, ids: &(impl FragmentIds + ?Sized)) -> Ordering {
+        (self.key, self.tie)
+            .cmp(&(other.key, other.tie))
+            .then_with(|| ids.compare(self.index, other.index))
     }
 }
 
@@ -67,13 +74,13 @@ impl Ranking {
         self.entries.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
     /// The entries back, in whatever order they are, for their buffer to be reused.
     pub fn into_entries(self) -> Vec<Entry> {
         self.entries
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 
     /// The part of the ranking that is final.
@@ -85,63 +92,22 @@ impl Ranking {
         self.ranked == self.entries.len()
     }
 
-    /// Ranks at least `count` entries in all (everything when `count` reaches the length) and
-    /// returns the positions ranked by this call. No run of equal relevance is split, so the
-    /// range can be ordered by id on its own.
-    pub fn extend(&mut self, count: usize) -> Range<usize> {
-        let start = self.ranked;
-        let len = self.entries.len();
-        if start == len {
+    /// Ranks the first `count` entries in all (everything when `count` reaches the length)
+    /// and returns the positions ranked by this call. Ids are unique, so the order is total
+    /// and the top `count` are known without sorting the rest.
+    pub fn extend(&mut self, count: usize, ids: &(impl FragmentIds + ?Sized)) -> Range<usize> {
+        let (start, len) = (self.ranked, self.entries.len());
+        let end = count.clamp(start, len);
+        if end == start {
             return start..start;
         }
-        let mut end = count.clamp(start + 1, len);
+        let rest = &mut self.entries[start..];
         if end < len {
-            let rest = &mut self.entries[start..];
-            let (_, boundary, _) = rest.select_nth_unstable_by_key(end - start - 1, Entry::order);
-            let boundary_key = boundary.key;
-            let tail = &mut rest[end - start..];
-            let mut ties = 0;
-            for position in 0..tail.len() {
-                if tail[position].key == boundary_key {
-                    tail.swap(ties, position);
-                    ties += 1;
-                }
-            }
-            end += ties;
+            rest.select_nth_unstable_by(end - start - 1, |a, b| a.rank_order(b, ids));
         }
-        self.entries[start..end].sort_unstable_by_key(Entry::order);
+        rest[..end - start].sort_unstable_by(|a, b| a.rank_order(b, ids));
         self.ranked = end;
         start..end
-    }
-
-    /// Runs of two or more entries with equal relevance within `within`.
-    pub fn tie_runs(&self, within: Range<usize>) -> Vec<Range<usize>> {
-        let entries = &self.entries[within.clone()];
-        let mut runs = Vec::new();
-        let mut start = 0;
-        for (position, pair) in entries.windows(2).enumerate() {
-            if pair[0].key != pair[1].key {
-                if position > start {
-                    runs.push(within.start + start..within.start + position + 1);
-                }
-                start = position + 1;
-            }
-        }
-        if entries.len() > start + 1 {
-            runs.push(within.start + start..within.end);
-        }
-        runs
-    }
-
-    /// Orders every run of equal relevance in `within` by `compare_ids` on fragment indices.
-    pub fn resolve_ties(
-        &mut self,
-        within: Range<usize>,
-        mut compare_ids: impl FnMut(u32, u32) -> Ordering,
-    ) {
-        for run in self.tie_runs(within) {
-            self.entries[run].sort_unstable_by(|a, b| compare_ids(a.index, b.index));
-        }
     }
 }
 
@@ -154,7 +120,7 @@ pub(crate) mod tests {
             .iter()
             .zip(tokens)
             .enumerate()
-            .map(|(i, (&s, &t))| Entry::new(s, i as u32, t))
+            .map(|(i, (&s, &t))| Entry::new(s, 0, i as u32, t))
             .collect()
     }
 
@@ -163,14 +129,14 @@ pub(crate) mod tests {
         let mut ranking = Ranking::new(entries(scores, &vec![1; scores.len()]));
         while !ranking.is_complete() {
             let wanted = ranking.ranked().len() + step;
-            let range = ranking.extend(wanted);
-            ranking.resolve_ties(range, |a, b| ids[a as usize].cmp(ids[b as usize]));
+            let range = ranking.extend(wanted, ids);
+            assert_eq!(range.len(), step.min(scores.len() - range.start));
         }
         ranking.ranked().iter().map(|e| e.index).collect()
     }
 
     fn ranked(scores: &[f64], ids: &[&str]) -> Vec<u32> {
-        ranked_in_steps(scores, ids, usize::MAX / 2)
+        ranked_in_steps(scores, ids, scores.len().max(1))
     }
 
     #[test]
@@ -201,6 +167,19 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn tie_keys_decide_before_ids() {
+        // Tie keys consistent with the ids order them without looking at the ids.
+        let mut all = entries(&[0.5; 3], &[1; 3]);
+        for (entry, tie) in all.iter_mut().zip([3, 1, 2]) {
+            entry.tie = tie;
+        }
+        let mut ranking = Ranking::new(all);
+        ranking.extend(3, &["", "", ""]);
+        let order: Vec<u32> = ranking.ranked().iter().map(|e| e.index).collect();
+        assert_eq!(order, vec![1, 2, 0]);
+    }
+
+    #[test]
     fn extending_in_steps_gives_the_full_ranking() {
         let scores: Vec<f64> = (0..500)
             .map(|i| f64::from((i * 7919) % 13) / 13.0)
@@ -220,23 +199,21 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn extend_never_splits_a_tie_run() {
+    fn extend_ranks_exactly_what_is_asked() {
+        let ids = ["e", "d", "c", "b", "a"];
         let mut ranking = Ranking::new(entries(&[0.5, 0.9, 0.5, 0.5, 0.1], &[1; 5]));
-        assert_eq!(ranking.extend(2), 0..4);
-        assert_eq!(ranking.extend(5), 4..5);
+        assert_eq!(ranking.extend(0, &ids), 0..0);
+        assert_eq!(ranking.extend(2, &ids), 0..2);
+        assert_eq!(
+            ranking.ranked().iter().map(|e| e.index).collect::<Vec<_>>(),
+            vec![1, 3]
+        );
+        assert!(!ranking.is_complete());
+        assert_eq!(ranking.extend(9, &ids), 2..5);
         assert!(ranking.is_complete());
-        assert_eq!(ranking.extend(9), 5..5);
-    }
-
-    #[test]
-    fn tie_runs_cover_only_equal_keys() {
-        let mut ranking = Ranking::new(entries(&[0.9, 0.5, 0.5, 0.3, 0.1, 0.1, 0.1], &[1; 7]));
-        ranking.extend(7);
-        assert_eq!(ranking.tie_runs(0..7), vec![1..3, 4..7]);
-        assert_eq!(ranking.tie_runs(2..7), vec![4..7]);
-        let mut single = Ranking::new(entries(&[0.5], &[1]));
-        single.extend(1);
-        assert!(single.tie_runs(0..1).is_empty());
+        assert_eq!(ranking.extend(9, &ids), 5..5);
+        assert_eq!(ranking.len(), 5);
+        assert!(!ranking.is_empty());
     }
 
     #[test]

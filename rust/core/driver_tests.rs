@@ -1,0 +1,324 @@
+//! The driver against the obvious way (sort everything, pack in one loop), over generated
+//! inputs and with tuning numbers small enough that every path runs.
+
+use std::cell::Cell;
+use std::cmp::Ordering;
+
+use super::*;
+
+/// A small deterministic generator, so the tests need no crates.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, bound: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % bound.max(1)
+    }
+}
+
+struct Counting(Cell<usize>);
+
+impl Detach for Counting {
+    fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        self.0.set(self.0.get() + 1);
+        work()
+    }
+}
+
+struct Input {
+    ids: Vec<String>,
+    tokens: Vec<u64>,
+    scores: Vec<f64>,
+}
+
+/// A stand-in for Python's str hash: equal ids, equal hashes; few values, so that different
+/// ids collide too.
+fn weak_hash(id: &str) -> u64 {
+    id.bytes().map(u64::from).sum::<u64>() % 7
+}
+
+fn columns(input: &Input, workspace: &mut Workspace) -> Columns {
+    let mut columns = Columns::new(input.ids.len(), workspace).unwrap();
+    for ((id, &tokens), &score) in input.ids.iter().zip(&input.tokens).zip(&input.scores) {
+        columns
+            .push(id.as_bytes(), weak_hash(id), tokens, score)
+            .unwrap();
+    }
+    columns
+}
+
+fn run(input: &Input, budgets: &[u128], strategy: Strategy, tuning: &Tuning) -> Outcome {
+    let mut workspace = Workspace::default();
+    let detach = Counting(Cell::new(0));
+    let request = Request {
+        budgets,
+        strategy,
+        tuning,
+    };
+    let result = compress(
+        columns(input, &mut workspace),
+        request,
+        &detach,
+        &mut workspace,
+    );
+    (result, detach.0.get())
+}
+
+type Outcome = (Result<Compression, Duplicate>, usize);
+
+fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {
+    // -0.0 and 0.0 tie, as in Python.
+    let (x, y) = (input.scores[a] + 0.0, input.scores[b] + 0.0);
+    y.partial_cmp(&x)
+        .unwrap()
+        .then_with(|| input.ids[a].cmp(&input.ids[b]))
+}
+
+fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compression, Duplicate> {
+    for second in 0..input.ids.len() {
+        if let Some(first) = input.ids[..second]
+            .iter()
+            .position(|id| *id == input.ids[second])
+        {
+            return Err(Duplicate {
+                first: first as u32,
+                second: second as u32,
+                id: input.ids[second].as_bytes().to_vec(),
+            });
+        }
+    }
+    let mut order: Vec<usize> = (0..input.ids.len()).collect();
+    order.sort_by(|&a, &b| rank_order(input, a, b));
+    let selections = budgets
+        .iter()
+        .map(|&budget| {
+            let mut selection = Selection::default();
+            if budget == 0 {
+                return selection;
+            }
+            for &i in &order {
+                let tokens = u128::from(input.tokens[i]);
+                if selection.compressed_tokens + tokens <= budget {
+                    selection.compressed_tokens += tokens;
+                    selection.kept.push(i as u32);
+                } else if strategy == Strategy::Prefix {
+                    break;
+                }
+            }
+            if selection.kept.is_empty() && !order.is_empty() {
+                selection.kept.push(order[0] as u32);
+                selection.compressed_tokens = u128::from(input.tokens[order[0]]);
+            }
+            selection
+        })
+        .collect();
+    Ok(Compression {
+        original_tokens: input.tokens.iter().map(|&t| u128::from(t)).sum(),
+        selections,
+    })
+}
+
+fn generated(rng: &mut Lcg) -> Input {
+    const PIECES: [&str; 7] = ["a", "b", "\u{e9}", "\u{1F600}", "\0", "zz", "fragment-"];
+    let len = rng.below(120) as usize;
+    let shared = if rng.below(2) == 0 { "src/module/" } else { "" };
+    let mut ids: Vec<String> = Vec::new();
+    while ids.len() < len {
+        let mut id = shared.to_string();
+        for _ in 0..rng.below(6) {
+            id.push_str(PIECES[rng.below(PIECES.len() as u64) as usize]);
+        }
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    if len > 1 && rng.below(4) == 0 {
+        let from = rng.below(len as u64 - 1) as usize;
+        let to = from + 1 + rng.below((len - from - 1) as u64) as usize;
+        ids[to] = ids[from].clone();
+    }
+    let levels = 1 + rng.below(6);
+    let scores = (0..len)
+        .map(|_| match rng.below(levels + 1) {
+            0 => -0.0,
+            level => (level - 1) as f64 / levels as f64,
+        })
+        .collect();
+    let heavy = rng.below(3) == 0;
+    let tokens = (0..len)
+        .map(|_| match rng.below(10) {
+            0 => 0,
+            1 if heavy => u64::from(u32::MAX) + rng.below(5),
+            _ => rng.below(40),
+        })
+        .collect();
+    Input {
+        ids,
+        tokens,
+        scores,
+    }
+}
+
+fn tiny_tuning(rng: &mut Lcg) -> Tuning {
+    Tuning {
+        detach_from: rng.below(40) as usize,
+        parallel_from: rng.below(40) as usize,
+        first_sort_margin: rng.below(300) as f64 / 100.0,
+        first_sort_extra: rng.below(4) as usize,
+        whole_sort_share: rng.below(120) as f64 / 100.0,
+    }
+}
+
+#[test]
+fn generated_inputs_match_the_obvious_way() {
+    let mut rng = Lcg(7);
+    for case in 0..3000 {
+        let input = generated(&mut rng);
+        let total: u64 = input
+            .tokens
+            .iter()
+            .fold(0u64, |sum, &t| sum.saturating_add(t));
+        let budgets: Vec<u128> = (0..rng.below(4))
+            .map(|_| match rng.below(5) {
+                0 => 0,
+                1 => u128::MAX,
+                _ => u128::from(rng.below(total.min(1 << 40) + 2)),
+            })
+            .collect();
+        let strategy = Strategy::ALL[case % 2];
+        let tuning = if case % 3 == 0 {
+            Tuning::default()
+        } else {
+            tiny_tuning(&mut rng)
+        };
+        let (result, detached) = run(&input, &budgets, strategy, &tuning);
+        assert_eq!(
+            result,
+            expected(&input, &budgets, strategy),
+            "case {case}: {tuning:?} {budgets:?}"
+        );
+        assert_eq!(detached, usize::from(input.ids.len() >= tuning.detach_from));
+    }
+}
+
+fn input_of(ids: &[&str], tokens: &[u64], scores: &[f64]) -> Input {
+    Input {
+        ids: ids.iter().map(|id| id.to_string()).collect(),
+        tokens: tokens.to_vec(),
+        scores: scores.to_vec(),
+    }
+}
+
+#[test]
+fn a_budget_beyond_the_first_sort_ranks_the_rest() {
+    // Ten large fragments rank above a hundred one-token ones; a budget of 50 skips the large
+    // ones, which fill the whole first sort, and must rank further to keep fifty small ones.
+    let ids: Vec<String> = (0..110).map(|i| format!("id{i:03}")).collect();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let tokens: Vec<u64> = (0..110).map(|i| if i < 10 { 1000 } else { 1 }).collect();
+    let scores: Vec<f64> = (0..110).map(|i| if i < 10 { 0.9 } else { 0.5 }).collect();
+    let input = input_of(&ids, &tokens, &scores);
+    let tuning = Tuning {
+        first_sort_extra: 0,
+        ..Tuning::default()
+    };
+    let (result, _) = run(&input, &[50], Strategy::Greedy, &tuning);
+    let selection = &result.unwrap().selections[0];
+    assert_eq!(selection.kept, (10..60).collect::<Vec<u32>>());
+    assert_eq!(selection.compressed_tokens, 50);
+}
+
+#[test]
+fn a_late_duplicate_is_found_on_the_second_thread() {
+    let mut ids: Vec<String> = (0..300).map(|i| format!("id{i}")).collect();
+    ids[299] = "id17".to_string();
+    let input = Input {
+        tokens: vec![1; ids.len()],
+        scores: vec![0.5; ids.len()],
+        ids,
+    };
+    for parallel_from in [0, 300, 301] {
+        let tuning = Tuning {
+            parallel_from,
+            ..Tuning::default()
+        };
+        let (result, _) = run(&input, &[10], Strategy::Greedy, &tuning);
+        assert_eq!(
+            result,
+            Err(Duplicate {
+                first: 17,
+                second: 299,
+                id: b"id17".to_vec(),
+            })
+        );
+    }
+}
+
+#[test]
+fn large_inputs_run_detached_once() {
+    let input = input_of(&["b", "a", "c"], &[1, 2, 3], &[0.5, 0.5, 0.1]);
+    for (detach_from, times) in [(0, 1), (3, 1), (4, 0)] {
+        let tuning = Tuning {
+            detach_from,
+            ..Tuning::default()
+        };
+        let (result, detached) = run(&input, &[3, 0, 100], Strategy::Greedy, &tuning);
+        assert_eq!(detached, times);
+        let kept: Vec<Vec<u32>> = result
+            .unwrap()
+            .selections
+            .into_iter()
+            .map(|s| s.kept)
+            .collect();
+        assert_eq!(kept, vec![vec![1, 0], vec![], vec![1, 0, 2]]);
+    }
+}
+
+#[test]
+fn checks_only_when_no_budget_is_asked() {
+    let input = input_of(&["b", "a"], &[4, 5], &[0.5, 0.7]);
+    let (result, _) = run(&input, &[], Strategy::Prefix, &Tuning::default());
+    assert_eq!(
+        result,
+        Ok(Compression {
+            original_tokens: 9,
+            selections: vec![]
+        })
+    );
+}
+
+#[test]
+fn ids_whose_shared_prefix_shrinks_late_still_rank_by_id() {
+    // The first ids share a long prefix that a later id does not: their tie keys are remade.
+    let ids = ["pre-b", "pre-a", "pre-c", "other"];
+    let input = input_of(&ids, &[1; 4], &[0.5; 4]);
+    let (result, _) = run(&input, &[10], Strategy::Greedy, &Tuning::default());
+    assert_eq!(result.unwrap().selections[0].kept, vec![3, 1, 0, 2]);
+}
+
+#[test]
+fn workspace_buffers_are_reused() {
+    let input = input_of(&["a", "b"], &[1, 1], &[0.5, 0.4]);
+    let mut workspace = Workspace::default();
+    let request = Request {
+        budgets: &[1],
+        strategy: Strategy::Greedy,
+        tuning: &Tuning::default(),
+    };
+    let result = compress(
+        columns(&input, &mut workspace),
+        request,
+        &InPlace,
+        &mut workspace,
+    );
+    assert_eq!(result.unwrap().selections[0].kept, vec![0]);
+    let retained = workspace.retained_bytes();
+    assert!(retained > 0);
+    let again = columns(&input, &mut workspace);
+    assert!(workspace.retained_bytes() < retained);
+    again.recycle(&mut workspace);
+    assert_eq!(workspace.retained_bytes(), retained);
+}

@@ -1,0 +1,81 @@
+//! What can be wrong with an input, as data: the kind of problem and where it is.
+//!
+//! The names are the keys under which `skeleton_compressor._messages` words each problem;
+//! a Python test checks that the two lists are equal.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    NotFragment,
+    IdType,
+    IdEmpty,
+    TokenType,
+    TokenNegative,
+    TokenTooLarge,
+    RelevanceType,
+    RelevanceRange,
+    Unreadable,
+    Duplicate,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 10] = [
+        ErrorKind::NotFragment,
+        ErrorKind::IdType,
+        ErrorKind::IdEmpty,
+        ErrorKind::TokenType,
+        ErrorKind::TokenNegative,
+        ErrorKind::TokenTooLarge,
+        ErrorKind::RelevanceType,
+        ErrorKind::RelevanceRange,
+        ErrorKind::Unreadable,
+        ErrorKind::Duplicate,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::NotFragment => "not_fragment",
+            ErrorKind::IdType => "id_type",
+            ErrorKind::IdEmpty => "id_empty",
+            ErrorKind::TokenType => "token_type",
+            ErrorKind::TokenNegative => "token_negative",
+            ErrorKind::TokenTooLarge => "token_too_large",
+            ErrorKind::RelevanceType => "relevance_type",
+            ErrorKind::RelevanceRange => "relevance_range",
+            ErrorKind::Unreadable => "unreadable",
+            ErrorKind::Duplicate => "duplicate",
+        }
+    }
+}
+
+/// Two fragments with one id: the earliest index whose id appeared before, where it did, and
+/// the id's bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Duplicate {
+    pub first: u32,
+    pub second: u32,
+    pub id: Vec<u8>,
+}
+
+/// More fragments than the ranking can index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooMany {
+    pub limit: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_distinct_snake_case() {
+        let names: Vec<&str> = ErrorKind::ALL.iter().map(|kind| kind.name()).collect();
+        let mut unique = names.clone();
+        unique.sort_unstable();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len());
+        assert!(names
+            .iter()
+            .all(|name| name.chars().all(|c| c.is_ascii_lowercase() || c == '_')));
+        assert_eq!(ErrorKind::TokenNegative.name(), "token_negative");
+    }
+}

@@ -1,0 +1,87 @@
+//! The numbers that decide how, not what: every answer is the same whatever they are, and
+//! tests shrink them to drive every path with a few fragments.
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tuning {
+    /// From this many fragments on, the work runs inside the caller's [`super::Detach`] hook
+    /// (the Python bindings release the GIL there): below it, the work is too short to be
+    /// worth handing the interpreter to other threads and waiting to take it back.
+    pub detach_from: usize,
+    /// From this many fragments on, duplicate ids are looked for on a second thread while the
+    /// ranking is sorted.
+    pub parallel_from: usize,
+    /// The ranking is first sorted as far as the largest budget's share of all tokens, times
+    /// this margin, plus `first_sort_extra` entries: enough that greedy packing rarely needs
+    /// a second sort of the rest.
+    pub first_sort_margin: f64,
+    pub first_sort_extra: usize,
+    /// From this share of all tokens on, the whole ranking is sorted at once.
+    pub whole_sort_share: f64,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            detach_from: 20_000,
+            parallel_from: 20_000,
+            first_sort_margin: 1.25,
+            first_sort_extra: 1024,
+            whole_sort_share: 0.5,
+        }
+    }
+}
+
+impl Tuning {
+    /// How many entries to rank first for these budgets.
+    pub fn first_sort_size(&self, budgets: &[u128], original_tokens: u128, len: usize) -> usize {
+        let Some(&largest) = budgets.iter().max() else {
+            return 0;
+        };
+        if largest == 0 {
+            return 0;
+        }
+        let share = largest as f64 / original_tokens.max(1) as f64 * self.first_sort_margin;
+        if share >= self.whole_sort_share {
+            return len;
+        }
+        ((len as f64 * share) as usize)
+            .saturating_add(self.first_sort_extra)
+            .min(len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_sort_covers_the_largest_budgets_share() {
+        let tuning = Tuning::default();
+        assert_eq!(tuning.first_sort_size(&[], 1000, 100_000), 0);
+        assert_eq!(tuning.first_sort_size(&[0, 0], 1000, 100_000), 0);
+        // A tenth of the tokens: an eighth of the entries, and some.
+        assert_eq!(
+            tuning.first_sort_size(&[10, 100], 1000, 100_000),
+            12_500 + 1024
+        );
+        assert_eq!(tuning.first_sort_size(&[100], 1000, 1000), 1000);
+        // From the whole-sort share on, everything.
+        assert_eq!(tuning.first_sort_size(&[400], 1000, 100_000), 100_000);
+        assert_eq!(tuning.first_sort_size(&[399], 1000, 100_000), 50_899);
+        assert_eq!(tuning.first_sort_size(&[5], 0, 100_000), 100_000);
+        assert_eq!(tuning.first_sort_size(&[u128::MAX], u128::MAX, 10), 10);
+    }
+
+    #[test]
+    fn first_sort_obeys_each_number() {
+        let tuning = Tuning {
+            first_sort_margin: 2.0,
+            first_sort_extra: 3,
+            whole_sort_share: 0.9,
+            ..Tuning::default()
+        };
+        assert_eq!(tuning.first_sort_size(&[100], 1000, 1000), 203);
+        assert_eq!(tuning.first_sort_size(&[449], 1000, 1000), 901);
+        assert_eq!(tuning.first_sort_size(&[450], 1000, 1000), 1000);
+    }
+}

@@ -1,0 +1,140 @@
+//! Working buffers reused between calls.
+//!
+//! A large call needs tens of megabytes of fresh memory, and the kernel hands out each new
+//! page through a page fault that costs more than the work done on it. A caller that keeps a
+//! workspace between calls skips that cost; how much it keeps is the caller's choice.
+
+use std::mem::size_of;
+
+use super::ranking::Entry;
+
+/// Word buffers kept at most: one compression borrows this many at once.
+const KEEP_WORD_BUFFERS: usize = 6;
+
+#[derive(Debug, Default)]
+pub struct Workspace {
+    entries: Vec<Entry>,
+    words: Vec<Vec<u64>>,
+    bytes: Vec<u8>,
+}
+
+impl Workspace {
+    /// An empty buffer with room for `capacity` entries.
+    pub fn entries(&mut self, capacity: usize) -> Vec<Entry> {
+        let mut buffer = std::mem::take(&mut self.entries);
+        buffer.reserve(capacity);
+        buffer
+    }
+
+    /// An empty buffer with room for `capacity` words: the smallest kept one that is large
+    /// enough, or else the largest, grown.
+    pub fn words(&mut self, capacity: usize) -> Vec<u64> {
+        let sizes = || (0..self.words.len()).map(|i| (self.words[i].capacity(), i));
+        let chosen = sizes()
+            .filter(|&(size, _)| size >= capacity)
+            .min()
+            .or_else(|| sizes().max())
+            .map(|(_, i)| i);
+        let mut buffer = chosen
+            .map(|i| self.words.swap_remove(i))
+            .unwrap_or_default();
+        buffer.reserve(capacity);
+        buffer
+    }
+
+    /// An empty buffer with room for `capacity` bytes.
+    pub fn bytes(&mut self, capacity: usize) -> Vec<u8> {
+        let mut buffer = std::mem::take(&mut self.bytes);
+        buffer.reserve(capacity);
+        buffer
+    }
+
+    pub fn give_bytes(&mut self, mut buffer: Vec<u8>) {
+        if buffer.capacity() > self.bytes.capacity() {
+            buffer.clear();
+            self.bytes = buffer;
+        }
+    }
+
+    pub fn give_entries(&mut self, mut buffer: Vec<Entry>) {
+        if buffer.capacity() > self.entries.capacity() {
+            buffer.clear();
+            self.entries = buffer;
+        }
+    }
+
+    pub fn give_words(&mut self, mut buffer: Vec<u64>) {
+        if buffer.capacity() > 0 && self.words.len() < KEEP_WORD_BUFFERS {
+            buffer.clear();
+            self.words.push(buffer);
+        }
+    }
+
+    /// Bytes held by the kept buffers.
+    pub fn retained_bytes(&self) -> usize {
+        self.entries.capacity() * size_of::<Entry>()
+            + self.bytes.capacity()
+            + self
+                .words
+                .iter()
+                .map(|words| words.capacity() * size_of::<u64>())
+                .sum::<usize>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_come_back_empty_and_large_enough() {
+        let mut workspace = Workspace::default();
+        assert_eq!(workspace.retained_bytes(), 0);
+        let mut words = workspace.words(100);
+        words.extend([1, 2, 3]);
+        let kept = words.capacity();
+        workspace.give_words(words);
+        assert_eq!(workspace.retained_bytes(), kept * 8);
+        let again = workspace.words(10);
+        assert!(again.is_empty() && again.capacity() == kept);
+        assert_eq!(workspace.retained_bytes(), 0);
+
+        let mut entries = workspace.entries(50);
+        entries.push(Entry::new(0.5, 0, 0, 1));
+        let kept = entries.capacity();
+        workspace.give_entries(entries);
+        assert_eq!(workspace.retained_bytes(), kept * size_of::<Entry>());
+        assert!(workspace.entries(1).is_empty());
+    }
+
+    #[test]
+    fn the_smallest_buffer_large_enough_is_lent_and_few_are_kept() {
+        let mut workspace = Workspace::default();
+        for capacity in [10, 1000, 100, 50] {
+            workspace.give_words(Vec::with_capacity(capacity));
+        }
+        assert_eq!(workspace.words(60).capacity(), 100);
+        assert_eq!(workspace.words(5000).capacity(), 5000);
+        assert_eq!(workspace.words(10).capacity(), 10);
+        assert_eq!(workspace.words(1).capacity(), 50);
+        for _ in 0..10 {
+            workspace.give_words(Vec::with_capacity(8));
+        }
+        assert_eq!(workspace.words.len(), KEEP_WORD_BUFFERS);
+        workspace.give_words(Vec::new());
+        assert_eq!(workspace.words.len(), KEEP_WORD_BUFFERS);
+    }
+
+    #[test]
+    fn a_smaller_buffer_does_not_replace_a_larger_one() {
+        let mut workspace = Workspace::default();
+        workspace.give_entries(Vec::with_capacity(100));
+        workspace.give_entries(Vec::with_capacity(10));
+        workspace.give_bytes(vec![1, 2, 3]);
+        assert_eq!(workspace.retained_bytes(), 100 * size_of::<Entry>() + 3);
+        assert!(workspace.entries(0).capacity() >= 100);
+        workspace.give_bytes(Vec::with_capacity(2));
+        let bytes = workspace.bytes(1);
+        assert!(bytes.is_empty() && bytes.capacity() == 3);
+    }
+}

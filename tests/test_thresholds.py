@@ -1,0 +1,81 @@
+"""Inputs sized to cross every threshold of the Rust core (its first sort, the second thread
+that looks for duplicates, the GIL release), each with one answer, the same on both backends."""
+
+from __future__ import annotations
+
+import pytest
+from skeleton_compressor import (
+    ContextFragment,
+    FragmentValueError,
+    SkeletonCompressorService,
+    compress_arrays,
+)
+
+F = ContextFragment
+
+# Below and above the size from which the Rust core releases the GIL and scans for
+# duplicates on a second thread (20,000 fragments).
+SIZES = (4_000, 30_000)
+
+
+def skewed(size: int) -> tuple[ContextFragment, ...]:
+    """Heavy fragments ranked above a thousand one-token ones: a small budget skips every heavy
+    one, so the ranking must go beyond the part a budget's share of all tokens suggests."""
+    heavy = size - 1_000
+    return tuple(F(f"heavy-{i:06d}", 1_000, 0.9, "") for i in range(heavy)) + tuple(
+        F(f"light-{i:06d}", 1, 0.5, "") for i in range(1_000)
+    )
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_small_budget_ranks_past_the_first_sort(
+    service: SkeletonCompressorService, size: int
+) -> None:
+    fragments = skewed(size)
+    result = service.compress(fragments, 500)
+    assert [f.fragment_id for f in result.fragments] == [f"light-{i:06d}" for i in range(500)]
+    assert result.metadata.compressed_tokens == 500
+    assert not result.metadata.over_budget
+    many = service.compress_many(fragments, [0, 500, 999, 1_000])
+    assert [r.metadata.fragments_kept for r in many] == [0, 500, 999, 1]
+    assert many[1] == result
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_prefix_stops_at_the_first_heavy_fragment(backend: str, size: int) -> None:
+    service = SkeletonCompressorService(backend=backend, strategy="prefix")
+    result = service.compress(skewed(size), 2_500)
+    assert [f.fragment_id for f in result.fragments] == ["heavy-000000", "heavy-000001"]
+
+
+@pytest.mark.parametrize("size", (*SIZES, 30_001))
+def test_a_late_duplicate_is_found(service: SkeletonCompressorService, size: int) -> None:
+    ids = [f"id-{i:06d}" for i in range(size)]
+    ids[-1] = ids[123]
+    fragments = tuple(F(fid, 1, (i % 97) / 97) for i, fid in enumerate(ids))
+    with pytest.raises(FragmentValueError) as caught:
+        service.compress(fragments, 10)
+    error = caught.value
+    assert (error.kind, error.first_index, error.index) == ("duplicate", 123, size - 1)
+    assert (
+        str(error)
+        == f"duplicate fragment_id 'id-000123' at fragments[123] and fragments[{size - 1}]"
+    )
+    with pytest.raises(FragmentValueError, match="at rows\\[123\\] and rows"):
+        compress_arrays(ids, [1] * size, [0.5] * size, 10, backend=service.backend)
+
+
+@pytest.mark.parametrize("levels", [1, 5])
+def test_ties_rank_by_id_at_every_size(service: SkeletonCompressorService, levels: int) -> None:
+    size = 45_000
+    # Ids share a long prefix and differ late, in an order unrelated to the input's.
+    fragments = tuple(
+        F(f"src/module/shared/prefix/{(i * 7919) % size:07d}#chunk", 1 + i % 3, (i % levels) / 4)
+        for i in range(size)
+    )
+    budget = sum(f.token_count for f in fragments) // 10
+    result = service.compress(fragments, budget)
+    expected = sorted(fragments, key=lambda f: (-f.relevance_score, f.fragment_id))
+    kept = result.fragments
+    assert list(kept) == expected[: len(kept)]
+    assert result.metadata.compressed_tokens == sum(f.token_count for f in kept) == budget
