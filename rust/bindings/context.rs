@@ -52,27 +52,14 @@ impl Context {
         item: &Bound<'_, PyAny>,
         columns: &mut Columns,
     ) -> Result<bool, TooMany> {
-        let Some(offsets) = self.slot_offsets else {
+        let Some([id, tokens, score]) = self.raw_slots(item) else {
             return Ok(false);
         };
-        if item.get_type_ptr() != self.fragment_type.as_ptr().cast() {
-            return Ok(false);
-        }
-        // SAFETY: `item` is exactly `ContextFragment`, whose instances hold a slot at each
-        // offset (located by `locate_slots` on this very type); a slot holds a strong
-        // reference or NULL. The slot values are used only within this block, where no
-        // Python code runs (the conversions of an exact int and float, and the hash and
-        // UTF-8 of an exact str, call none), so they stay alive; what leaves the block is
-        // copied into `columns`, which holds no Python object.
+        // SAFETY: the slot values are borrowed from `item`, which holds them; they are used
+        // only within this block, where no Python code runs (the conversions of an exact int
+        // and float, and the hash and UTF-8 of an exact str, call none), so they stay alive.
+        // What leaves the block is copied into `columns`, which holds no Python object.
         unsafe {
-            let slot = |offset: usize| {
-                item.as_ptr()
-                    .cast::<u8>()
-                    .add(offset)
-                    .cast::<*mut ffi::PyObject>()
-                    .read()
-            };
-            let (id, tokens, score) = (slot(offsets[0]), slot(offsets[1]), slot(offsets[2]));
             if id.is_null()
                 || tokens.is_null()
                 || score.is_null()
@@ -109,24 +96,42 @@ impl Context {
     /// deleted); `None` for any other object, or when the slots could not be located.
     #[inline]
     pub fn slots<'py>(&self, item: &Bound<'py, PyAny>) -> Option<[Option<Bound<'py, PyAny>>; 3]> {
+        Some(self.raw_slots(item)?.map(|value| {
+            // SAFETY: a slot value is a live object or NULL, read just now with no Python
+            // code run since; the new reference is counted on its own.
+            unsafe { Bound::from_borrowed_ptr_or_opt(item.py(), value) }
+        }))
+    }
+
+    /// The slot values of an exact `ContextFragment` (NULL where an attribute was deleted),
+    /// borrowed: they stay alive only until Python code runs. `None` for any other object, or
+    /// when the slots could not be located.
+    #[inline]
+    fn raw_slots(&self, item: &Bound<'_, PyAny>) -> Option<[*mut ffi::PyObject; 3]> {
         let offsets = self.slot_offsets?;
         if item.get_type_ptr() != self.fragment_type.as_ptr().cast() {
             return None;
         }
-        Some(offsets.map(|offset| {
-            // SAFETY: `item` is exactly `ContextFragment`, whose instances hold a slot at
-            // `offset` (located by `locate_slots` on this very type); a slot holds a strong
-            // reference or NULL, and the new reference is counted on its own.
-            unsafe {
-                let value = item
-                    .as_ptr()
-                    .cast::<u8>()
-                    .add(offset)
-                    .cast::<*mut ffi::PyObject>()
-                    .read();
-                Bound::from_borrowed_ptr_or_opt(item.py(), value)
-            }
-        }))
+        // SAFETY: `item` is exactly `ContextFragment`, whose instances hold an object slot at
+        // each offset, located by `locate_slots` on this very type.
+        Some(offsets.map(|offset| unsafe { read_slot(item.as_ptr(), offset) }))
+    }
+}
+
+/// The object pointer stored `offset` bytes into `object`: a strong reference held by the
+/// object, or NULL.
+///
+/// # Safety
+/// `object` is alive and its type has an object-pointer slot at `offset`.
+#[inline]
+unsafe fn read_slot(object: *mut ffi::PyObject, offset: usize) -> *mut ffi::PyObject {
+    // SAFETY: as the caller promises.
+    unsafe {
+        object
+            .cast::<u8>()
+            .add(offset)
+            .cast::<*mut ffi::PyObject>()
+            .read()
     }
 }
 

@@ -4,7 +4,7 @@
 use std::thread;
 
 use super::columns::Columns;
-use super::duplicates::{colliding_groups_with, first_duplicate};
+use super::duplicates::{bitmap_words, colliding_groups_with, first_duplicate};
 use super::errors::Duplicate;
 use super::ids::{tie_key, FragmentIds, IdArena};
 use super::ranking::{Entry, Ranking};
@@ -81,7 +81,7 @@ fn run(
     let first = request
         .tuning
         .first_sort_size(request.budgets, original_tokens, len);
-    let spread = workspace.words(len / 2 + 2);
+    let spread = workspace.words(bitmap_words(len));
     let hashes = &id_hashes;
     let (groups, spread, ranking) = if len >= request.tuning.parallel_from {
         thread::scope(|scope| {

@@ -278,6 +278,33 @@ fn large_inputs_run_detached_once() {
 }
 
 #[test]
+fn more_fragments_than_indices_are_refused() {
+    let mut workspace = Workspace::default();
+    assert!(Columns::new(0, &mut workspace).unwrap().is_empty());
+    assert_eq!(
+        Columns::new(MAX_FRAGMENTS + 1, &mut workspace).unwrap_err(),
+        TooMany {
+            limit: MAX_FRAGMENTS
+        }
+    );
+}
+
+#[test]
+fn zero_token_fragments_after_a_spent_budget_are_kept() {
+    let ids = ["a", "b", "c", "d"];
+    let input = input_of(&ids, &[5, 0, 9, 0], &[0.9, 0.8, 0.7, 0.6]);
+    for strategy in Strategy::ALL {
+        let (result, _) = run(&input, &[5], strategy, &Tuning::default());
+        let expected = if strategy == Strategy::Greedy {
+            vec![0, 1, 3]
+        } else {
+            vec![0, 1]
+        };
+        assert_eq!(result.unwrap().selections[0].kept, expected);
+    }
+}
+
+#[test]
 fn checks_only_when_no_budget_is_asked() {
     let input = input_of(&["b", "a"], &[4, 5], &[0.5, 0.7]);
     let (result, _) = run(&input, &[], Strategy::Prefix, &Tuning::default());
@@ -318,6 +345,7 @@ fn workspace_buffers_are_reused() {
     let retained = workspace.retained_bytes();
     assert!(retained > 0);
     let again = columns(&input, &mut workspace);
+    assert!(!again.is_empty());
     assert!(workspace.retained_bytes() < retained);
     again.recycle(&mut workspace);
     assert_eq!(workspace.retained_bytes(), retained);

@@ -12,20 +12,40 @@ pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
     colliding_groups_with(hashes, &mut Vec::new())
 }
 
-/// [`colliding_groups`], with bitmaps in `bits`, a buffer the caller may reuse.
-///
-/// One pass marks each hash's slot in a bitmap, and a second bitmap the slots met twice;
-/// only hashes in those slots (a few percent of all, when hashes differ) are sorted to find
-/// the ones that are really equal.
-pub fn colliding_groups_with(hashes: &[u64], bits: &mut Vec<u64>) -> Vec<Vec<u32>> {
-    let slot_bits = (hashes.len().saturating_mul(BITS_PER_HASH))
+/// Words of the bitmaps that [`colliding_groups_with`] uses for `len` hashes.
+pub fn bitmap_words(len: usize) -> usize {
+    2 << (slot_bits(len) - 6)
+}
+
+fn slot_bits(len: usize) -> u32 {
+    // At most 2^32 slots: the hashes of the largest input fill them once.
+    (len.min(1 << 28) * BITS_PER_HASH)
         .next_power_of_two()
         .trailing_zeros()
-        .clamp(6, 32);
-    let words = 1usize << (slot_bits - 6);
+        .clamp(6, 32)
+}
+
+/// [`colliding_groups`], with bitmaps in `bits`, a buffer the caller may reuse.
+pub fn colliding_groups_with(hashes: &[u64], bits: &mut Vec<u64>) -> Vec<Vec<u32>> {
+    let mut members = candidates(hashes, bits);
+    members.sort_unstable();
+    let mut groups: Vec<Vec<u32>> = members
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|group| group.len() > 1)
+        .map(|group| group.iter().map(|&(_, index)| index).collect())
+        .collect();
+    groups.sort_unstable_by_key(|group| group[0]);
+    groups
+}
+
+/// The hashes that may occur more than once, with their indices: every repeated hash, and a
+/// few others. One pass marks each hash's slot in a bitmap, and a second bitmap the slots met
+/// twice; only hashes in those slots (a few percent of all, when hashes differ) are kept.
+fn candidates(hashes: &[u64], bits: &mut Vec<u64>) -> Vec<(u64, u32)> {
+    let slot_bits = slot_bits(hashes.len());
     bits.clear();
-    bits.resize(2 * words, 0);
-    let (seen, twice) = bits.split_at_mut(words);
+    bits.resize(bitmap_words(hashes.len()), 0);
+    let (seen, twice) = bits.split_at_mut(1 << (slot_bits - 6));
     let slot = |hash: u64| {
         let slot = (hash.wrapping_mul(SPREAD) >> (64 - slot_bits)) as usize;
         (slot / 64, 1u64 << (slot % 64))
@@ -37,22 +57,14 @@ pub fn colliding_groups_with(hashes: &[u64], bits: &mut Vec<u64>) -> Vec<Vec<u32
         }
         seen[word] |= bit;
     }
-    let mut members: Vec<(u64, u32)> = (0u32..)
+    (0u32..)
         .zip(hashes)
         .filter(|&(_, &hash)| {
             let (word, bit) = slot(hash);
             twice[word] & bit != 0
         })
         .map(|(index, &hash)| (hash, index))
-        .collect();
-    members.sort_unstable();
-    let mut groups: Vec<Vec<u32>> = members
-        .chunk_by(|a, b| a.0 == b.0)
-        .filter(|group| group.len() > 1)
-        .map(|group| group.iter().map(|&(_, index)| index).collect())
-        .collect();
-    groups.sort_unstable_by_key(|group| group[0]);
-    groups
+        .collect()
 }
 
 /// The duplicate reported to the user: the earliest index `j` whose id already appeared,
@@ -118,12 +130,45 @@ mod tests {
         assert!(colliding_groups(&crowded).is_empty());
     }
 
+    /// Distinct hashes from a keyed-hash-like generator.
+    fn scattered(count: u64) -> Vec<u64> {
+        (1..=count)
+            .map(|i| {
+                let mixed = (i ^ (i >> 7)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                mixed ^ (mixed >> 31)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn few_distinct_hashes_are_candidates_and_every_repeat_is() {
+        let mut hashes = scattered(20_000);
+        let mut sorted = hashes.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), hashes.len());
+        let found = candidates(&hashes, &mut Vec::new());
+        assert!(
+            !found.is_empty() && found.len() < hashes.len() / 8,
+            "{}",
+            found.len()
+        );
+        assert!(colliding_groups(&hashes).is_empty());
+        hashes[19_999] = hashes[3];
+        let found = candidates(&hashes, &mut Vec::new());
+        assert!(found.contains(&(hashes[3], 3)) && found.contains(&(hashes[3], 19_999)));
+        assert_eq!(colliding_groups(&hashes), vec![vec![3, 19_999]]);
+    }
+
     #[test]
     fn the_bitmap_buffer_is_sized_and_reused() {
         let mut bits = vec![u64::MAX; 3];
         let hashes: Vec<u64> = (0..1000).collect();
         assert!(colliding_groups_with(&hashes, &mut bits).is_empty());
         assert_eq!(bits.len(), 2 * 16 * 1024 / 64);
+        assert_eq!(bitmap_words(1000), bits.len());
+        assert_eq!(bitmap_words(0), 2);
+        assert_eq!(bitmap_words(usize::MAX), 2 << 26);
         assert!(colliding_groups_with(&[7], &mut bits).is_empty());
         assert_eq!(bits.len(), 2);
         assert_eq!(colliding_groups_with(&[7, 7], &mut bits), vec![vec![0, 1]]);

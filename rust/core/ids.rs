@@ -149,10 +149,13 @@ pub fn tie_key(id: &[u8], shared: usize) -> u64 {
     let rest = id.get(shared..).unwrap_or_default();
     match rest.first_chunk::<8>() {
         Some(word) => u64::from_be_bytes(*word),
-        None => rest
-            .iter()
-            .enumerate()
-            .fold(0, |key, (at, &byte)| key | u64::from(byte) << (56 - 8 * at)),
+        None => {
+            let mut word = [0u8; 8];
+            for (slot, &byte) in word.iter_mut().zip(rest) {
+                *slot = byte;
+            }
+            u64::from_be_bytes(word)
+        }
     }
 }
 
@@ -193,6 +196,9 @@ mod tests {
     fn the_shared_prefix_is_the_longest_all_ids_have() {
         assert_eq!(shared(&[]), (0, 0));
         assert!(SharedPrefix::default().is_empty());
+        let mut one = SharedPrefix::default();
+        one.key(b"a");
+        assert!(!one.is_empty());
         assert_eq!(shared(&["abc"]), (3, 0));
         assert_eq!(shared(&["abcd", "abcd-e", "abx"]), (2, 2));
         assert_eq!(shared(&["abcd", "abcd-e", "ab"]), (2, 2));
@@ -234,6 +240,9 @@ mod tests {
         let mut workspace = Workspace::default();
         let mut arena = IdArena::new(3, &mut workspace);
         assert!(arena.is_empty());
+        arena.push(b"");
+        assert!(!arena.is_empty());
+        let mut arena = IdArena::new(3, &mut workspace);
         for id in ["ab", "", "\u{e9}x"] {
             arena.push(id.as_bytes());
         }

@@ -102,10 +102,12 @@ impl Ranking {
             return start..start;
         }
         let rest = &mut self.entries[start..];
-        if end < len {
-            rest.select_nth_unstable_by(end - start - 1, |a, b| a.rank_order(b, ids));
+        let wanted = end - start;
+        if wanted < rest.len() {
+            // Puts the first entry not wanted at `wanted`, and the ones before it ahead.
+            rest.select_nth_unstable_by(wanted, |a, b| a.rank_order(b, ids));
         }
-        rest[..end - start].sort_unstable_by(|a, b| a.rank_order(b, ids));
+        rest[..wanted].sort_unstable_by(|a, b| a.rank_order(b, ids));
         self.ranked = end;
         start..end
     }
@@ -214,6 +216,7 @@ pub(crate) mod tests {
         assert_eq!(ranking.extend(9, &ids), 5..5);
         assert_eq!(ranking.len(), 5);
         assert!(!ranking.is_empty());
+        assert!(Ranking::new(Vec::new()).is_empty());
     }
 
     #[test]

@@ -93,10 +93,11 @@ impl Packer {
     }
 
     /// A positive budget that nothing fits still keeps the top-ranked fragment, so a child
-    /// only starts without context when its budget is zero.
+    /// only starts without context when its budget is zero (a zero budget is done before it
+    /// sees any fragment, so it has no top one).
     pub fn finish(self) -> Selection {
         match (self.kept.is_empty(), self.top) {
-            (true, Some((index, tokens))) if self.budget > 0 => Selection {
+            (true, Some((index, tokens))) => Selection {
                 kept: vec![index],
                 compressed_tokens: u128::from(tokens),
             },
@@ -215,6 +216,10 @@ mod tests {
         assert!(!packer.feed(&ranked(&tokens)[..2], &tokens, 0));
         let mut waiting = Packer::new(10, Strategy::Greedy);
         assert!(waiting.feed(&ranked(&tokens)[..2], &tokens, 1));
+        let tokens = [5, 5, 0, 1];
+        let mut zero_seen = Packer::new(10, Strategy::Greedy);
+        assert!(zero_seen.feed(&ranked(&tokens)[..2], &tokens, 1));
+        assert!(!zero_seen.feed(&ranked(&tokens)[2..3], &tokens, 1));
     }
 
     #[test]
