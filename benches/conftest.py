@@ -1,4 +1,4 @@
-"""Shared inputs for the benchmarks: generated once per size and reused."""
+"""Shared inputs for the benchmarks: generated once per size and score shape, and reused."""
 
 from __future__ import annotations
 
@@ -7,7 +7,12 @@ import os
 
 import pytest
 from skeleton_compressor import ContextFragment
-from skeleton_compressor.bench import DEFAULT_SIZES, make_fragments, tenth_of_tokens
+from skeleton_compressor.bench import (
+    DEFAULT_SIZES,
+    SCORE_SHAPES,
+    make_fragments,
+    tenth_of_tokens,
+)
 
 SIZES = tuple(
     int(size)
@@ -15,14 +20,19 @@ SIZES = tuple(
 )
 
 
-@functools.cache
-def fragments_of(size: int) -> tuple[ContextFragment, ...]:
-    return make_fragments(size)
+# random (uniform in [0, 1), no ties), levels (five levels at random), equal (all 0.5).
+SCORES = tuple(SCORE_SHAPES)
 
 
 @functools.cache
-def budget_of(size: int) -> int:
-    return tenth_of_tokens(fragments_of(size))
+def fragments_of(size: int, scores: str = "random") -> tuple[ContextFragment, ...]:
+    return make_fragments(size, scores=scores)
+
+
+@functools.cache
+def budget_of(size: int, scores: str = "random") -> int:
+    """A tenth of all tokens (the same for every score shape: only the scores differ)."""
+    return tenth_of_tokens(fragments_of(size, scores))
 
 
 def rounds_for(size: int) -> int:

@@ -7,7 +7,7 @@ machines alike; they are benchmarks, not part of the default test run.
 from __future__ import annotations
 
 import pytest
-from conftest import budget_of, fragments_of
+from conftest import SCORES, budget_of, fragments_of
 from skeleton_compressor import SkeletonCompressorService, compress_arrays
 from skeleton_compressor.bench import best_times, read_floor
 
@@ -16,14 +16,19 @@ PYTHON = SkeletonCompressorService(backend="python")
 MILLION = 1_000_000
 
 
-def test_million_fragments_against_fallback_and_read_floor() -> None:
-    fragments, budget = fragments_of(MILLION), budget_of(MILLION)
+@pytest.mark.parametrize("scores", SCORES)
+def test_million_fragments_against_fallback_and_read_floor(scores: str) -> None:
+    # random: no ties; levels: a fifth of the fragments at each of five scores; equal: all tie.
+    fragments, budget = fragments_of(MILLION, scores), budget_of(MILLION, scores)
     rust, python, floor = best_times(
         lambda: RUST.compress(fragments, budget),
         lambda: PYTHON.compress(fragments, budget),
         lambda: read_floor(fragments),
     )
-    print(f"\n1M: rust {rust:.4f}s python {python:.4f}s floor {floor:.4f}s")
+    print(
+        f"\n1M, {scores} scores: rust {rust:.4f}s python {python:.4f}s floor {floor:.4f}s"
+        f" ({python / rust:.1f}x faster, {rust / floor:.2f}x the floor)"
+    )
     assert python / rust >= 20, f"only {python / rust:.1f}x faster than the fallback"
     assert rust / floor <= 1.5, f"{rust / floor:.2f}x the read floor"
 

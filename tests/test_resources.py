@@ -8,6 +8,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -27,11 +28,8 @@ def resident_bytes() -> int:
     raise AssertionError("no VmRSS")
 
 
-def test_other_threads_run_while_rust_sorts() -> None:
-    fragments = make_fragments(1_000_000)
-    everything = sum(f.token_count for f in fragments)  # keeps all: the whole input is sorted
-    rust = SkeletonCompressorService(backend="rust")
-    rust.compress(fragments, everything)
+def counting_during(call: Callable[[], object]) -> float:
+    """How long a counting thread runs while `call` does, in seconds at its rate alone."""
     count = 0
     stop = threading.Event()
 
@@ -49,15 +47,34 @@ def test_other_threads_run_while_rust_sorts() -> None:
         time.sleep(0.2)  # the counter alone: its rate
         rate = (count - before) / 0.2
         before = count
-        rust.compress(fragments, everything)
+        call()
         counted = count - before
     finally:
         stop.set()
         thread.join()
         sys.setswitchinterval(previous_interval)
+    return counted / rate
+
+
+@pytest.mark.parametrize("scores", ["random", "equal"])
+def test_other_threads_run_while_rust_sorts(scores: str) -> None:
+    # With equal scores every comparison is a tie, settled on the ids alone.
+    fragments = make_fragments(1_000_000, scores=scores)
+    everything = sum(f.token_count for f in fragments)  # keeps all: the whole input is sorted
+    rust = SkeletonCompressorService(backend="rust")
+    rust.compress(fragments, everything)
+    sorting, not_sorting = [], []
+    for _ in range(3):  # in turns; a busy machine can shorten or lengthen any one of them
+        sorting.append(counting_during(lambda: rust.compress(fragments, everything)))
+        # The same call but for the sort (a budget of 0 ranks nothing): the counter runs
+        # beside its duplicate check alone, and beside no more of the call above, were the
+        # sort to hold the GIL.
+        not_sorting.append(counting_during(lambda: rust.compress(fragments, 0)))
     # Holding the GIL throughout, the call would let the counter run for at most about one
-    # switch interval (0.5 ms); released for the sort, it counts for tens of milliseconds.
-    assert counted / rate > 0.015, (counted, rate)
+    # switch interval (0.5 ms); released for the whole sort, it counts for tens of
+    # milliseconds, several times what it counts beside the call without the sort.
+    assert max(sorting) > 0.015, (sorting, not_sorting)
+    assert max(sorting) > 2 * min(not_sorting), (sorting, not_sorting)
 
 
 @linux_only

@@ -20,15 +20,41 @@ _BATCH_SECONDS = 0.002
 _MAX_ROUNDS = 200
 
 
-def make_fragments(size: int, seed: int = 0) -> tuple[ContextFragment, ...]:
-    """Random relevance in [0, 1), token counts 1 to 500, unique ids in shuffled order."""
+# How the generated relevance scores look, and what the table says about each.
+SCORE_SHAPES = {
+    "random": "uniform in [0, 1)",
+    "levels": "0, 0.25, 0.5, 0.75 or 1.0 at random",
+    "equal": "all 0.5",
+}
+
+
+def make_fragments(
+    size: int, seed: int = 0, *, scores: str = "random"
+) -> tuple[ContextFragment, ...]:
+    """Token counts 1 to 500, unique ids in shuffled order, relevance shaped by `scores`.
+
+    `random`: uniform in [0, 1), so scores never tie. `levels`: one of five levels (0, 0.25,
+    0.5, 0.75, 1.0) at random, as LLM-rated scores look. `equal`: every score 0.5. For a
+    given size and seed the shapes share ids, token counts and order: the level is taken from
+    the same random draw the `random` score is, so only the score differs. Every score is its
+    own float object, as scores read from JSON are.
+    """
+    if scores not in SCORE_SHAPES:
+        raise ValueError(f"scores must be one of {', '.join(SCORE_SHAPES)}, got {scores!r}")
     rng = random.Random(seed)
     numbers = list(range(size))
     rng.shuffle(numbers)
-    return tuple(
-        ContextFragment(f"fragment-{number:08d}", rng.randint(1, 500), rng.random())
-        for number in numbers
-    )
+    fragments = []
+    for number in numbers:
+        tokens, draw = rng.randint(1, 500), rng.random()
+        if scores == "levels":
+            score = int(draw * 5) / 4  # a new float object each time
+        elif scores == "equal":
+            score = draw * 0.0 + 0.5  # 0.5, a new float object each time
+        else:
+            score = draw
+        fragments.append(ContextFragment(f"fragment-{number:08d}", tokens, score))
+    return tuple(fragments)
 
 
 def tenth_of_tokens(fragments: tuple[ContextFragment, ...]) -> int:
@@ -71,18 +97,19 @@ def best_times(*calls: Callable[[], object]) -> list[float]:
     return best
 
 
-def measure(size: int, progress: TextIO) -> dict[str, Any]:
-    progress.write(f"bench: {size:,} fragments: generating\n")
-    fragments = make_fragments(size)
+def measure(size: int, progress: TextIO, scores: str = "random") -> dict[str, Any]:
+    label = f"bench: {size:,} fragments, {scores} scores"
+    progress.write(f"{label}: generating\n")
+    fragments = make_fragments(size, scores=scores)
     budget = tenth_of_tokens(fragments)
     rust = SkeletonCompressorService(backend="rust")
     python = SkeletonCompressorService(backend="python")
-    progress.write(f"bench: {size:,} fragments: checking both backends agree\n")
+    progress.write(f"{label}: checking both backends agree\n")
     expected = python.compress(fragments, budget)
     got = rust.compress(fragments, budget)
     if got != expected or any(a is not b for a, b in zip(got.fragments, expected.fragments)):
-        raise AssertionError(f"backends disagree on {size} fragments")
-    progress.write(f"bench: {size:,} fragments: timing\n")
+        raise AssertionError(f"backends disagree on {size} fragments, {scores} scores")
+    progress.write(f"{label}: timing\n")
     rust_seconds, python_seconds, floor_seconds = best_times(
         lambda: rust.compress(fragments, budget),
         lambda: python.compress(fragments, budget),
@@ -90,6 +117,7 @@ def measure(size: int, progress: TextIO) -> dict[str, Any]:
     )
     return {
         "size": size,
+        "scores": scores,
         "rust_seconds": rust_seconds,
         "python_seconds": python_seconds,
         "read_floor_seconds": floor_seconds,
@@ -106,6 +134,9 @@ def _duration(seconds: float) -> str:
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
+    """The figures as a table, under a line naming the score shape(s) measured."""
+    shapes = dict.fromkeys(row.get("scores", "random") for row in rows)
+    title = "scores: " + "; ".join(f"{shape} ({SCORE_SHAPES[shape]})" for shape in shapes)
     header = ("fragments", "rust", "python", "speed-up", "rust / read floor")
     lines = [
         (
@@ -119,8 +150,13 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     ]
     widths = [max(len(cell) for cell in column) for column in zip(header, *lines)]
     return "\n".join(
-        "  ".join(cell.rjust(width) for cell, width in zip(line, widths))
-        for line in (header, *lines)
+        [
+            title,
+            *(
+                "  ".join(cell.rjust(width) for cell, width in zip(line, widths))
+                for line in (header, *lines)
+            ),
+        ]
     )
 
 
@@ -129,7 +165,7 @@ def run_bench(args: argparse.Namespace, out: TextIO) -> None:
         from .cli import InputError
 
         raise InputError("bench compares the Rust backend with the Python one; build the extension")
-    rows = [measure(size, sys.stderr) for size in args.sizes]
+    rows = [measure(size, sys.stderr, args.scores) for size in args.sizes]
     if args.json:
         json.dump(rows, out, indent=2)
         out.write("\n")
@@ -158,6 +194,13 @@ def add_bench_command(commands: Any) -> None:
         default=list(DEFAULT_SIZES),
         metavar="N",
         help="fragment set sizes (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--scores",
+        choices=list(SCORE_SHAPES),
+        default="random",
+        help="relevance scores: random in [0, 1), five levels (0, 0.25, ..., 1.0) at random,"
+        " or all equal (0.5), to time ties (default: %(default)s)",
     )
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(run=run_bench)

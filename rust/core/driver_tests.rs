@@ -291,12 +291,12 @@ fn more_fragments_than_indices_are_refused() {
 
 #[test]
 fn zero_token_fragments_after_a_spent_budget_are_kept() {
-    let ids = ["a", "b", "c", "d"];
-    let input = input_of(&ids, &[5, 0, 9, 0], &[0.9, 0.8, 0.7, 0.6]);
+    let ids = ["a", "b", "c", "d", "e"];
+    let input = input_of(&ids, &[5, 0, 9, 0, 0], &[0.9, 0.8, 0.7, 0.6, 0.5]);
     for strategy in Strategy::ALL {
         let (result, _) = run(&input, &[5], strategy, &Tuning::default());
         let expected = if strategy == Strategy::Greedy {
-            vec![0, 1, 3]
+            vec![0, 1, 3, 4]
         } else {
             vec![0, 1]
         };

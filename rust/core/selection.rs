@@ -109,8 +109,12 @@ impl Packer {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
 /// Packs `budget` along a complete ranking.
-pub fn select(
+fn select(
     ranked: &[Entry],
     token_counts: &[u64],
     budget: u128,
@@ -124,10 +128,6 @@ pub fn select(
     packer.feed(ranked, token_counts, zero_token_fragments);
     packer.finish()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     /// Entries ranked in the order given (relevance strictly descending).
     fn ranked(tokens: &[u64]) -> Vec<Entry> {

@@ -8,6 +8,12 @@ use std::mem::size_of;
 
 use super::ranking::Entry;
 
+fn keep_larger<T>(kept: &mut Vec<T>, buffer: Vec<T>) {
+    let larger = std::cmp::max_by_key(std::mem::take(kept), buffer, Vec::capacity);
+    *kept = larger;
+    kept.clear();
+}
+
 /// Word buffers kept at most: one compression borrows this many at once.
 const KEEP_WORD_BUFFERS: usize = 6;
 
@@ -49,18 +55,14 @@ impl Workspace {
         buffer
     }
 
-    pub fn give_bytes(&mut self, mut buffer: Vec<u8>) {
-        if buffer.capacity() > self.bytes.capacity() {
-            buffer.clear();
-            self.bytes = buffer;
-        }
+    /// Keeps the larger of `buffer` and the one kept.
+    pub fn give_bytes(&mut self, buffer: Vec<u8>) {
+        keep_larger(&mut self.bytes, buffer);
     }
 
-    pub fn give_entries(&mut self, mut buffer: Vec<Entry>) {
-        if buffer.capacity() > self.entries.capacity() {
-            buffer.clear();
-            self.entries = buffer;
-        }
+    /// Keeps the larger of `buffer` and the one kept.
+    pub fn give_entries(&mut self, buffer: Vec<Entry>) {
+        keep_larger(&mut self.entries, buffer);
     }
 
     pub fn give_words(&mut self, mut buffer: Vec<u64>) {
@@ -110,6 +112,8 @@ mod tests {
     #[test]
     fn the_smallest_buffer_large_enough_is_lent_and_few_are_kept() {
         let mut workspace = Workspace::default();
+        workspace.give_words(Vec::new());
+        assert!(workspace.words.is_empty(), "a buffer without room is not kept");
         for capacity in [10, 1000, 100, 50] {
             workspace.give_words(Vec::with_capacity(capacity));
         }
