@@ -39,8 +39,8 @@ impl Columns {
     }
 
     /// Adds the next fragment. `id` is its id's bytes, which must order as the ids' code
-    /// points do (see [`super::FragmentIds`]), and `id_hash` any hash of the id that equal
-    /// ids share.
+    /// points do (see [`super::FragmentIds`]), and `id_hash` a hash of the id that equal ids
+    /// share (the bindings pass the one Python keeps with each `str`).
     pub fn push(
         &mut self,
         id: &[u8],

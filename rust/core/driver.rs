@@ -81,38 +81,35 @@ fn run(
     let first = request
         .tuning
         .first_sort_size(request.budgets, original_tokens, len);
-    let spread = workspace.words(bitmap_words(len));
-    let hashes = &id_hashes;
-    let (groups, spread, ranking) = if len >= request.tuning.parallel_from {
+    let mut bits = workspace.words(bitmap_words(len));
+    let scan = |bits: &mut Vec<u64>| colliding_groups_with(&id_hashes, bits);
+    let (groups, ranking) = if len >= request.tuning.parallel_from {
         thread::scope(|scope| {
-            let scan = thread::Builder::new().spawn_scoped(scope, move || {
-                let mut spread = spread;
-                (colliding_groups_with(hashes, &mut spread), spread)
-            });
+            let bits = &mut bits;
+            let on_second_thread = thread::Builder::new().spawn_scoped(scope, || scan(bits));
             set_tie_keys(&mut entries);
             let mut ranking = Ranking::new(entries);
             ranking.extend(first, ids);
-            let (groups, spread) = match scan {
-                Ok(scan) => scan
+            let groups = match on_second_thread {
+                Ok(scanned) => scanned
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
                 // No second thread to be had: scan on this one.
-                Err(_) => (colliding_groups_with(hashes, &mut Vec::new()), Vec::new()),
+                Err(_) => scan(&mut Vec::new()),
             };
-            (groups, spread, ranking)
+            (groups, ranking)
         })
     } else {
-        let mut spread = spread;
-        let groups = colliding_groups_with(hashes, &mut spread);
+        let groups = scan(&mut bits);
         set_tie_keys(&mut entries);
         let mut ranking = Ranking::new(entries);
         ranking.extend(first, ids);
-        (groups, spread, ranking)
+        (groups, ranking)
     };
     let mut ranking = ranking;
     workspace.give_words(id_hashes);
-    workspace.give_words(spread);
-    let duplicate = first_duplicate(&groups, |a, b| ids.bytes(a) == ids.bytes(b));
+    workspace.give_words(bits);
+    let duplicate = first_duplicate(&groups, ids);
     let outcome = match duplicate {
         Some((first, second)) => Err(Duplicate {
             first,

@@ -1,4 +1,7 @@
-//! Finding fragments that may share an id, from the ids' hashes alone.
+//! Finding fragments that share an id: hashes sift out the few that may, and the ids
+//! themselves decide.
+
+use super::ids::FragmentIds;
 
 /// Bits per hash in each of the two bitmaps that sift out the hashes seen only once.
 const BITS_PER_HASH: usize = 16;
@@ -68,20 +71,18 @@ fn candidates(hashes: &[u64], bits: &mut Vec<u64>) -> Vec<(u64, u32)> {
 }
 
 /// The duplicate reported to the user: the earliest index `j` whose id already appeared,
-/// with the first index `i` holding that id.
-pub fn first_duplicate(
-    groups: &[Vec<u32>],
-    mut same_id: impl FnMut(u32, u32) -> bool,
-) -> Option<(u32, u32)> {
+/// with the first index `i` holding that id. Each group is sorted by id, so that a group of
+/// many different ids sharing a hash costs a sort, not a comparison of every pair.
+pub fn first_duplicate(groups: &[Vec<u32>], ids: &impl FragmentIds) -> Option<(u32, u32)> {
     let mut found: Option<(u32, u32)> = None;
     for group in groups {
-        for (position, &later) in group.iter().enumerate().skip(1) {
-            if found.is_some_and(|(_, j)| j <= later) {
-                break;
-            }
-            if let Some(&earlier) = group[..position].iter().find(|&&e| same_id(e, later)) {
-                found = Some((earlier, later));
-                break;
+        let mut members = group.clone();
+        members.sort_unstable_by(|&a, &b| ids.compare(a, b).then(a.cmp(&b)));
+        for same in members.chunk_by(|&a, &b| ids.bytes(a) == ids.bytes(b)) {
+            if let [first, second, ..] = *same {
+                if found.is_none_or(|(_, j)| second < j) {
+                    found = Some((first, second));
+                }
             }
         }
     }
@@ -177,24 +178,30 @@ mod tests {
     #[test]
     fn earliest_second_occurrence_wins() {
         let ids = ["a", "b", "x", "b", "a"];
-        let hashes = [1, 2, 3, 2, 1];
-        let groups = colliding_groups(&hashes);
-        assert_eq!(
-            first_duplicate(&groups, |a, b| ids[a as usize] == ids[b as usize]),
-            Some((1, 3))
-        );
+        let groups = colliding_groups(&[1, 2, 3, 2, 1]);
+        assert_eq!(first_duplicate(&groups, &ids), Some((1, 3)));
+        let ids = ["b", "a", "a", "b", "b"];
+        let groups = colliding_groups(&[9, 9, 9, 9, 9]);
+        assert_eq!(first_duplicate(&groups, &ids), Some((1, 2)));
+        let ids = ["z", "a", "z", "a", "z"];
+        assert_eq!(first_duplicate(&groups, &ids), Some((0, 2)));
     }
 
     #[test]
     fn hash_collision_between_different_ids_is_not_a_duplicate() {
         let ids = ["a", "b", "c", "b"];
-        let hashes = [5, 5, 1, 5];
-        let groups = colliding_groups(&hashes);
-        let same = |a: u32, b: u32| ids[a as usize] == ids[b as usize];
-        assert_eq!(first_duplicate(&groups, same), Some((1, 3)));
+        let groups = colliding_groups(&[5, 5, 1, 5]);
+        assert_eq!(first_duplicate(&groups, &ids), Some((1, 3)));
         assert_eq!(
-            first_duplicate(&colliding_groups(&[5, 5]), |_, _| false),
+            first_duplicate(&colliding_groups(&[5, 5]), &["x", "y"]),
             None
         );
+    }
+
+    #[test]
+    fn many_different_ids_sharing_one_hash_are_sorted_not_paired() {
+        let ids: Vec<String> = (0..20_000).map(|i| format!("id-{i}")).collect();
+        let groups = vec![(0..20_000).collect::<Vec<u32>>()];
+        assert_eq!(first_duplicate(&groups, &ids), None);
     }
 }

@@ -147,16 +147,20 @@ fn starts_with(id: &[u8], prefix: &[u8]) -> bool {
 #[inline]
 pub fn tie_key(id: &[u8], shared: usize) -> u64 {
     let rest = id.get(shared..).unwrap_or_default();
-    match rest.first_chunk::<8>() {
-        Some(word) => u64::from_be_bytes(*word),
-        None => {
-            let mut word = [0u8; 8];
-            for (slot, &byte) in word.iter_mut().zip(rest) {
-                *slot = byte;
-            }
-            u64::from_be_bytes(word)
-        }
+    if let Some(word) = rest.first_chunk::<8>() {
+        return u64::from_be_bytes(*word);
     }
+    if rest.is_empty() {
+        return 0;
+    }
+    // Fewer than eight bytes left: the id's last eight, shifted so that the rest leads (read
+    // as one word; bytes gathered through memory would stall the load that follows).
+    if let Some(last) = id.last_chunk::<8>() {
+        return u64::from_be_bytes(*last) << (8 * (8 - rest.len()));
+    }
+    rest.iter()
+        .zip((0..8).rev())
+        .fold(0, |key, (&byte, at)| key + (u64::from(byte) << (8 * at)))
 }
 
 #[cfg(test)]
@@ -190,6 +194,14 @@ mod tests {
             tie_key(b"fragment-123456789", 9),
             u64::from_be_bytes(*b"12345678")
         );
+        assert_eq!(tie_key(b"fragment", 8), 0);
+        assert_eq!(tie_key(b"fragment", 9), 0);
+        assert_eq!(
+            tie_key(b"fragment", 7),
+            u64::from_be_bytes(*b"t\0\0\0\0\0\0\0")
+        );
+        assert_eq!(tie_key(b"abc", 1), u64::from_be_bytes(*b"bc\0\0\0\0\0\0"));
+        assert_eq!(tie_key(b"abc", 0), u64::from_be_bytes(*b"abc\0\0\0\0\0"));
     }
 
     #[test]

@@ -113,21 +113,21 @@ impl Packer {
 mod tests {
     use super::*;
 
-/// Packs `budget` along a complete ranking.
-fn select(
-    ranked: &[Entry],
-    token_counts: &[u64],
-    budget: u128,
-    strategy: Strategy,
-) -> Selection {
-    let zero_token_fragments = ranked
-        .iter()
-        .filter(|e| e.token_count(token_counts) == 0)
-        .count();
-    let mut packer = Packer::new(budget, strategy);
-    packer.feed(ranked, token_counts, zero_token_fragments);
-    packer.finish()
-}
+    /// Packs `budget` along a complete ranking.
+    fn select(
+        ranked: &[Entry],
+        token_counts: &[u64],
+        budget: u128,
+        strategy: Strategy,
+    ) -> Selection {
+        let zero_token_fragments = ranked
+            .iter()
+            .filter(|e| e.token_count(token_counts) == 0)
+            .count();
+        let mut packer = Packer::new(budget, strategy);
+        packer.feed(ranked, token_counts, zero_token_fragments);
+        packer.finish()
+    }
 
     /// Entries ranked in the order given (relevance strictly descending).
     fn ranked(tokens: &[u64]) -> Vec<Entry> {

@@ -113,7 +113,10 @@ mod tests {
     fn the_smallest_buffer_large_enough_is_lent_and_few_are_kept() {
         let mut workspace = Workspace::default();
         workspace.give_words(Vec::new());
-        assert!(workspace.words.is_empty(), "a buffer without room is not kept");
+        assert!(
+            workspace.words.is_empty(),
+            "a buffer without room is not kept"
+        );
         for capacity in [10, 1000, 100, 50] {
             workspace.give_words(Vec::with_capacity(capacity));
         }
