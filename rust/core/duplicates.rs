@@ -74,19 +74,17 @@ fn candidates(hashes: &[u64], bits: &mut Vec<u64>) -> Vec<(u64, u32)> {
 /// with the first index `i` holding that id. Each group is sorted by id, so that a group of
 /// many different ids sharing a hash costs a sort, not a comparison of every pair.
 pub fn first_duplicate(groups: &[Vec<u32>], ids: &impl FragmentIds) -> Option<(u32, u32)> {
-    let mut found: Option<(u32, u32)> = None;
+    let mut repeats = Vec::new();
     for group in groups {
         let mut members = group.clone();
         members.sort_unstable_by(|&a, &b| ids.compare(a, b).then(a.cmp(&b)));
         for same in members.chunk_by(|&a, &b| ids.bytes(a) == ids.bytes(b)) {
             if let [first, second, ..] = *same {
-                if found.is_none_or(|(_, j)| second < j) {
-                    found = Some((first, second));
-                }
+                repeats.push((first, second));
             }
         }
     }
-    found
+    repeats.into_iter().min_by_key(|&(_, second)| second)
 }
 
 #[cfg(test)]
