@@ -6,6 +6,8 @@ with metadata saying what the compression did.
 
 from __future__ import annotations
 
+from importlib.metadata import version as _distribution_version
+
 from .errors import FragmentError, FragmentTypeError, FragmentValueError
 from .plan import Plan
 from .protocol import SkeletonCompressor
@@ -18,7 +20,7 @@ from .service import (
 from .types import ContextFragment, SkeletonIndices, SkeletonMetadata, SkeletonResult
 
 # The installed distribution's version, which maturin takes from Cargo.toml.
-__version__: str = __import__("importlib.metadata").metadata.version("skeleton-compressor")
+__version__: str = _distribution_version("skeleton-compressor")
 
 __all__ = [
     "ContextFragment",

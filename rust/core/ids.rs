@@ -125,12 +125,21 @@ impl SharedPrefix {
     }
 }
 
-/// `id.starts_with(prefix)` for the short prefixes ids share, without a library call.
+/// `id.starts_with(prefix)` for the short prefixes ids share, a word at a time, without a
+/// library call.
 #[inline]
 fn starts_with(id: &[u8], prefix: &[u8]) -> bool {
     let Some(mut head) = id.get(..prefix.len()) else {
         return false;
     };
+    let (Some(head_tail), Some(prefix_tail)) = (head.last_chunk::<8>(), prefix.last_chunk::<8>())
+    else {
+        return head.iter().zip(prefix).all(|(a, b)| a == b);
+    };
+    if head_tail != prefix_tail {
+        return false;
+    }
+    // The last word is equal; the words before it decide (the last may overlap them).
     let mut prefix = prefix;
     while let (Some(a), Some(b)) = (head.first_chunk::<8>(), prefix.first_chunk::<8>()) {
         if a != b {
@@ -138,7 +147,7 @@ fn starts_with(id: &[u8], prefix: &[u8]) -> bool {
         }
         (head, prefix) = (&head[8..], &prefix[8..]);
     }
-    head.iter().zip(prefix).all(|(a, b)| a == b)
+    true
 }
 
 /// An id's tie key: the eight bytes that follow the prefix every id shares (`shared` bytes),
@@ -220,6 +229,9 @@ mod tests {
         assert_eq!(shared(&[long, &long[..17], long]), (17, 1));
         assert_eq!(shared(&[long, "0123456789abcdeXghij"]), (15, 1));
         assert_eq!(shared(&[long, "0123456X"]), (7, 1));
+        assert_eq!(shared(&[long, "X123456789abcdefghij"]), (0, 1));
+        assert_eq!(shared(&[long, "01234567X9abcdefghij"]), (8, 1));
+        assert_eq!(shared(&["abc", "abd"]), (2, 1));
     }
 
     #[test]

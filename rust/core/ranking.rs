@@ -52,9 +52,15 @@ impl Entry {
 
     #[inline]
     fn rank_order(&self, other: &Entry, ids: &(impl FragmentIds + ?Sized)) -> Ordering {
-        (self.key, self.tie)
-            .cmp(&(other.key, other.tie))
+        self.sort_key()
+            .cmp(&other.sort_key())
             .then_with(|| ids.compare(self.index, other.index))
+    }
+
+    /// Relevance and tie key as one integer: one comparison instead of two.
+    #[inline]
+    fn sort_key(&self) -> u128 {
+        u128::from(self.key) << 64 | u128::from(self.tie)
     }
 }
 
