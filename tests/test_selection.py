@@ -210,6 +210,6 @@ def test_compress_arrays_errors(service: SkeletonCompressorService) -> None:
     with pytest.raises(ValueError, match=r"duplicate fragment_id 'a' at rows\[0\] and rows\[1\]"):
         service.compress_arrays(["a", "a"], [1, 1], [0.5, 0.5], 10)
     with pytest.raises(TypeError, match="one-dimensional buffer"):
-        service.compress_arrays(["a"], array("u", "x"), [0.5], 10)
+        service.compress_arrays(["a"], memoryview(b"x").cast("c"), [0.5], 10)
     with pytest.raises(TypeError, match=r"^rows\[0\]: fragment_id must be a str"):
         service.compress_arrays([b"a"], [1], [0.5], 10)
