@@ -113,7 +113,15 @@ impl Ranking {
             // Puts the first entry not wanted at `wanted`, and the ones before it ahead.
             rest.select_nth_unstable_by(wanted, |a, b| a.rank_order(b, ids));
         }
-        rest[..wanted].sort_unstable_by(|a, b| a.rank_order(b, ids));
+        // Sorted by relevance and tie key alone, which is quick, then runs of equal keys
+        // (rare) by id.
+        let top = &mut rest[..wanted];
+        top.sort_unstable_by_key(Entry::sort_key);
+        for run in top.chunk_by_mut(|a, b| a.sort_key() == b.sort_key()) {
+            if let [_, _, ..] = run {
+                run.sort_unstable_by(|a, b| ids.compare(a.index, b.index));
+            }
+        }
         self.ranked = end;
         start..end
     }
