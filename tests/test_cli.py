@@ -122,6 +122,21 @@ def test_missing_file(tmp_path: Path) -> None:
             "token_count must be an int",
         ),
         (
+            '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5, "content": '
+            + "[" * 100_000
+            + "]" * 100_000
+            + "}]",
+            "malformed JSON: values nested too deeply to read",
+        ),
+        (
+            '{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}\n'
+            + '{"fragment_id": "b", "content": '
+            + "[" * 100_000
+            + "]" * 100_000
+            + "}",
+            "malformed JSON at line 2: values nested too deeply to read",
+        ),
+        (
             '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},'
             ' {"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}]',
             "duplicate fragment_id 'a' at record 0 and record 1",

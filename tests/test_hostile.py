@@ -391,3 +391,33 @@ def test_ids_replaced_by_another_thread_during_a_large_compress() -> None:
     finally:
         stop.set()
         thread.join()
+
+
+class Sly(int):
+    """An int whose comparisons lie."""
+
+    def __lt__(self, other: object) -> bool:
+        return True
+
+    def __gt__(self, other: object) -> bool:
+        return True
+
+
+class SlyIndex:
+    """An Integral whose __index__ returns a lying int subclass (Python 3.9 passes it on)."""
+
+    def __index__(self) -> int:
+        return Sly(3)
+
+
+numbers.Integral.register(SlyIndex)
+
+
+@pytest.mark.filterwarnings("ignore:__index__ returned non-int:DeprecationWarning")
+def test_an_index_that_returns_a_lying_int_subclass_is_read_as_its_value() -> None:
+    result = both((F("a", SlyIndex(), 0.5), F("b", 2, 0.4)), 5)
+    assert [f.fragment_id for f in result.fragments] == ["a", "b"]
+    assert result.metadata.compressed_tokens == 5
+    result = both((F("a", 3, 0.5), F("b", 2, 0.4)), SlyIndex())
+    assert result.metadata.skeleton_budget == 3
+    assert [f.fragment_id for f in result.fragments] == ["a"]

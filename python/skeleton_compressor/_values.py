@@ -36,7 +36,9 @@ def as_int(value: object) -> int | None:
     if issubclass(kind, int):
         return int.__index__(value)  # type: ignore[arg-type]
     if safe_isinstance(value, _Integral):
-        return operator.index(value)  # type: ignore[arg-type]
+        # Python 3.9's operator.index may return an int subclass, whose own comparisons
+        # could lie; int.__index__ gives the plain int it holds.
+        return int.__index__(operator.index(value))  # type: ignore[arg-type]
     return None
 
 

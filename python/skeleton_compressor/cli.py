@@ -36,6 +36,10 @@ def _fragment_from(record: object, number: int) -> ContextFragment:
     )
 
 
+# Python's JSON reader nests as deep as the interpreter's recursion limit allows.
+_TOO_DEEP = "values nested too deeply to read"
+
+
 def parse_records(text: str) -> tuple[list[Any], list[int] | None]:
     """A JSON array of records, or JSON Lines (one record per non-blank line); for JSON Lines,
     also the line each record is on."""
@@ -44,6 +48,8 @@ def parse_records(text: str) -> tuple[list[Any], list[int] | None]:
             records = json.loads(text)
         except json.JSONDecodeError as error:
             raise InputError(f"malformed JSON at line {error.lineno}: {error.msg}") from None
+        except RecursionError:
+            raise InputError(f"malformed JSON: {_TOO_DEEP}") from None
         if not isinstance(records, list):
             raise InputError("expected a JSON array of fragment records")
         return records, None
@@ -54,6 +60,8 @@ def parse_records(text: str) -> tuple[list[Any], list[int] | None]:
                 records.append(json.loads(line))
             except json.JSONDecodeError as error:
                 raise InputError(f"malformed JSON at line {line_number}: {error.msg}") from None
+            except RecursionError:
+                raise InputError(f"malformed JSON at line {line_number}: {_TOO_DEEP}") from None
             lines.append(line_number)
     return records, lines
 
