@@ -122,21 +122,6 @@ def test_missing_file(tmp_path: Path) -> None:
             "token_count must be an int",
         ),
         (
-            '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5, "content": '
-            + "[" * 100_000
-            + "]" * 100_000
-            + "}]",
-            "malformed JSON: values nested too deeply to read",
-        ),
-        (
-            '{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}\n'
-            + '{"fragment_id": "b", "content": '
-            + "[" * 100_000
-            + "]" * 100_000
-            + "}",
-            "malformed JSON at line 2: values nested too deeply to read",
-        ),
-        (
             '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},'
             ' {"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}]',
             "duplicate fragment_id 'a' at record 0 and record 1",
@@ -146,6 +131,29 @@ def test_missing_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize("backend", ["rust", "python"])
 def test_bad_input(tmp_path: Path, text: str, problem: str, backend: str) -> None:
     path = tmp_path / "bad.json"
+    path.write_text(text)
+    assert_clean_failure(run("compress", str(path), "--budget", "5", "--backend", backend), problem)
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+DEEPLY_NESTED = {
+    "array": (
+        '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5, "content": ' + DEEP + "}]",
+        "malformed JSON: values nested too deeply to read",
+    ),
+    "lines": (
+        '{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}\n'
+        '{"fragment_id": "b", "content": ' + DEEP + "}",
+        "malformed JSON at line 2: values nested too deeply to read",
+    ),
+}
+
+
+@pytest.mark.parametrize("form", sorted(DEEPLY_NESTED))
+@pytest.mark.parametrize("backend", ["rust", "python"])
+def test_values_nested_too_deeply(tmp_path: Path, form: str, backend: str) -> None:
+    text, problem = DEEPLY_NESTED[form]
+    path = tmp_path / "deep.json"
     path.write_text(text)
     assert_clean_failure(run("compress", str(path), "--budget", "5", "--backend", backend), problem)
 
