@@ -40,28 +40,31 @@ def _fragment_from(record: object, number: int) -> ContextFragment:
 _TOO_DEEP = "values nested too deeply to read"
 
 
+def _decoded(text: str, line: int | None) -> Any:
+    """`json.loads(text)`, its failures as bad input naming the line: `line` for one line of
+    JSON Lines, else the line the reader stopped at."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        at = error.lineno if line is None else line
+        raise InputError(f"malformed JSON at line {at}: {error.msg}") from None
+    except RecursionError:
+        where = "" if line is None else f" at line {line}"
+        raise InputError(f"malformed JSON{where}: {_TOO_DEEP}") from None
+
+
 def parse_records(text: str) -> tuple[list[Any], list[int] | None]:
     """A JSON array of records, or JSON Lines (one record per non-blank line); for JSON Lines,
     also the line each record is on."""
     if text.lstrip().startswith("["):
-        try:
-            records = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise InputError(f"malformed JSON at line {error.lineno}: {error.msg}") from None
-        except RecursionError:
-            raise InputError(f"malformed JSON: {_TOO_DEEP}") from None
+        records = _decoded(text, None)
         if not isinstance(records, list):
             raise InputError("expected a JSON array of fragment records")
         return records, None
     records, lines = [], []
     for line_number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as error:
-                raise InputError(f"malformed JSON at line {line_number}: {error.msg}") from None
-            except RecursionError:
-                raise InputError(f"malformed JSON at line {line_number}: {_TOO_DEEP}") from None
+            records.append(_decoded(line, line_number))
             lines.append(line_number)
     return records, lines
 
