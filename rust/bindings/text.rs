@@ -49,20 +49,12 @@ pub unsafe fn utf8_of_str<'a>(string: *mut ffi::PyObject) -> Option<&'a [u8]> {
 }
 
 impl<'py> IdText<'py> {
-    /// `None` for a string with lone surrogates.
-    pub fn utf8(string: Bound<'py, PyString>) -> Option<Self> {
+    pub fn new(string: Bound<'py, PyString>) -> PyResult<Self> {
         // SAFETY: `string` is a live `str`, the GIL is held, and `IdText` holds the string
         // while it lends the bytes.
-        let bytes = unsafe { utf8_of_str(string.as_ptr()) }?;
-        Some(IdText {
-            string,
-            bytes: Bytes::Utf8(bytes.as_ptr(), bytes.len()),
-        })
-    }
-
-    pub fn new(string: Bound<'py, PyString>) -> PyResult<Self> {
-        if let Some(text) = Self::utf8(string.clone()) {
-            return Ok(text);
+        if let Some(utf8) = unsafe { utf8_of_str(string.as_ptr()) } {
+            let bytes = Bytes::Utf8(utf8.as_ptr(), utf8.len());
+            return Ok(IdText { string, bytes });
         }
         // SAFETY: `string` is a live `str`, the GIL is held, and both names are
         // NUL-terminated; the result is a new reference.
@@ -88,7 +80,7 @@ impl<'py> IdText<'py> {
 
     pub fn as_bytes(&self) -> &[u8] {
         match &self.bytes {
-            // SAFETY: made in `utf8` from this very string, which `self` holds: CPython keeps
+            // SAFETY: made in `new` from this very string, which `self` holds: CPython keeps
             // a str's UTF-8 unchanged until the string is freed.
             Bytes::Utf8(data, length) => unsafe { std::slice::from_raw_parts(*data, *length) },
             Bytes::Encoded(encoded) => encoded.as_bytes(),
