@@ -209,7 +209,15 @@ def test_compress_arrays_errors(service: SkeletonCompressorService) -> None:
         service.compress_arrays(["a"], [1], array("d", [float("nan")]), 10)
     with pytest.raises(ValueError, match=r"duplicate fragment_id 'a' at rows\[0\] and rows\[1\]"):
         service.compress_arrays(["a", "a"], [1, 1], [0.5, 0.5], 10)
-    with pytest.raises(TypeError, match="one-dimensional buffer"):
+    with pytest.raises(
+        TypeError,
+        match=r"^token_counts must hold integers or floats, got a buffer of format 'c' \(bytes\)$",
+    ):
         service.compress_arrays(["a"], memoryview(b"x").cast("c"), [0.5], 10)
+    with pytest.raises(
+        TypeError,
+        match=r"^relevance_scores must be one-dimensional, got a buffer with 2 dimensions$",
+    ):
+        service.compress_arrays(["a"], [1], memoryview(b"xy").cast("B", (1, 2)), 10)
     with pytest.raises(TypeError, match=r"^rows\[0\]: fragment_id must be a str"):
         service.compress_arrays([b"a"], [1], [0.5], 10)

@@ -7,6 +7,7 @@ The backends decide which check failed; this module words it, and builds the err
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import islice
 from typing import TypeVar
 
 from .errors import FragmentError, FragmentTypeError, FragmentValueError
@@ -32,14 +33,60 @@ _Error = TypeVar("_Error", bound=FragmentError)
 
 
 def describe(value: object) -> str:
-    """repr() that never raises and never floods a log line."""
+    """repr() that never raises and never floods a log line, and whose work is bounded by
+    what it shows: a ten-million-item list as a token count costs no more than a short one."""
     try:
-        text = repr(value)
+        text = _short_repr(value, 0)
     except Exception:
         text = f"<{type(value).__name__} object>"
     if len(text) > _SHOWN_CHARS:
         text = text[: _SHOWN_CHARS - 3] + "..."
     return text
+
+
+_SHOWN_ITEMS = 24  # enough to fill the shown characters with one-character items
+_SHOWN_DEPTH = 3
+_SHOWN_INT_BITS = 4096  # beyond, an int's decimal digits cost more than they tell
+_CONTAINERS: dict[type, tuple[str, str]] = {
+    list: ("[", "]"),
+    tuple: ("(", ")"),
+    set: ("{", "}"),
+    frozenset: ("frozenset({", "})"),
+    dict: ("{", "}"),
+}
+
+
+def _short_repr(value: object, depth: int) -> str:
+    """repr() of the first items of built-in containers, strings and ints; any other value's
+    own repr()."""
+    kind = type(value)
+    if kind is int:
+        bits = value.bit_length()  # type: ignore[attr-defined]
+        return f"<int of {bits} bits>" if bits > _SHOWN_INT_BITS else repr(value)
+    if kind is str or kind is bytes or kind is bytearray:
+        return repr(value[: _SHOWN_CHARS + 1])  # type: ignore[index]
+    brackets = _CONTAINERS.get(kind)
+    if brackets is None:
+        return repr(value)
+    left, right = brackets
+    items: (
+        dict[object, object] | list[object] | tuple[object, ...] | set[object] | frozenset[object]
+    ) = value  # type: ignore[assignment]
+    if not items:
+        return "set()" if kind is set else repr(value)
+    if depth >= _SHOWN_DEPTH:
+        return f"{left}...{right}"
+    if isinstance(items, dict):
+        parts = [
+            f"{_short_repr(key, depth + 1)}: {_short_repr(item, depth + 1)}"
+            for key, item in islice(items.items(), _SHOWN_ITEMS)
+        ]
+    else:
+        parts = [_short_repr(item, depth + 1) for item in islice(items, _SHOWN_ITEMS)]
+    if len(items) > _SHOWN_ITEMS:
+        parts.append("...")
+    trail = "," if kind is tuple and len(items) == 1 else ""
+    return f"{left}{', '.join(parts)}{trail}{right}"
 
 
 def _typed(value: object) -> str:
@@ -96,6 +143,13 @@ def fragments_type_error(fragments: object) -> TypeError:
     )
 
 
+def column_lengths_error(ids: int, tokens: int, scores: int) -> ValueError:
+    return ValueError(
+        "fragment_ids, token_counts and relevance_scores must have one length, got "
+        f"{ids}, {tokens} and {scores}"
+    )
+
+
 def budget_type_error(budget: object) -> TypeError:
     return TypeError(f"skeleton_budget must be an int, got {_typed(budget)}")
 
@@ -108,7 +162,8 @@ def fragment_error(
     kind: str, index: int, fragment_id: str | None, value: object, container: str = "fragments"
 ) -> FragmentError:
     error_type, template = _FRAGMENT_PROBLEMS[kind]
-    detail = template.format(got=_typed(value), value=describe(value))
+    shown = _typed(value) if "{got}" in template else describe(value)
+    detail = template.format(got=shown, value=shown)
     return _error(error_type, kind, index, fragment_id, container, detail)
 
 

@@ -57,7 +57,7 @@ class BackendCompressor(Protocol):
         token_counts: Sequence[Any] | memoryview,
         relevance_scores: Sequence[Any] | memoryview,
         skeleton_budget: int,
-    ) -> tuple[array[int], int, int]: ...
+    ) -> tuple[array[int], int, int, int]: ...
 
 
 CompressorFactory = Callable[[str], BackendCompressor]

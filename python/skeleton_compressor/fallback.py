@@ -171,20 +171,31 @@ def _row_columns(
     token_counts: Sequence[object] | memoryview,
     relevance_scores: Sequence[object] | memoryview,
 ) -> _Columns:
+    # One snapshot of each column, taken before any value is read: user code run while
+    # reading (an `__index__`, a `__float__`) cannot change which rows are read.
+    ids = _snapshot(fragment_ids)
+    tokens = _snapshot(token_counts)
+    scores = _snapshot(relevance_scores)
+    if not len(ids) == len(tokens) == len(scores):
+        raise _messages.column_lengths_error(len(ids), len(tokens), len(scores))
     columns = _Columns()
-    rows = zip(fragment_ids, _values_of(token_counts), _values_of(relevance_scores))
-    for index, row in enumerate(rows):
+    add_id = columns.fragment_ids.append
+    add_tokens = columns.token_counts.append
+    add_score = columns.negated_scores.append
+    for index, row in enumerate(zip(ids, tokens, scores)):
         if not _plain_row(row):
             row = _checked_row(row, index)
-        fid, tokens, score = row
-        columns.fragment_ids.append(fid)
-        columns.token_counts.append(tokens)
-        columns.negated_scores.append(-score)
+        fid, count, score = row
+        add_id(fid)
+        add_tokens(count)
+        add_score(-score)
     return columns.finish("rows")
 
 
-def _values_of(column: Sequence[object] | memoryview) -> Sequence[object]:
-    return column.tolist() if isinstance(column, memoryview) else column
+def _snapshot(column: Sequence[object] | memoryview) -> Sequence[object]:
+    if isinstance(column, memoryview):
+        return column.tolist()
+    return tuple(column) if type(column) is list else column
 
 
 class Compressor:
@@ -233,7 +244,8 @@ class Compressor:
         token_counts: Sequence[object] | memoryview,
         relevance_scores: Sequence[object] | memoryview,
         skeleton_budget: int,
-    ) -> tuple[array[int], int, int]:
+    ) -> tuple[array[int], int, int, int]:
         columns = _row_columns(fragment_ids, token_counts, relevance_scores)
         kept, compressed_tokens = columns.select(columns.ranking(), skeleton_budget, self._prefix)
-        return array("q", kept), columns.original_tokens, compressed_tokens
+        rows = len(columns.fragment_ids)
+        return array("q", kept), columns.original_tokens, compressed_tokens, rows

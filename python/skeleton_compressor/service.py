@@ -90,8 +90,10 @@ class SkeletonCompressorService:
         `array.array` (numpy.frombuffer wraps it without a copy), and the metadata."""
         ids, tokens, scores = checked_columns(fragment_ids, token_counts, relevance_scores)
         budget = checked_budget(skeleton_budget)
-        kept, original, compressed = self._compressor.compress_arrays(ids, tokens, scores, budget)
-        metadata = SkeletonMetadata.of(original, compressed, budget, len(ids), len(kept))
+        kept, original, compressed, rows = self._compressor.compress_arrays(
+            ids, tokens, scores, budget
+        )
+        metadata = SkeletonMetadata.of(original, compressed, budget, rows, len(kept))
         return SkeletonIndices(kept, metadata)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import struct
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
@@ -42,24 +43,64 @@ def checked_budgets(skeleton_budgets: Iterable[object]) -> list[int]:
     return [checked_budget(budget) for budget in skeleton_budgets]
 
 
+# Formats a buffer may hold that are not read as numbers, and why, for the error message.
+_REFUSED_FORMATS = {
+    "?": "booleans, which are not token counts or scores",
+    "c": "bytes",
+    "s": "bytes",
+    "p": "bytes",
+    "w": "text",
+    "u": "text",
+    "g": "long doubles: convert them to float64",
+    "Zf": "complex numbers",
+    "Zd": "complex numbers",
+    "Zg": "complex numbers",
+}
+
+
+def _stored_items(column: list[object] | tuple[object, ...]) -> list[object] | tuple[object, ...]:
+    """A list or tuple as is; a subclass as the items it stores, in storage order (its own
+    `__iter__`, `__len__` or `__getitem__` are not consulted, as for `fragments`)."""
+    kind = type(column)
+    if kind is list or kind is tuple:
+        return column
+    if isinstance(column, list):
+        return tuple(list.__iter__(column))
+    return tuple(tuple.__iter__(column))
+
+
+def _float16_values(view: memoryview, order: str) -> memoryview:
+    # memoryview cannot cast to half floats; struct reads them, exactly, as doubles.
+    prefix = "=" if order == "@" else order
+    data = view.tobytes()
+    return memoryview(array("d", struct.unpack(f"{prefix}{len(data) // 2}e", data)))
+
+
 def _numeric_column(column: object, name: str) -> list[object] | tuple[object, ...] | memoryview:
     if isinstance(column, (list, tuple)):
-        return column
+        return _stored_items(column)
     try:
         view = memoryview(column)  # type: ignore[arg-type]
-    except TypeError:
+    except (TypeError, ValueError, BufferError):
+        # Not a buffer, or one that cannot export its values (numpy datetimes): its items.
         if isinstance(column, Iterable) and not isinstance(column, (str, bytes)):
-            return list(column)
+            return tuple(column)
         raise TypeError(
             f"{name} must be a sequence of numbers or a numeric buffer, got {type(column).__name__}"
         ) from None
     order, code = (
         (view.format[0], view.format[1:]) if view.format[:1] in _BYTE_ORDERS else ("@", view.format)
     )
-    if view.ndim != 1 or code not in _BUFFER_FORMATS:
+    if view.ndim != 1:
+        raise TypeError(f"{name} must be one-dimensional, got a buffer with {view.ndim} dimensions")
+    if code == "O" and isinstance(column, Iterable):
+        return tuple(column)  # numpy arrays of Python objects: the objects they hold
+    if code == "e":
+        return _float16_values(view, order)
+    if code not in _BUFFER_FORMATS:
+        what = _REFUSED_FORMATS.get(code, "values that are not integers or floats")
         raise TypeError(
-            f"{name} must be a one-dimensional buffer of integers or floats, "
-            f"got format {view.format!r} with {view.ndim} dimension(s)"
+            f"{name} must hold integers or floats, got a buffer of format {view.format!r} ({what})"
         )
     # Both backends read a contiguous view whose format is one native type code.
     kind = "float" if code in "fd" else "unsigned" if code.isupper() else "signed"
@@ -75,21 +116,19 @@ def _numeric_column(column: object, name: str) -> list[object] | tuple[object, .
 def checked_columns(
     fragment_ids: Sequence[str], token_counts: Any, relevance_scores: Any
 ) -> tuple[list[object] | tuple[object, ...], Any, Any]:
-    """The three columns in forms both backends read, after checking they are one length."""
+    """The three columns in forms both backends read: lists and tuples (subclasses read as
+    the items they store), and buffers as one-dimensional native memoryviews.
+
+    The backends check that the columns have one length, on the snapshot they read.
+    """
     if isinstance(fragment_ids, (list, tuple)):
-        ids: list[object] | tuple[object, ...] = fragment_ids
+        ids = _stored_items(fragment_ids)
     elif isinstance(fragment_ids, Iterable) and not isinstance(fragment_ids, (str, bytes)):
-        ids = list(fragment_ids)
+        ids = tuple(fragment_ids)
     else:
         raise TypeError(
             f"fragment_ids must be a sequence of str, got {type(fragment_ids).__name__}"
         )
     tokens = _numeric_column(token_counts, "token_counts")
     scores = _numeric_column(relevance_scores, "relevance_scores")
-    lengths = (len(ids), len(tokens), len(scores))
-    if len(set(lengths)) != 1:
-        raise ValueError(
-            "fragment_ids, token_counts and relevance_scores must have one length, got "
-            f"{lengths[0]}, {lengths[1]} and {lengths[2]}"
-        )
     return ids, tokens, scores

@@ -1,8 +1,8 @@
 //! `compress_arrays`: the same checks and selection on columns instead of fragment objects.
 
-use pyo3::exceptions::{PyIndexError, PyRuntimeError};
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use super::context::context;
 use super::errors::Failure;
@@ -12,22 +12,56 @@ use crate::core::{
     check_relevance, check_token_count, check_unsigned_token_count, ErrorKind, Strategy,
 };
 
-/// Item `index` of a column, by position: lists and tuples (the Python layer passes nothing
-/// else) through their own storage, bounds-checked.
-fn sequence_item<'py>(sequence: &Bound<'py, PyAny>, index: usize) -> PyResult<Bound<'py, PyAny>> {
-    if let Ok(list) = sequence.cast::<PyList>() {
-        list.get_item(index)
-    } else if let Ok(tuple) = sequence.cast::<PyTuple>() {
-        tuple.get_item(index)
-    } else {
-        sequence.get_item(index)
+/// A column of Python objects: a list or a tuple (the Python layer passes nothing else),
+/// read by position through its own storage, bounds-checked.
+///
+/// A list is read in place until user code may run (a value's `__index__` or `__float__`),
+/// and from then on from a tuple of its items copied at that moment: user code that changes
+/// the list cannot change what the call reads, which is every column as it was when the call
+/// started, as the fallback reads it. A copy up front would cost every call the copy.
+struct Objects<'py>(Bound<'py, PyAny>);
+
+impl<'py> Objects<'py> {
+    fn new(column: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if column.is_instance_of::<PyList>() || column.is_instance_of::<PyTuple>() {
+            Ok(Objects(column.clone()))
+        } else {
+            Err(PyTypeError::new_err(format!(
+                "expected a list or tuple column, got {}",
+                column.get_type().name()?
+            )))
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self.0.cast::<PyList>() {
+            Ok(list) => list.len(),
+            Err(_) => self.0.cast::<PyTuple>().map_or(0, |tuple| tuple.len()),
+        }
+    }
+
+    fn item(&self, index: usize) -> PyResult<Bound<'py, PyAny>> {
+        match self.0.cast::<PyList>() {
+            Ok(list) => list.get_item(index),
+            Err(_) => self
+                .0
+                .cast::<PyTuple>()
+                .map_err(PyErr::from)?
+                .get_item(index),
+        }
+    }
+
+    fn freeze(&mut self) {
+        if let Ok(list) = self.0.cast::<PyList>() {
+            self.0 = list.to_tuple().into_any();
+        }
     }
 }
 
 /// A numeric column: Python objects, or a copy of the bytes of a one-dimensional buffer
 /// whose format the Python layer has checked to be one native type code of `bBhHiIlLqQnNfd`.
 enum Numbers<'py> {
-    Objects(Bound<'py, PyAny>),
+    Objects(Objects<'py>),
     Buffer {
         format: u8,
         itemsize: usize,
@@ -46,7 +80,7 @@ enum Raw {
 impl<'py> Numbers<'py> {
     fn new(column: &Bound<'py, PyAny>) -> PyResult<Self> {
         if column.is_instance_of::<PyList>() || column.is_instance_of::<PyTuple>() {
-            return Ok(Numbers::Objects(column.clone()));
+            return Ok(Numbers::Objects(Objects::new(column)?));
         }
         let format: String = column.getattr("format")?.extract()?;
         let itemsize: usize = column.getattr("itemsize")?.extract()?;
@@ -60,6 +94,19 @@ impl<'py> Numbers<'py> {
             itemsize,
             data: column.call_method0("tobytes")?.cast_into()?,
         })
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Numbers::Objects(objects) => objects.len(),
+            Numbers::Buffer { itemsize, data, .. } => data.as_bytes().len() / itemsize,
+        }
+    }
+
+    fn freeze(&mut self) {
+        if let Numbers::Objects(objects) = self {
+            objects.freeze();
+        }
     }
 
     /// The decoded value at `index` of a buffer column; `None` for an object column.
@@ -92,7 +139,7 @@ impl<'py> Numbers<'py> {
 
     fn object(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyAny>> {
         Ok(match (self, self.raw(index)?) {
-            (Numbers::Objects(sequence), _) => sequence_item(sequence, index)?,
+            (Numbers::Objects(objects), _) => objects.item(index)?,
             (_, Some(Raw::Signed(value))) => PyInt::new(py, value).into_any(),
             (_, Some(Raw::Unsigned(value))) => PyInt::new(py, value).into_any(),
             (_, Some(Raw::Float(value))) => PyFloat::new(py, value).into_any(),
@@ -103,76 +150,124 @@ impl<'py> Numbers<'py> {
     }
 }
 
-impl<'py> Reader<'py> {
-    fn row_token_count(
-        &self,
-        index: usize,
-        id: &Bound<'py, PyString>,
-        column: &Numbers<'py>,
-    ) -> Read<'py, u64> {
-        let check = match column.raw(index)? {
-            Some(Raw::Signed(value)) => check_token_count(value, 0),
-            Some(Raw::Unsigned(value)) => check_unsigned_token_count(value),
-            _ => return self.token_count(index, id, &column.object(self.py, index)?),
-        };
-        check.map_err(|kind| self.row_problem(kind, index, id, column))
+/// The three columns of one call.
+struct Rows<'py> {
+    ids: Objects<'py>,
+    tokens: Numbers<'py>,
+    scores: Numbers<'py>,
+}
+
+impl<'py> Rows<'py> {
+    /// The number of rows, or the failure naming the columns' lengths when they differ.
+    fn len(&self) -> Read<'py, usize> {
+        let lengths = [self.ids.len(), self.tokens.len(), self.scores.len()];
+        if lengths.iter().all(|&length| length == lengths[0]) {
+            Ok(lengths[0])
+        } else {
+            Err(Failure::ColumnLengths(lengths))
+        }
     }
 
-    fn row_relevance(
-        &self,
+    /// Called before a value's own code runs: from here on, every column is read as it is now.
+    fn freeze(&mut self) {
+        self.ids.freeze();
+        self.tokens.freeze();
+        self.scores.freeze();
+    }
+
+    fn token_count(
+        &mut self,
+        reader: &Reader<'py>,
         index: usize,
         id: &Bound<'py, PyString>,
-        column: &Numbers<'py>,
+    ) -> Read<'py, u64> {
+        let check = match self.tokens.raw(index)? {
+            Some(Raw::Signed(value)) => check_token_count(value, 0),
+            Some(Raw::Unsigned(value)) => check_unsigned_token_count(value),
+            _ => {
+                let value = self.tokens.object(reader.py, index)?;
+                if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
+                    self.freeze();
+                }
+                return reader.token_count(index, id, &value);
+            }
+        };
+        check.map_err(|kind| row_problem(reader, kind, index, id, &self.tokens))
+    }
+
+    fn relevance(
+        &mut self,
+        reader: &Reader<'py>,
+        index: usize,
+        id: &Bound<'py, PyString>,
     ) -> Read<'py, f64> {
-        let score = match column.raw(index)? {
+        let score = match self.scores.raw(index)? {
             Some(Raw::Float(value)) => Some(value),
             Some(Raw::Signed(value @ (0 | 1))) => Some(value as f64),
             Some(Raw::Unsigned(value @ (0 | 1))) => Some(value as f64),
             Some(_) => None,
-            None => return self.relevance(index, id, &column.object(self.py, index)?),
+            None => {
+                let value = self.scores.object(reader.py, index)?;
+                let plain = value.is_instance_of::<PyFloat>()
+                    || (value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>());
+                if !plain {
+                    self.freeze();
+                }
+                return reader.relevance(index, id, &value);
+            }
         };
         match score {
             Some(score) if check_relevance(score) => Ok(score),
-            _ => Err(self.row_problem(ErrorKind::RelevanceRange, index, id, column)),
-        }
-    }
-
-    /// The failure for a value decoded from a buffer, shown as the Python number it is.
-    fn row_problem(
-        &self,
-        kind: ErrorKind,
-        index: usize,
-        id: &Bound<'py, PyString>,
-        column: &Numbers<'py>,
-    ) -> Failure<'py> {
-        match column.object(self.py, index) {
-            Ok(value) => self.problem(kind, self.place(index, Some(id)), &value, None),
-            Err(error) => Failure::Python(error),
+            _ => Err(row_problem(
+                reader,
+                ErrorKind::RelevanceRange,
+                index,
+                id,
+                &self.scores,
+            )),
         }
     }
 }
 
-/// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens)`.
+/// The failure for a value decoded from a buffer, shown as the Python number it is.
+fn row_problem<'py>(
+    reader: &Reader<'py>,
+    kind: ErrorKind,
+    index: usize,
+    id: &Bound<'py, PyString>,
+    column: &Numbers<'py>,
+) -> Failure<'py> {
+    match column.object(reader.py, index) {
+        Ok(value) => reader.problem(kind, reader.place(index, Some(id)), &value, None),
+        Err(error) => Failure::Python(error),
+    }
+}
+
+/// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows)`.
 pub fn compress_arrays<'py>(
     py: Python<'py>,
     [fragment_ids, token_counts, relevance_scores]: [&Bound<'py, PyAny>; 3],
     budget: u128,
     strategy: Strategy,
-) -> PyResult<(Bound<'py, PyAny>, u128, u128)> {
+) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize)> {
     let reader = Reader {
         py,
         ctx: context(py)?,
         container: "rows",
     };
-    let tokens = Numbers::new(token_counts)?;
-    let scores = Numbers::new(relevance_scores)?;
-    let rows = fragment_ids.len()?;
+    let mut rows = Rows {
+        ids: Objects::new(fragment_ids)?,
+        tokens: Numbers::new(token_counts)?,
+        scores: Numbers::new(relevance_scores)?,
+    };
+    let count = rows
+        .len()
+        .map_err(|failure| failure.into_pyerr(py, reader.ctx))?;
     let read = |reading: &mut Reading| {
-        for index in 0..rows {
-            let (fragment_id, id_hash) =
-                reader.fragment_id(index, &sequence_item(fragment_ids, index)?)?;
-            let token_count = reader.row_token_count(index, fragment_id.string(), &tokens)?;
-            let relevance = reader.row_relevance(index, fragment_id.string(), &scores)?;
+        for index in 0..count {
+            let (fragment_id, id_hash) = reader.fragment_id(index, &rows.ids.item(index)?)?;
+            let token_count = rows.token_count(&reader, index, fragment_id.string())?;
+            let relevance = rows.relevance(&reader, index, fragment_id.string())?;
             reading.push(Checked {
                 fragment_id,
                 id_hash,
@@ -182,7 +277,7 @@ pub fn compress_arrays<'py>(
         }
         Ok(())
     };
-    let compression = compress_read(&reader, rows, read, &[budget], strategy)?;
+    let compression = compress_read(&reader, count, read, &[budget], strategy)?;
     let [selection] = &compression.selections[..] else {
         return Err(PyRuntimeError::new_err("one selection per budget"));
     };
@@ -200,5 +295,6 @@ pub fn compress_arrays<'py>(
         array,
         compression.original_tokens,
         selection.compressed_tokens,
+        count,
     ))
 }

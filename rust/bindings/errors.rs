@@ -39,6 +39,8 @@ pub enum Failure<'py> {
         first: u32,
         second: u32,
     },
+    /// Columns of `compress_arrays` whose lengths differ: ids, token counts, scores.
+    ColumnLengths([usize; 3]),
     Python(PyErr),
 }
 
@@ -69,6 +71,10 @@ impl Failure<'_> {
         let messages = ctx.messages.bind(py);
         let (made, cause) = match self {
             Failure::Python(error) => return error,
+            Failure::ColumnLengths([ids, tokens, scores]) => (
+                messages.call_method1("column_lengths_error", (ids, tokens, scores)),
+                None,
+            ),
             Failure::Problem {
                 kind,
                 place,

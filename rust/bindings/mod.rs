@@ -252,7 +252,7 @@ impl Compressor {
         Ok((compression.original_tokens, results))
     }
 
-    /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens)`.
+    /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows)`.
     fn compress_arrays<'py>(
         &self,
         py: Python<'py>,
@@ -260,7 +260,7 @@ impl Compressor {
         token_counts: &Bound<'py, PyAny>,
         relevance_scores: &Bound<'py, PyAny>,
         skeleton_budget: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyAny>, u128, u128)> {
+    ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize)> {
         columns::compress_arrays(
             py,
             [fragment_ids, token_counts, relevance_scores],
