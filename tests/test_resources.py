@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import random
 import subprocess
 import sys
 import textwrap
@@ -56,10 +57,17 @@ def counting_during(call: Callable[[], object]) -> float:
     return counted / rate
 
 
-@pytest.mark.parametrize("scores", ["random", "equal"])
+def tied_fragments(size: int) -> tuple[ContextFragment, ...]:
+    """Equal scores, and ids whose first eight bytes take seven values: nearly every
+    comparison is a tie settled on whole ids. In shuffled order, as real inputs come."""
+    order = random.Random(0).sample(range(size), size)
+    return tuple(ContextFragment(f"{k % 7}--------{k:08d}", 1 + k % 500, 0.5) for k in order)
+
+
+@pytest.mark.parametrize("scores", ["random", "tied"])
 def test_other_threads_run_while_rust_sorts(scores: str) -> None:
-    # With equal scores every comparison is a tie, settled on the ids alone.
-    fragments = make_fragments(1_000_000, scores=scores)
+    size = 1_000_000
+    fragments = make_fragments(size) if scores == "random" else tied_fragments(size)
     everything = sum(f.token_count for f in fragments)  # keeps all: the whole input is sorted
     rust = SkeletonCompressorService(backend="rust")
     rust.compress(fragments, everything)
