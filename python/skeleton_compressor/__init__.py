@@ -8,33 +8,45 @@ from __future__ import annotations
 
 from importlib.metadata import version as _distribution_version
 
-from .errors import FragmentError, FragmentTypeError, FragmentValueError
+from .errors import BudgetExceededError, FragmentError, FragmentTypeError, FragmentValueError
 from .plan import Plan
 from .protocol import SkeletonCompressor
 from .service import (
     SkeletonCompressorService,
     compress,
     compress_arrays,
+    explain,
     validate_fragments,
 )
-from .types import ContextFragment, SkeletonIndices, SkeletonMetadata, SkeletonResult
+from .types import (
+    ContextFragment,
+    FragmentDecision,
+    SkeletonExplanation,
+    SkeletonIndices,
+    SkeletonMetadata,
+    SkeletonResult,
+)
 
 # The installed distribution's version, which maturin takes from Cargo.toml.
 __version__: str = _distribution_version("skeleton-compressor")
 
 __all__ = [
+    "BudgetExceededError",
     "ContextFragment",
+    "FragmentDecision",
     "FragmentError",
     "FragmentTypeError",
     "FragmentValueError",
     "Plan",
     "SkeletonCompressor",
     "SkeletonCompressorService",
+    "SkeletonExplanation",
     "SkeletonIndices",
     "SkeletonMetadata",
     "SkeletonResult",
     "__version__",
     "compress",
     "compress_arrays",
+    "explain",
     "validate_fragments",
 ]

@@ -22,7 +22,13 @@ SCRATCH_LIMITS: tuple[int, int]
 
 @final
 class Compressor:
-    def __new__(cls, strategy: str) -> Compressor: ...
+    def __new__(
+        cls,
+        strategy: str,
+        min_relevance: float = 0.0,
+        on_overflow: str = "keep_top",
+        order: str = "ranking",
+    ) -> Compressor: ...
     @property
     def strategy(self) -> str: ...
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None: ...
@@ -32,6 +38,9 @@ class Compressor:
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
     ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
+    def explain(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> tuple[tuple[ContextFragment, ...], int, int, list[tuple[bool, str, int, int | None]]]: ...
     def compress_arrays(
         self,
         fragment_ids: Sequence[Any],

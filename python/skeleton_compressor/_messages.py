@@ -10,7 +10,7 @@ from collections.abc import Callable
 from itertools import islice
 from typing import TypeVar
 
-from .errors import FragmentError, FragmentTypeError, FragmentValueError
+from .errors import BudgetExceededError, FragmentError, FragmentTypeError, FragmentValueError
 
 MAX_TOKEN_COUNT = 2**63 - 1
 _SHOWN_CHARS = 80
@@ -24,6 +24,9 @@ _FRAGMENT_PROBLEMS: dict[str, tuple[type[FragmentError], str]] = {
     "token_too_large": (FragmentValueError, "token_count must be <= 2**63 - 1, got {value}"),
     "relevance_type": (FragmentTypeError, "relevance_score must be a real number, got {got}"),
     "relevance_range": (FragmentValueError, "relevance_score must be in [0, 1], got {value}"),
+    "required_type": (FragmentTypeError, "required must be a bool, got {got}"),
+    "group_type": (FragmentTypeError, "group must be None or a str, got {got}"),
+    "group_empty": (FragmentValueError, "group must be non-empty"),
 }
 
 # Every `FragmentError.kind`, in this order; the Rust core's enum of problems has the same names.
@@ -187,3 +190,13 @@ def duplicate_error(
 ) -> FragmentValueError:
     detail = f"duplicate fragment_id {describe(fragment_id)}"
     return _error(FragmentValueError, "duplicate", second, fragment_id, container, detail, first)
+
+
+def budget_exceeded_error(budget: int, needed: int, required: bool) -> BudgetExceededError:
+    if required:
+        message = f"required fragments need {needed} tokens, skeleton_budget is {budget}"
+    else:
+        message = (
+            f"nothing fits: keeping anything needs {needed} tokens, skeleton_budget is {budget}"
+        )
+    return BudgetExceededError(message, skeleton_budget=budget, needed_tokens=needed)

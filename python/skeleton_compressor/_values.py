@@ -108,3 +108,31 @@ def relevance(value: object, index: int, fid: str, container: str) -> float:
     if not 0.0 <= score <= 1.0:
         raise _messages.fragment_error("relevance_range", index, fid, value, container)
     return score
+
+
+def _is_numpy_bool(value: object) -> bool:
+    kind = type(value)
+    return kind.__module__ == "numpy" and kind.__name__ in ("bool_", "bool")
+
+
+def required(value: object, index: int, fid: str, container: str) -> bool:
+    if value is True or value is False:
+        return value
+    if _is_numpy_bool(value):
+        return bool(value)
+    raise _messages.fragment_error("required_type", index, fid, value, container)
+
+
+def group(value: object, index: int, fid: str, container: str) -> str | None:
+    if value is None:
+        return None
+    kind = type(value)
+    if kind is str:
+        name: str = value  # type: ignore[assignment]
+    elif issubclass(kind, str):
+        name = str.__str__(value)
+    else:
+        raise _messages.fragment_error("group_type", index, fid, value, container)
+    if not name:
+        raise _messages.fragment_error("group_empty", index, fid, value, container)
+    return name

@@ -1,6 +1,7 @@
 """Choosing the backend: the Rust extension when it is there, the Python fallback otherwise.
 
-Both backends offer one class, `Compressor(strategy)`, that satisfies `BackendCompressor`;
+Both backends offer one class, `Compressor(strategy, min_relevance, on_overflow, order)`, that
+satisfies `BackendCompressor`;
 mypy checks the compiled one through its stub, `_core.pyi`.
 """
 
@@ -51,6 +52,10 @@ class BackendCompressor(Protocol):
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
     ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
 
+    def explain(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> tuple[tuple[ContextFragment, ...], int, int, list[tuple[bool, str, int, int | None]]]: ...
+
     def compress_arrays(
         self,
         fragment_ids: Sequence[Any],
@@ -60,7 +65,7 @@ class BackendCompressor(Protocol):
     ) -> tuple[array[int], int, int, int]: ...
 
 
-CompressorFactory = Callable[[str], BackendCompressor]
+CompressorFactory = Callable[[str, float, str, str], BackendCompressor]
 
 
 def _rust() -> CompressorFactory:

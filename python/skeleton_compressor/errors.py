@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FragmentError", "FragmentTypeError", "FragmentValueError"]
+__all__ = ["BudgetExceededError", "FragmentError", "FragmentTypeError", "FragmentValueError"]
 
 
 class FragmentError(Exception):
@@ -69,5 +69,26 @@ class FragmentValueError(FragmentError, ValueError):
     """A fragment's field has the right type but a bad value, or two fragments share an id."""
 
 
-def _rebuilt(cls: type[FragmentError], args: tuple[object, ...]) -> FragmentError:
+class BudgetExceededError(ValueError):
+    """The overflow policy (`strict` or `raise`) refused to go over the budget.
+
+    Attributes:
+        skeleton_budget: the budget asked for.
+        needed_tokens: the required fragments' tokens when they alone exceed the budget; when
+            nothing fitted, the smallest budget with which something would have been kept.
+    """
+
+    skeleton_budget: int
+    needed_tokens: int
+
+    def __init__(self, message: str, *, skeleton_budget: int, needed_tokens: int) -> None:
+        super().__init__(message)
+        self.skeleton_budget = skeleton_budget
+        self.needed_tokens = needed_tokens
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuilt, (type(self), self.args), self.__dict__)
+
+
+def _rebuilt(cls: type[Exception], args: tuple[object, ...]) -> Exception:
     return cls.__new__(cls, *args)

@@ -11,7 +11,9 @@ from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from . import _messages, _values
+from .policy import Policy, checked_policy
 from .types import ContextFragment
+from .units import Decision, Units
 
 if TYPE_CHECKING:
     from typing import TypeGuard
@@ -26,12 +28,21 @@ _MAX_TOKEN_COUNT = _messages.MAX_TOKEN_COUNT
 class _Columns:
     """Checked values, one list per field; index i is fragment (or row) i."""
 
-    __slots__ = ("fragment_ids", "negated_scores", "original_tokens", "token_counts")
+    __slots__ = (
+        "fragment_ids",
+        "grouped",
+        "negated_scores",
+        "original_tokens",
+        "required",
+        "token_counts",
+    )
 
     def __init__(self) -> None:
         self.fragment_ids: list[str] = []
         self.token_counts: list[int] = []
         self.negated_scores: list[float] = []
+        self.required: list[int] = []  # indices of required fragments
+        self.grouped: dict[int, str] = {}  # index: group, for fragments in a group
         self.original_tokens = 0
 
     def finish(self, container: str) -> _Columns:
@@ -95,7 +106,23 @@ def _read(fragment: object, attribute: str, index: int, fid: str | None) -> Any:
         raise _messages.unreadable_error(index, fid, attribute, error) from error
 
 
-def _checked(fragment: object, index: int) -> tuple[str, int, float]:
+_Fields = tuple[str, int, float, bool, "str | None"]
+
+
+def _read_optional(
+    fragment: object, attribute: str, default: object, index: int, fid: str
+) -> object:
+    """A field fragments made before it existed may lack (objects that pass for one,
+    subclass instances with unset slots): missing, it has its default."""
+    try:
+        return getattr(fragment, attribute)
+    except AttributeError:
+        return default
+    except Exception as error:
+        raise _messages.unreadable_error(index, fid, attribute, error) from error
+
+
+def _checked(fragment: object, index: int) -> _Fields:
     """Reads and checks one fragment field by field, in the contract's order."""
     if not _values.safe_isinstance(fragment, ContextFragment):
         raise _messages.fragment_error("not_fragment", index, None, fragment)
@@ -106,7 +133,13 @@ def _checked(fragment: object, index: int) -> tuple[str, int, float]:
     score = _values.relevance(
         _read(fragment, "relevance_score", index, fid), index, fid, "fragments"
     )
-    return fid, tokens, score
+    pinned = _values.required(
+        _read_optional(fragment, "required", False, index, fid), index, fid, "fragments"
+    )
+    group = _values.group(
+        _read_optional(fragment, "group", None, index, fid), index, fid, "fragments"
+    )
+    return fid, tokens, score, pinned, group
 
 
 def _checked_row(row: tuple[object, object, object], index: int) -> tuple[str, int, float]:
@@ -139,6 +172,8 @@ def _fragment_columns(fragments: tuple[ContextFragment, ...]) -> _Columns:
     add_id = columns.fragment_ids.append
     add_tokens = columns.token_counts.append
     add_score = columns.negated_scores.append
+    pin = columns.required.append
+    grouped = columns.grouped
     for index, fragment in enumerate(fragments):
         # Plain fragments holding plain, valid values take the short way; anything else is
         # read again field by field, so that the first problem is the one reported.
@@ -147,8 +182,10 @@ def _fragment_columns(fragments: tuple[ContextFragment, ...]) -> _Columns:
                 fid = fragment.fragment_id
                 tokens = fragment.token_count
                 score = fragment.relevance_score
+                pinned = fragment.required
+                group = fragment.group
             except AttributeError:
-                fid, tokens, score = _checked(fragment, index)
+                fid, tokens, score, pinned, group = _checked(fragment, index)
             if not (
                 type(fid) is str
                 and fid
@@ -156,13 +193,19 @@ def _fragment_columns(fragments: tuple[ContextFragment, ...]) -> _Columns:
                 and 0 <= tokens <= _MAX_TOKEN_COUNT
                 and type(score) is float
                 and 0.0 <= score <= 1.0
+                and (pinned is False or pinned is True)
+                and (group is None or (type(group) is str and group))
             ):
-                fid, tokens, score = _checked(fragment, index)
+                fid, tokens, score, pinned, group = _checked(fragment, index)
         else:
-            fid, tokens, score = _checked(fragment, index)
+            fid, tokens, score, pinned, group = _checked(fragment, index)
         add_id(fid)
         add_tokens(tokens)
         add_score(-score)
+        if pinned:
+            pin(index)
+        if group is not None:
+            grouped[index] = group
     return columns.finish("fragments")
 
 
@@ -199,28 +242,65 @@ def _snapshot(column: Sequence[object] | memoryview) -> Sequence[object]:
 
 
 class Compressor:
-    """One strategy, chosen once; every call checks and compresses its input whole."""
+    """One strategy and policy, chosen once; every call checks and compresses its input whole."""
 
-    __slots__ = ("_prefix", "_strategy")
+    __slots__ = ("_plain", "_policy", "_prefix", "_strategy")
 
-    def __init__(self, strategy: str) -> None:
+    def __init__(
+        self,
+        strategy: str,
+        min_relevance: float = 0.0,
+        on_overflow: str = "keep_top",
+        order: str = "ranking",
+    ) -> None:
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
         self._strategy = strategy
         self._prefix = strategy == "prefix"
+        self._policy = checked_policy(min_relevance, on_overflow, order)
+        self._plain = self._policy == Policy()
 
     @property
     def strategy(self) -> str:
         return self._strategy
 
+    @property
+    def policy(self) -> Policy:
+        return self._policy
+
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
         _fragment_columns(fragments)
+
+    def _select(
+        self, columns: _Columns, budgets: list[int], explain: bool = False
+    ) -> tuple[list[tuple[list[int], int]], list[Decision]]:
+        """Kept indices and tokens for each budget; decisions for the first when explaining."""
+        ranking = columns.ranking()
+        if self._plain and not explain and not columns.required and not columns.grouped:
+            return [columns.select(ranking, budget, self._prefix) for budget in budgets], []
+        policy = self._policy
+        units = Units(
+            columns.token_counts,
+            columns.negated_scores,
+            columns.required,
+            columns.grouped,
+            ranking,
+            policy.min_relevance,
+        )
+        selections = []
+        decisions: list[Decision] = []
+        for budget in budgets:
+            walk = units.walk(budget, self._prefix, policy.on_overflow, explain)
+            selections.append(units.kept_fragments(walk, policy.order))
+            if explain and not decisions:
+                decisions = units.decisions(walk, budget)
+        return selections, decisions
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
     ) -> tuple[tuple[ContextFragment, ...], int, int]:
         columns = _fragment_columns(fragments)
-        kept, compressed_tokens = columns.select(columns.ranking(), skeleton_budget, self._prefix)
+        [(kept, compressed_tokens)], _ = self._select(columns, [skeleton_budget])
         return (
             tuple([fragments[index] for index in kept]),
             columns.original_tokens,
@@ -231,12 +311,24 @@ class Compressor:
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
     ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]:
         columns = _fragment_columns(fragments)
-        ranking = columns.ranking()
-        results = []
-        for budget in skeleton_budgets:
-            kept, compressed_tokens = columns.select(ranking, budget, self._prefix)
-            results.append((tuple([fragments[index] for index in kept]), compressed_tokens))
+        selections, _ = self._select(columns, skeleton_budgets)
+        results = [
+            (tuple([fragments[index] for index in kept]), compressed_tokens)
+            for kept, compressed_tokens in selections
+        ]
         return columns.original_tokens, results
+
+    def explain(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> tuple[tuple[ContextFragment, ...], int, int, list[tuple[bool, str, int, int | None]]]:
+        columns = _fragment_columns(fragments)
+        [(kept, compressed_tokens)], decisions = self._select(columns, [skeleton_budget], True)
+        return (
+            tuple([fragments[index] for index in kept]),
+            columns.original_tokens,
+            compressed_tokens,
+            [tuple(decision) for decision in decisions],  # type: ignore[misc]
+        )
 
     def compress_arrays(
         self,
@@ -246,6 +338,6 @@ class Compressor:
         skeleton_budget: int,
     ) -> tuple[array[int], int, int, int]:
         columns = _row_columns(fragment_ids, token_counts, relevance_scores)
-        kept, compressed_tokens = columns.select(columns.ranking(), skeleton_budget, self._prefix)
+        [(kept, compressed_tokens)], _ = self._select(columns, [skeleton_budget])
         rows = len(columns.fragment_ids)
         return array("q", kept), columns.original_tokens, compressed_tokens, rows

@@ -8,7 +8,15 @@ from typing import Any
 
 from .backend import ENVIRONMENT_VARIABLE, load_backend
 from .fallback import STRATEGIES
-from .types import ContextFragment, SkeletonIndices, SkeletonMetadata, SkeletonResult
+from .policy import Policy, checked_policy
+from .types import (
+    ContextFragment,
+    FragmentDecision,
+    SkeletonExplanation,
+    SkeletonIndices,
+    SkeletonMetadata,
+    SkeletonResult,
+)
 from .validation import checked_budget, checked_budgets, checked_columns, checked_fragments
 
 __all__ = [
@@ -16,6 +24,7 @@ __all__ = [
     "SkeletonCompressorService",
     "compress",
     "compress_arrays",
+    "explain",
     "validate_fragments",
 ]
 
@@ -25,18 +34,29 @@ class SkeletonCompressorService:
 
     `backend` is "auto", "rust" or "python"; `.backend` tells which one is in use.
     `strategy` is "greedy" (skip what does not fit, go on) or "prefix" (stop at the first
-    fragment that does not fit).
+    fragment that does not fit). `min_relevance` keeps units below it out unless required;
+    `on_overflow` ("keep_top", "strict", "raise") says what happens when the budget cannot be
+    met; `order` ("ranking", "input", "edges") is the order of the kept fragments.
     """
 
-    __slots__ = ("_backend", "_compressor")
+    __slots__ = ("_backend", "_compressor", "_policy")
 
-    def __init__(self, *, backend: str = "auto", strategy: str = "greedy") -> None:
+    def __init__(
+        self,
+        *,
+        backend: str = "auto",
+        strategy: str = "greedy",
+        min_relevance: float = 0.0,
+        on_overflow: str = "keep_top",
+        order: str = "ranking",
+    ) -> None:
         if not isinstance(strategy, str) or strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+        self._policy = checked_policy(min_relevance, on_overflow, order)
         if not isinstance(backend, str):
             raise ValueError(f"backend must be one of auto, rust, python, got {backend!r}")
         self._backend, compressor_class = load_backend(backend)
-        self._compressor = compressor_class(strategy)
+        self._compressor = compressor_class(strategy, *self._policy)
 
     @property
     def backend(self) -> str:
@@ -46,8 +66,21 @@ class SkeletonCompressorService:
     def strategy(self) -> str:
         return self._compressor.strategy
 
+    @property
+    def policy(self) -> Policy:
+        """`min_relevance`, `on_overflow` and `order`."""
+        return self._policy
+
     def __repr__(self) -> str:
-        return f"SkeletonCompressorService(backend={self._backend!r}, strategy={self.strategy!r})"
+        options = "".join(
+            f", {name}={value!r}"
+            for name, value, default in zip(self._policy._fields, self._policy, Policy())
+            if value != default
+        )
+        return (
+            f"SkeletonCompressorService(backend={self._backend!r}, strategy={self.strategy!r}"
+            f"{options})"
+        )
 
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
         """Raises the first problem with `fragments`, as `compress` would."""
@@ -61,6 +94,23 @@ class SkeletonCompressorService:
         kept, original, compressed = self._compressor.compress(fragments, budget)
         metadata = SkeletonMetadata.of(original, compressed, budget, len(fragments), len(kept))
         return SkeletonResult(kept, metadata)
+
+    def explain(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> SkeletonExplanation:
+        """`compress`, and why each fragment was kept or dropped: raises what `compress`
+        raises, and otherwise returns its result with one decision per fragment."""
+        fragments = checked_fragments(fragments)
+        budget = checked_budget(skeleton_budget)
+        kept, original, compressed, decisions = self._compressor.explain(fragments, budget)
+        metadata = SkeletonMetadata.of(original, compressed, budget, len(fragments), len(kept))
+        return SkeletonExplanation(
+            SkeletonResult(kept, metadata),
+            tuple(
+                FragmentDecision(fragment, *decision)
+                for fragment, decision in zip(fragments, decisions)
+            ),
+        )
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: Iterable[int]
@@ -97,14 +147,30 @@ class SkeletonCompressorService:
         return SkeletonIndices(kept, metadata)
 
 
-_shared: dict[tuple[str, str, str], SkeletonCompressorService] = {}
+_shared: dict[tuple[Any, ...], SkeletonCompressorService] = {}
 
 
-def _service(backend: str, strategy: str) -> SkeletonCompressorService:
-    key = (backend, strategy, os.environ.get(ENVIRONMENT_VARIABLE, ""))
-    service = _shared.get(key)
+def _service(
+    backend: str, strategy: str, policy: tuple[object, object, object] = Policy()
+) -> SkeletonCompressorService:
+    # Types too: True == 1 and 1 == 1.0, but only some of them are valid options.
+    options = tuple((type(value), value) for value in policy)
+    key = (backend, strategy, options, os.environ.get(ENVIRONMENT_VARIABLE, ""))
+    try:
+        service = _shared.get(key)
+    except TypeError:  # an unhashable option: checked (and refused) by the constructor
+        service = None
     if service is None:
-        service = _shared[key] = SkeletonCompressorService(backend=backend, strategy=strategy)
+        min_relevance, on_overflow, order = policy
+        service = SkeletonCompressorService(
+            backend=backend,
+            strategy=strategy,
+            min_relevance=min_relevance,  # type: ignore[arg-type]
+            on_overflow=on_overflow,  # type: ignore[arg-type]
+            order=order,  # type: ignore[arg-type]
+        )
+        if len(_shared) < 64:
+            _shared[key] = service
     return service
 
 
@@ -114,8 +180,26 @@ def compress(
     *,
     strategy: str = "greedy",
     backend: str = "auto",
+    min_relevance: float = 0.0,
+    on_overflow: str = "keep_top",
+    order: str = "ranking",
 ) -> SkeletonResult:
-    return _service(backend, strategy).compress(fragments, skeleton_budget)
+    service = _service(backend, strategy, (min_relevance, on_overflow, order))
+    return service.compress(fragments, skeleton_budget)
+
+
+def explain(
+    fragments: tuple[ContextFragment, ...],
+    skeleton_budget: int,
+    *,
+    strategy: str = "greedy",
+    backend: str = "auto",
+    min_relevance: float = 0.0,
+    on_overflow: str = "keep_top",
+    order: str = "ranking",
+) -> SkeletonExplanation:
+    service = _service(backend, strategy, (min_relevance, on_overflow, order))
+    return service.explain(fragments, skeleton_budget)
 
 
 def compress_arrays(
@@ -126,10 +210,12 @@ def compress_arrays(
     *,
     strategy: str = "greedy",
     backend: str = "auto",
+    min_relevance: float = 0.0,
+    on_overflow: str = "keep_top",
+    order: str = "ranking",
 ) -> SkeletonIndices:
-    return _service(backend, strategy).compress_arrays(
-        fragment_ids, token_counts, relevance_scores, skeleton_budget
-    )
+    service = _service(backend, strategy, (min_relevance, on_overflow, order))
+    return service.compress_arrays(fragment_ids, token_counts, relevance_scores, skeleton_budget)
 
 
 def validate_fragments(fragments: tuple[ContextFragment, ...], *, backend: str = "auto") -> None:

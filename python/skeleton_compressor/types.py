@@ -8,7 +8,14 @@ from array import array
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
-__all__ = ["ContextFragment", "SkeletonIndices", "SkeletonMetadata", "SkeletonResult"]
+__all__ = [
+    "ContextFragment",
+    "FragmentDecision",
+    "SkeletonExplanation",
+    "SkeletonIndices",
+    "SkeletonMetadata",
+    "SkeletonResult",
+]
 
 _RATIO_TOLERANCE = 1e-9
 # dataclass(slots=True) needs Python 3.10; on 3.9 the classes work the same without slots.
@@ -23,6 +30,10 @@ class ContextFragment:
     token_count: int
     relevance_score: float
     content: str = ""
+    required: bool = False
+    """Kept whatever its relevance; see the overflow policy for a budget it alone exceeds."""
+    group: str | None = None
+    """Fragments sharing a group are kept or dropped together, in their input order."""
 
 
 def _is_count(value: object) -> bool:
@@ -163,3 +174,49 @@ class SkeletonIndices(NamedTuple):
 
     indices: array[int]
     metadata: SkeletonMetadata
+
+
+@dataclass(frozen=True, **_SLOTS)
+class FragmentDecision:
+    """Why one fragment was kept or dropped. Members of one group share their decision.
+
+    `reason` is one of `required`, `fits`, `top_over_budget`, `no_room`, `after_stop`,
+    `below_min_relevance`, `zero_budget`; `rank` is the 0-based rank of the fragment's unit
+    (its group, or itself) among all units; `budget_left` is what was left of the budget when
+    the walk reached the unit, or None where no walk decided it.
+    """
+
+    fragment: ContextFragment
+    kept: bool
+    reason: str
+    rank: int
+    budget_left: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fragment_id": self.fragment.fragment_id,
+            "kept": self.kept,
+            "reason": self.reason,
+            "rank": self.rank,
+            "budget_left": self.budget_left,
+        }
+
+
+@dataclass(frozen=True, **_SLOTS)
+class SkeletonExplanation:
+    """A compression's result and one decision per input fragment, in input order."""
+
+    result: SkeletonResult
+    decisions: tuple[FragmentDecision, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: the metadata, and the decisions keyed by fragment_id."""
+        return {
+            "metadata": self.result.metadata.to_dict(),
+            "decisions": {
+                decision.fragment.fragment_id: {
+                    key: value for key, value in decision.to_dict().items() if key != "fragment_id"
+                }
+                for decision in self.decisions
+            },
+        }

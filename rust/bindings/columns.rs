@@ -7,10 +7,8 @@ use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 use super::context::context;
 use super::errors::Failure;
 use super::read::{Checked, Read, Reader};
-use super::{compress_read, Reading};
-use crate::core::{
-    check_relevance, check_token_count, check_unsigned_token_count, ErrorKind, Strategy,
-};
+use super::{compress_read, Reading, Settings};
+use crate::core::{check_relevance, check_token_count, check_unsigned_token_count, ErrorKind};
 
 /// A column of Python objects: a list or a tuple (the Python layer passes nothing else),
 /// read by position through its own storage, bounds-checked.
@@ -248,7 +246,7 @@ pub fn compress_arrays<'py>(
     py: Python<'py>,
     [fragment_ids, token_counts, relevance_scores]: [&Bound<'py, PyAny>; 3],
     budget: u128,
-    strategy: Strategy,
+    settings: Settings,
 ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize)> {
     let reader = Reader {
         py,
@@ -273,11 +271,13 @@ pub fn compress_arrays<'py>(
                 id_hash,
                 token_count,
                 relevance,
+                required: false,
+                group: None,
             })?;
         }
         Ok(())
     };
-    let compression = compress_read(&reader, count, read, &[budget], strategy)?;
+    let compression = compress_read(&reader, count, read, &[budget], settings, false)?;
     let [selection] = &compression.selections[..] else {
         return Err(PyRuntimeError::new_err("one selection per budget"));
     };

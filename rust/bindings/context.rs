@@ -5,16 +5,26 @@ use std::mem::size_of;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyModule, PyType};
+use pyo3::types::{PyModule, PyTuple, PyType};
 
 use super::text::utf8_of_str;
 use crate::core::{check_relevance, check_token_count, Columns, TooMany};
 
+/// The fields the compression reads, in the order they are checked.
+pub const FIELDS: usize = 5;
+pub const FIELD_NAMES: [&str; FIELDS] = [
+    "fragment_id",
+    "token_count",
+    "relevance_score",
+    "required",
+    "group",
+];
+
 pub struct Context {
     pub fragment_type: Py<PyType>,
-    /// Byte offsets of the `fragment_id`, `token_count` and `relevance_score` slots inside a
-    /// `ContextFragment`, when they could be located.
-    pub slot_offsets: Option<[usize; 3]>,
+    /// Byte offsets of the `fragment_id`, `token_count`, `relevance_score`, `required` and
+    /// `group` slots inside a `ContextFragment`, when they could be located.
+    pub slot_offsets: Option<[usize; FIELDS]>,
     pub integral: Py<PyAny>,
     pub real: Py<PyAny>,
     pub messages: Py<PyModule>,
@@ -43,16 +53,17 @@ pub fn context(py: Python<'_>) -> PyResult<&'static Context> {
 
 impl Context {
     /// The common case, read with no lookup, no new reference and no user code: an exact
-    /// `ContextFragment` holding a non-empty exact `str`, an exact `int` in range and an
-    /// exact `float` in `[0, 1]`, pushed onto `columns`. Anything else, valid or not, is left
-    /// for the general path: `Ok(false)`, with nothing pushed.
+    /// `ContextFragment` holding a non-empty exact `str`, an exact `int` in range, an exact
+    /// `float` in `[0, 1]`, `True` or `False`, and `None` or a non-empty exact `str`, pushed
+    /// onto `columns`. Anything else, valid or not, is left for the general path: `Ok(false)`,
+    /// with nothing pushed.
     #[inline]
     pub fn push_plain(
         &self,
         item: &Bound<'_, PyAny>,
         columns: &mut Columns,
     ) -> Result<bool, TooMany> {
-        let Some([id, tokens, score]) = self.raw_slots(item) else {
+        let Some([id, tokens, score, required, group]) = self.raw_slots(item) else {
             return Ok(false);
         };
         // SAFETY: the slot values are borrowed from `item`, which holds them; they are used
@@ -69,6 +80,13 @@ impl Context {
             {
                 return Ok(false);
             }
+            let pinned = if required == ffi::Py_False() {
+                false
+            } else if required == ffi::Py_True() {
+                true
+            } else {
+                return Ok(false);
+            };
             let mut overflow = 0;
             let count = ffi::PyLong_AsLongLongAndOverflow(tokens, &mut overflow);
             let Ok(token_count) = check_token_count(count, overflow) else {
@@ -84,18 +102,36 @@ impl Context {
             if bytes.is_empty() {
                 return Ok(false);
             }
+            let group = if group == ffi::Py_None() {
+                None
+            } else if !group.is_null() && ffi::PyUnicode_CheckExact(group) != 0 {
+                match utf8_of_str(group) {
+                    Some(name) if !name.is_empty() => {
+                        Some((name, ffi::PyObject_Hash(group) as u64))
+                    }
+                    _ => return Ok(false),
+                }
+            } else {
+                return Ok(false);
+            };
             // A str's hash is cached on the object and cannot fail.
             let hash = ffi::PyObject_Hash(id) as u64;
             columns.push(bytes, hash, token_count, relevance)?;
+            if pinned || group.is_some() {
+                columns.mark_last(pinned, group);
+            }
         }
         Ok(true)
     }
 
-    /// The `fragment_id`, `token_count` and `relevance_score` of an exact `ContextFragment`,
-    /// read straight from its slots (`None` where a slot is empty: the attribute was
-    /// deleted); `None` for any other object, or when the slots could not be located.
+    /// The fields of an exact `ContextFragment` (see [`FIELD_NAMES`]), read straight from its
+    /// slots (`None` where a slot is empty: the attribute was deleted); `None` for any other
+    /// object, or when the slots could not be located.
     #[inline]
-    pub fn slots<'py>(&self, item: &Bound<'py, PyAny>) -> Option<[Option<Bound<'py, PyAny>>; 3]> {
+    pub fn slots<'py>(
+        &self,
+        item: &Bound<'py, PyAny>,
+    ) -> Option<[Option<Bound<'py, PyAny>>; FIELDS]> {
         Some(self.raw_slots(item)?.map(|value| {
             // SAFETY: a slot value is a live object or NULL, read just now with no Python
             // code run since; the new reference is counted on its own.
@@ -107,7 +143,7 @@ impl Context {
     /// borrowed: they stay alive only until Python code runs. `None` for any other object, or
     /// when the slots could not be located.
     #[inline]
-    fn raw_slots(&self, item: &Bound<'_, PyAny>) -> Option<[*mut ffi::PyObject; 3]> {
+    fn raw_slots(&self, item: &Bound<'_, PyAny>) -> Option<[*mut ffi::PyObject; FIELDS]> {
         let offsets = self.slot_offsets?;
         if item.get_type_ptr() != self.fragment_type.as_ptr().cast() {
             return None;
@@ -135,16 +171,29 @@ unsafe fn read_slot(object: *mut ffi::PyObject, offset: usize) -> *mut ffi::PyOb
     }
 }
 
-/// Finds where a `ContextFragment` keeps its three fields by building one from sentinel
+/// Finds where a `ContextFragment` keeps the fields it reads by building one from sentinel
 /// objects and looking for them within the instance, so that reading an exact
 /// `ContextFragment` needs no attribute lookup. `None` (any surprise) means every fragment is
 /// read with `getattr`, which gives the same values, more slowly.
-fn locate_slots(py: Python<'_>, fragment_type: &Bound<'_, PyType>) -> PyResult<Option<[usize; 3]>> {
+fn locate_slots(
+    py: Python<'_>,
+    fragment_type: &Bound<'_, PyType>,
+) -> PyResult<Option<[usize; FIELDS]>> {
     let object = py.import("builtins")?.getattr("object")?;
-    let sentinels = [object.call0()?, object.call0()?, object.call0()?];
-    let probe = fragment_type.call1((&sentinels[0], &sentinels[1], &sentinels[2]))?;
-    let names = ["fragment_id", "token_count", "relevance_score"];
-    for (name, sentinel) in names.iter().zip(&sentinels) {
+    // The constructor's positional order: fragment_id, token_count, relevance_score,
+    // content, required, group.
+    let sentinels = (0..6)
+        .map(|_| object.call0())
+        .collect::<PyResult<Vec<_>>>()?;
+    let probe = fragment_type.call1(PyTuple::new(py, &sentinels)?)?;
+    let read = [
+        &sentinels[0],
+        &sentinels[1],
+        &sentinels[2],
+        &sentinels[4],
+        &sentinels[5],
+    ];
+    for (name, sentinel) in FIELD_NAMES.iter().zip(read) {
         if !probe.getattr(*name)?.is(sentinel) {
             return Ok(None);
         }
@@ -152,8 +201,8 @@ fn locate_slots(py: Python<'_>, fragment_type: &Bound<'_, PyType>) -> PyResult<O
     let instance_size: usize = fragment_type.getattr("__basicsize__")?.extract()?;
     let word = size_of::<*mut ffi::PyObject>();
     let base = probe.as_ptr() as *const u8;
-    let mut offsets = [0usize; 3];
-    for (offset, sentinel) in offsets.iter_mut().zip(&sentinels) {
+    let mut offsets = [0usize; FIELDS];
+    for (offset, sentinel) in offsets.iter_mut().zip(read) {
         let found = (size_of::<ffi::PyObject>()..instance_size)
             .step_by(word)
             .filter(|start| start + word <= instance_size)

@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use super::context::Context;
-use crate::core::{ErrorKind, TooMany};
+use crate::core::{BudgetExceeded, ErrorKind, TooMany};
 
 /// Where a failing value sits: `fragments[3]` or `rows[3]`, with its id once it has a valid one.
 #[derive(Clone)]
@@ -39,6 +39,8 @@ pub enum Failure<'py> {
         first: u32,
         second: u32,
     },
+    /// The overflow policy refused to go over the budget.
+    BudgetExceeded(BudgetExceeded),
     /// Columns of `compress_arrays` whose lengths differ: ids, token counts, scores.
     ColumnLengths([usize; 3]),
     Python(PyErr),
@@ -71,6 +73,13 @@ impl Failure<'_> {
         let messages = ctx.messages.bind(py);
         let (made, cause) = match self {
             Failure::Python(error) => return error,
+            Failure::BudgetExceeded(exceeded) => (
+                messages.call_method1(
+                    "budget_exceeded_error",
+                    (exceeded.budget, exceeded.needed, exceeded.required),
+                ),
+                None,
+            ),
             Failure::ColumnLengths([ids, tokens, scores]) => (
                 messages.call_method1("column_lengths_error", (ids, tokens, scores)),
                 None,

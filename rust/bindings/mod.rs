@@ -15,7 +15,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use crate::core::{
-    self, Columns, Compression, Detach, ErrorKind, Request, Strategy, Tuning, Workspace,
+    self, Columns, Compression, Detach, ErrorKind, Order, Overflow, Policy, Reason, Refusal,
+    Request, Strategy, Tuning, Workspace,
 };
 use context::context;
 use errors::Failure;
@@ -43,20 +44,44 @@ impl Reading {
             checked.token_count,
             checked.relevance,
         )?;
+        if checked.required || checked.group.is_some() {
+            let group = checked
+                .group
+                .as_ref()
+                .map(|(name, hash)| (name.as_bytes(), *hash));
+            self.columns.mark_last(checked.required, group);
+        }
         Ok(())
     }
 }
 
-/// Reads `len` fragments with `read`, then compresses them for every budget.
+/// How a compressor selects: its strategy and policy, chosen once.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    strategy: Strategy,
+    policy: Policy,
+}
+
+/// Reads `len` fragments with `read`, then compresses them for every budget (and explains
+/// the first, when asked).
 fn compress_read<'py>(
     reader: &Reader<'py>,
     len: usize,
     read: impl FnOnce(&mut Reading) -> Read<'py, ()>,
     budgets: &[u128],
-    strategy: Strategy,
+    settings: Settings,
+    explain: bool,
 ) -> PyResult<Compression> {
     let mut workspace = scratch::take();
-    let outcome = compress_in(reader, len, read, budgets, strategy, &mut workspace);
+    let outcome = compress_in(
+        reader,
+        len,
+        read,
+        budgets,
+        settings,
+        explain,
+        &mut workspace,
+    );
     scratch::keep(workspace);
     outcome.map_err(|failure| failure.into_pyerr(reader.py, reader.ctx))
 }
@@ -66,7 +91,8 @@ fn compress_in<'py>(
     len: usize,
     read: impl FnOnce(&mut Reading) -> Read<'py, ()>,
     budgets: &[u128],
-    strategy: Strategy,
+    settings: Settings,
+    explain: bool,
     workspace: &mut Workspace,
 ) -> Read<'py, Compression> {
     let mut reading = Reading {
@@ -78,18 +104,23 @@ fn compress_in<'py>(
     }
     let request = Request {
         budgets,
-        strategy,
+        strategy: settings.strategy,
+        policy: &settings.policy,
+        explain,
         tuning: &Tuning::default(),
     };
     let outcome = core::compress(reading.columns, request, &ReleaseGil(reader.py), workspace);
-    outcome.map_err(|duplicate| match id_from_bytes(reader.py, &duplicate.id) {
-        Ok(fragment_id) => Failure::Duplicate {
-            container: reader.container,
-            fragment_id,
-            first: duplicate.first,
-            second: duplicate.second,
+    outcome.map_err(|refusal| match refusal {
+        Refusal::Duplicate(duplicate) => match id_from_bytes(reader.py, &duplicate.id) {
+            Ok(fragment_id) => Failure::Duplicate {
+                container: reader.container,
+                fragment_id,
+                first: duplicate.first,
+                second: duplicate.second,
+            },
+            Err(error) => Failure::Python(error),
         },
-        Err(error) => Failure::Python(error),
+        Refusal::BudgetExceeded(exceeded) => Failure::BudgetExceeded(exceeded),
     })
 }
 
@@ -173,35 +204,64 @@ fn kept_fragments<'py>(
 /// Kept fragments and their token sum, for one budget.
 type Packed<'py> = (Bound<'py, PyTuple>, u128);
 
-/// One strategy, chosen once; every call checks and compresses its input whole.
+/// One strategy and policy, chosen once; every call checks and compresses its input whole.
 #[pyclass(frozen, module = "skeleton_compressor._core")]
 struct Compressor {
-    strategy: Strategy,
+    settings: Settings,
+}
+
+/// The value of `name` among `choices` by name, or the error naming them.
+fn named<T: Copy>(
+    what: &str,
+    name: &str,
+    choices: &[T],
+    name_of: fn(T) -> &'static str,
+) -> PyResult<T> {
+    choices
+        .iter()
+        .copied()
+        .find(|&choice| name_of(choice) == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|&choice| name_of(choice)).collect();
+            PyValueError::new_err(format!(
+                "{what} must be one of {}, got {name:?}",
+                names.join(", ")
+            ))
+        })
 }
 
 #[pymethods]
 impl Compressor {
     #[new]
-    fn new(strategy: &str) -> PyResult<Self> {
-        match Strategy::from_name(strategy) {
-            Some(strategy) => Ok(Compressor { strategy }),
-            None => Err(PyValueError::new_err(format!(
-                "strategy must be one of {}, got {strategy:?}",
-                Strategy::ALL.map(Strategy::name).join(", ")
-            ))),
+    #[pyo3(signature = (strategy, min_relevance = 0.0, on_overflow = "keep_top", order = "ranking"))]
+    fn new(strategy: &str, min_relevance: f64, on_overflow: &str, order: &str) -> PyResult<Self> {
+        if !(0.0..=1.0).contains(&min_relevance) {
+            return Err(PyValueError::new_err(format!(
+                "min_relevance must be in [0, 1], got {min_relevance}"
+            )));
         }
+        Ok(Compressor {
+            settings: Settings {
+                strategy: named("strategy", strategy, &Strategy::ALL, Strategy::name)?,
+                policy: Policy {
+                    min_relevance: min_relevance + 0.0,
+                    overflow: named("on_overflow", on_overflow, Overflow::ALL, Overflow::name)?,
+                    order: named("order", order, Order::ALL, Order::name)?,
+                },
+            },
+        })
     }
 
     #[getter]
     fn strategy(&self) -> &'static str {
-        self.strategy.name()
+        self.settings.strategy.name()
     }
 
     /// Runs every fragment check, raising the first failure.
     fn validate(&self, py: Python<'_>, fragments: &Bound<'_, PyTuple>) -> PyResult<()> {
         let reader = fragment_reader(py)?;
         let read = read_fragments(&reader, fragments);
-        compress_read(&reader, fragments.len(), read, &[], self.strategy).map(drop)
+        compress_read(&reader, fragments.len(), read, &[], self.settings, false).map(drop)
     }
 
     /// Returns `(kept_fragments, original_tokens, compressed_tokens)`.
@@ -211,18 +271,24 @@ impl Compressor {
         fragments: &Bound<'py, PyTuple>,
         skeleton_budget: &Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyTuple>, u128, u128)> {
-        let budgets = [budget_value(skeleton_budget)?];
-        let reader = fragment_reader(py)?;
-        let read = read_fragments(&reader, fragments);
-        let compression = compress_read(&reader, fragments.len(), read, &budgets, self.strategy)?;
-        let [selection] = &compression.selections[..] else {
-            return Err(PyRuntimeError::new_err("one selection per budget"));
-        };
-        Ok((
-            kept_fragments(fragments, &selection.kept)?,
-            compression.original_tokens,
-            selection.compressed_tokens,
-        ))
+        let (kept, original, compressed, _) = self.run(py, fragments, skeleton_budget, false)?;
+        Ok((kept, original, compressed))
+    }
+
+    /// `compress`, and one `(kept, reason, rank, budget_left)` per fragment, in input order.
+    #[allow(clippy::type_complexity)]
+    fn explain<'py>(
+        &self,
+        py: Python<'py>,
+        fragments: &Bound<'py, PyTuple>,
+        skeleton_budget: &Bound<'py, PyAny>,
+    ) -> PyResult<(
+        Bound<'py, PyTuple>,
+        u128,
+        u128,
+        Vec<(bool, &'static str, u32, Option<u128>)>,
+    )> {
+        self.run(py, fragments, skeleton_budget, true)
     }
 
     /// Ranks once and packs every budget: `(original_tokens, [(kept, compressed_tokens)])`.
@@ -238,7 +304,14 @@ impl Compressor {
             .collect::<PyResult<Vec<_>>>()?;
         let reader = fragment_reader(py)?;
         let read = read_fragments(&reader, fragments);
-        let compression = compress_read(&reader, fragments.len(), read, &budgets, self.strategy)?;
+        let compression = compress_read(
+            &reader,
+            fragments.len(),
+            read,
+            &budgets,
+            self.settings,
+            false,
+        )?;
         let results = compression
             .selections
             .iter()
@@ -265,8 +338,51 @@ impl Compressor {
             py,
             [fragment_ids, token_counts, relevance_scores],
             budget_value(skeleton_budget)?,
-            self.strategy,
+            self.settings,
         )
+    }
+}
+
+type Explained<'py> = (
+    Bound<'py, PyTuple>,
+    u128,
+    u128,
+    Vec<(bool, &'static str, u32, Option<u128>)>,
+);
+
+impl Compressor {
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        fragments: &Bound<'py, PyTuple>,
+        skeleton_budget: &Bound<'py, PyAny>,
+        explain: bool,
+    ) -> PyResult<Explained<'py>> {
+        let budgets = [budget_value(skeleton_budget)?];
+        let reader = fragment_reader(py)?;
+        let read = read_fragments(&reader, fragments);
+        let compression = compress_read(
+            &reader,
+            fragments.len(),
+            read,
+            &budgets,
+            self.settings,
+            explain,
+        )?;
+        let [selection] = &compression.selections[..] else {
+            return Err(PyRuntimeError::new_err("one selection per budget"));
+        };
+        let decisions = compression
+            .decisions
+            .iter()
+            .map(|d| (d.kept, Reason::name(d.reason), d.rank, d.budget_left))
+            .collect();
+        Ok((
+            kept_fragments(fragments, &selection.kept)?,
+            compression.original_tokens,
+            selection.compressed_tokens,
+            decisions,
+        ))
     }
 }
 

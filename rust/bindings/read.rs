@@ -1,23 +1,27 @@
 //! Reading and checking fragment fields, in the contract's order, first failure returned.
 
-use pyo3::exceptions::{PyException, PyOverflowError};
+use pyo3::exceptions::{PyAttributeError, PyException, PyOverflowError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
 
-use super::context::Context;
+use super::context::{Context, FIELDS, FIELD_NAMES};
 use super::errors::{is_ordinary, Failure, Place};
 use super::text::IdText;
 use crate::core::{check_relevance, check_token_count, ErrorKind};
 
-const FIELDS: [&str; 3] = ["fragment_id", "token_count", "relevance_score"];
+/// The first of the fields a fragment may lack (`required`, then `group`).
+const OPTIONAL_FIELDS: usize = 3;
 
-/// One fragment's checked values: its id as an exact `str`, the id's hash, tokens, relevance.
+/// One fragment's checked values: its id as an exact `str`, the id's hash, tokens, relevance,
+/// whether it is required, and its group's name and hash.
 pub struct Checked<'py> {
     pub fragment_id: IdText<'py>,
     pub id_hash: u64,
     pub token_count: u64,
     pub relevance: f64,
+    pub required: bool,
+    pub group: Option<(IdText<'py>, u64)>,
 }
 
 pub type Read<'py, T> = Result<T, Failure<'py>>;
@@ -70,7 +74,7 @@ impl<'py> Reader<'py> {
         &self,
         index: usize,
         item: &Bound<'py, PyAny>,
-        slots: Option<[Option<Bound<'py, PyAny>>; 3]>,
+        slots: Option<[Option<Bound<'py, PyAny>>; FIELDS]>,
     ) -> Read<'py, Checked<'py>> {
         let fragment_type = self.ctx.fragment_type.bind(self.py);
         if slots.is_none() && !self.is_instance(item, fragment_type.as_any())? {
@@ -78,7 +82,7 @@ impl<'py> Reader<'py> {
         }
         // Slots were read before any user code ran; a field read later is read again, since
         // user code may have changed it meanwhile.
-        let mut first_slot = slots.and_then(|[id, _, _]| id);
+        let mut first_slot = slots.and_then(|[id, ..]| id);
         let mut field = |which: usize, fragment_id: Option<&Bound<'py, PyString>>| {
             let from_slot = if which == 0 {
                 first_slot.take()
@@ -89,31 +93,97 @@ impl<'py> Reader<'py> {
             };
             match from_slot {
                 Some(value) => Ok(value),
-                None => item
-                    .getattr(PyString::intern(self.py, FIELDS[which]))
-                    .map_err(|cause| {
+                None => match item.getattr(PyString::intern(self.py, FIELD_NAMES[which])) {
+                    Ok(value) => Ok(value),
+                    // Fragments made before `required` and `group` existed (objects that
+                    // pass for one, subclass instances with unset slots) have their defaults.
+                    Err(cause)
+                        if which >= OPTIONAL_FIELDS
+                            && cause.is_instance_of::<PyAttributeError>(self.py) =>
+                    {
+                        Ok(if which == OPTIONAL_FIELDS {
+                            PyBool::new(self.py, false).to_owned().into_any()
+                        } else {
+                            self.py.None().into_bound(self.py)
+                        })
+                    }
+                    Err(cause) => Err({
                         if is_ordinary(self.py, &cause) {
                             Failure::Unreadable {
                                 place: self.place(index, fragment_id),
-                                attribute: FIELDS[which],
+                                attribute: FIELD_NAMES[which],
                                 cause,
                             }
                         } else {
                             Failure::Python(cause)
                         }
                     }),
+                },
             }
         };
         let (fragment_id, id_hash) = self.fragment_id(index, &field(0, None)?)?;
         let id = fragment_id.string();
         let token_count = self.token_count(index, id, &field(1, Some(id))?)?;
         let relevance = self.relevance(index, id, &field(2, Some(id))?)?;
+        let required = self.required(index, id, &field(3, Some(id))?)?;
+        let group = self.group(index, id, &field(4, Some(id))?)?;
         Ok(Checked {
             fragment_id,
             id_hash,
             token_count,
             relevance,
+            required,
+            group,
         })
+    }
+
+    /// `True`, `False` or a numpy bool.
+    pub fn required(
+        &self,
+        index: usize,
+        fragment_id: &Bound<'py, PyString>,
+        value: &Bound<'py, PyAny>,
+    ) -> Read<'py, bool> {
+        if let Ok(flag) = value.cast::<pyo3::types::PyBool>() {
+            return Ok(flag.is_true());
+        }
+        let kind = value.get_type();
+        let is = |name: PyResult<Bound<'py, PyString>>, expected: &[&str]| {
+            name.and_then(|name| Ok(expected.contains(&&*name.to_cow()?)))
+                .unwrap_or(false)
+        };
+        let numpy_bool = is(kind.module(), &["numpy"]) && is(kind.name(), &["bool_", "bool"]);
+        if numpy_bool {
+            return Ok(value.is_truthy()?);
+        }
+        Err(self.problem(
+            ErrorKind::RequiredType,
+            self.place(index, Some(fragment_id)),
+            value,
+            None,
+        ))
+    }
+
+    /// `None`, or a non-empty `str` (a subclass read as the str it holds) and its hash.
+    pub fn group(
+        &self,
+        index: usize,
+        fragment_id: &Bound<'py, PyString>,
+        value: &Bound<'py, PyAny>,
+    ) -> Read<'py, Option<(IdText<'py>, u64)>> {
+        if value.is_none() {
+            return Ok(None);
+        }
+        let place = || self.place(index, Some(fragment_id));
+        let Some(name) = exact_str(value)? else {
+            return Err(self.problem(ErrorKind::GroupType, place(), value, None));
+        };
+        let hash = name.hash()? as u64;
+        let text = IdText::new(name)?;
+        if text.as_bytes().is_empty() {
+            return Err(self.problem(ErrorKind::GroupEmpty, place(), value, None));
+        }
+        Ok(Some((text, hash)))
     }
 
     /// The id as an exact `str` (a subclass's own `__eq__`, `__hash__` and `__lt__` are not
@@ -123,20 +193,7 @@ impl<'py> Reader<'py> {
         index: usize,
         value: &Bound<'py, PyAny>,
     ) -> Read<'py, (IdText<'py>, u64)> {
-        let exact = if value.is_exact_instance_of::<PyString>() {
-            value.clone().cast_into::<PyString>().map_err(PyErr::from)?
-        } else if let Ok(subclass) = value.cast::<PyString>() {
-            let length = str_length(subclass);
-            // SAFETY: `subclass` is a live `str` and the GIL is held; the result is new.
-            unsafe {
-                Bound::from_owned_ptr_or_err(
-                    self.py,
-                    ffi::PyUnicode_Substring(subclass.as_ptr(), 0, length),
-                )?
-                .cast_into::<PyString>()
-                .map_err(PyErr::from)?
-            }
-        } else {
+        let Some(exact) = exact_str(value)? else {
             return Err(self.problem(ErrorKind::IdType, self.place(index, None), value, None));
         };
         let hash = exact.hash()?;
@@ -221,6 +278,26 @@ impl<'py> Reader<'py> {
             Err(problem(ErrorKind::RelevanceRange, None))
         }
     }
+}
+
+/// A `str` as an exact `str` (a subclass's own `__eq__`, `__hash__` and `__lt__` are not
+/// consulted); `None` for anything else.
+fn exact_str<'py>(value: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyString>>> {
+    if value.is_exact_instance_of::<PyString>() {
+        return Ok(Some(value.clone().cast_into::<PyString>()?));
+    }
+    let Ok(subclass) = value.cast::<PyString>() else {
+        return Ok(None);
+    };
+    let length = str_length(subclass);
+    // SAFETY: `subclass` is a live `str` and the GIL is held; the result is new.
+    let exact = unsafe {
+        Bound::from_owned_ptr_or_err(
+            value.py(),
+            ffi::PyUnicode_Substring(subclass.as_ptr(), 0, length),
+        )?
+    };
+    Ok(Some(exact.cast_into::<PyString>()?))
 }
 
 fn str_length(text: &Bound<'_, PyString>) -> ffi::Py_ssize_t {

@@ -1,6 +1,7 @@
 //! Checked fragments as plain columns, filled one fragment at a time by whoever reads them.
 
 use super::errors::TooMany;
+use super::groups::GroupNames;
 use super::ids::{IdArena, SharedPrefix};
 use super::ranking::Entry;
 use super::workspace::Workspace;
@@ -17,6 +18,11 @@ pub struct Columns {
     pub(super) id_hashes: Vec<u64>,
     pub(super) original_tokens: u128,
     pub(super) zero_token_fragments: usize,
+    /// Required fragments, by ascending index.
+    pub(super) required: Vec<u32>,
+    /// (fragment, group number) for fragments in a group, by ascending fragment.
+    pub(super) grouped: Vec<(u32, u32)>,
+    pub(super) groups: GroupNames,
 }
 
 impl Columns {
@@ -35,6 +41,9 @@ impl Columns {
             id_hashes: workspace.words(len),
             original_tokens: 0,
             zero_token_fragments: 0,
+            required: Vec::new(),
+            grouped: Vec::new(),
+            groups: GroupNames::default(),
         })
     }
 
@@ -60,6 +69,27 @@ impl Columns {
         self.original_tokens += u128::from(token_count);
         self.zero_token_fragments += usize::from(token_count == 0);
         Ok(())
+    }
+
+    /// Marks the fragment added last as required, or as a member of the group named `group`
+    /// (its bytes, and a hash that equal names share), or both.
+    pub fn mark_last(&mut self, required: bool, group: Option<(&[u8], u64)>) {
+        let Some(last) = self.entries.len().checked_sub(1) else {
+            return;
+        };
+        let last = last as u32;
+        if required {
+            self.required.push(last);
+        }
+        if let Some((name, hash)) = group {
+            let number = self.groups.number(name, hash);
+            self.grouped.push((last, number));
+        }
+    }
+
+    /// Whether any fragment is required or grouped.
+    pub fn has_units(&self) -> bool {
+        !self.required.is_empty() || !self.grouped.is_empty()
     }
 
     pub fn len(&self) -> usize {

@@ -5,11 +5,13 @@ use std::thread;
 
 use super::columns::Columns;
 use super::duplicates::{bitmap_words, colliding_groups_with, first_duplicate};
-use super::errors::Duplicate;
+use super::errors::{Duplicate, Refusal};
 use super::ids::{tie_key, FragmentIds, IdArena};
-use super::ranking::{Entry, Ranking};
+use super::policy::Policy;
+use super::ranking::{relevance_of_key, Entry, Ranking};
 use super::selection::{Packer, Selection, Strategy};
 use super::tuning::Tuning;
+use super::units::{Decision, UnitPacker, Units, Walked};
 use super::workspace::Workspace;
 
 /// Runs long work the caller's way: the Python bindings release the GIL around it.
@@ -31,6 +33,8 @@ pub struct Compression {
     pub original_tokens: u128,
     /// One per budget, in the budgets' order.
     pub selections: Vec<Selection>,
+    /// When explaining: one per fragment, in input order, for the first budget.
+    pub decisions: Vec<Decision>,
 }
 
 /// What a compression is asked for. No budgets means only the checks (duplicate ids).
@@ -38,6 +42,9 @@ pub struct Compression {
 pub struct Request<'a> {
     pub budgets: &'a [u128],
     pub strategy: Strategy,
+    pub policy: &'a Policy,
+    /// Whether to say why each fragment was kept or dropped (for the first budget).
+    pub explain: bool,
     pub tuning: &'a Tuning,
 }
 
@@ -48,7 +55,7 @@ pub fn compress(
     request: Request<'_>,
     detach: &impl Detach,
     workspace: &mut Workspace,
-) -> Result<Compression, Duplicate> {
+) -> Result<Compression, Refusal> {
     if columns.len() >= request.tuning.detach_from {
         detach.detach(|| run(columns, request, workspace))
     } else {
@@ -56,11 +63,18 @@ pub fn compress(
     }
 }
 
+/// What is ranked: fragments for the plain compression, or units under a policy.
+enum Ranked {
+    Plain(Ranking),
+    Units(UnitRanking),
+}
+
 fn run(
     columns: Columns,
     request: Request<'_>,
     workspace: &mut Workspace,
-) -> Result<Compression, Duplicate> {
+) -> Result<Compression, Refusal> {
+    let plain = request.policy.is_plain() && !columns.has_units() && !request.explain;
     let Columns {
         mut entries,
         ids: arena,
@@ -69,68 +83,218 @@ fn run(
         id_hashes,
         original_tokens,
         zero_token_fragments,
+        required,
+        grouped,
+        groups,
     } = columns;
     let ids: &IdArena = &arena;
     let len = entries.len();
-    let set_tie_keys = |entries: &mut [Entry]| {
+    let mut unit_entries = if plain {
+        Vec::new()
+    } else {
+        workspace.entries(len)
+    };
+    let mut rank = |entries: &mut Vec<Entry>| {
         // Entries are still in input order: index i is at position i.
         for index in shared_prefix.stale() {
             entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
         }
+        if plain {
+            let first = request
+                .tuning
+                .first_sort_size(request.budgets, original_tokens, len);
+            let mut ranking = Ranking::new(std::mem::take(entries));
+            ranking.extend(first, ids);
+            return Ranked::Plain(ranking);
+        }
+        let units = Units::new(
+            entries,
+            &token_counts,
+            &required,
+            &grouped,
+            groups.len(),
+            ids,
+        );
+        Ranked::Units(UnitRanking::new(
+            units,
+            entries,
+            std::mem::take(&mut unit_entries),
+            request,
+            ids,
+        ))
     };
-    let first = request
-        .tuning
-        .first_sort_size(request.budgets, original_tokens, len);
     let mut bits = workspace.words(bitmap_words(len));
     let scan = |bits: &mut Vec<u64>| colliding_groups_with(&id_hashes, bits);
-    let (groups, ranking) = if len >= request.tuning.parallel_from {
+    let (collisions, ranked) = if len >= request.tuning.parallel_from {
         thread::scope(|scope| {
             let bits = &mut bits;
             let on_second_thread = thread::Builder::new().spawn_scoped(scope, || scan(bits));
-            set_tie_keys(&mut entries);
-            let mut ranking = Ranking::new(entries);
-            ranking.extend(first, ids);
-            let groups = match on_second_thread {
+            let ranked = rank(&mut entries);
+            let collisions = match on_second_thread {
                 Ok(scanned) => scanned
                     .join()
                     .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
                 // No second thread to be had: scan on this one.
                 Err(_) => scan(&mut Vec::new()),
             };
-            (groups, ranking)
+            (collisions, ranked)
         })
     } else {
-        let groups = scan(&mut bits);
-        set_tie_keys(&mut entries);
-        let mut ranking = Ranking::new(entries);
-        ranking.extend(first, ids);
-        (groups, ranking)
+        let collisions = scan(&mut bits);
+        (collisions, rank(&mut entries))
     };
-    let mut ranking = ranking;
     workspace.give_words(id_hashes);
     workspace.give_words(bits);
-    let duplicate = first_duplicate(&groups, ids);
-    let outcome = match duplicate {
-        Some((first, second)) => Err(Duplicate {
+    let outcome = match first_duplicate(&collisions, ids) {
+        Some((first, second)) => Err(Refusal::Duplicate(Duplicate {
             first,
             second,
             id: ids.bytes(second).to_vec(),
-        }),
-        None => Ok(pack(
-            &mut ranking,
-            &token_counts,
-            zero_token_fragments,
-            ids,
-            request,
-        )),
+        })),
+        None => match ranked {
+            Ranked::Plain(mut ranking) => {
+                let selections = pack(
+                    &mut ranking,
+                    &token_counts,
+                    zero_token_fragments,
+                    ids,
+                    request,
+                );
+                workspace.give_entries(ranking.into_entries());
+                Ok((selections, Vec::new()))
+            }
+            Ranked::Units(mut unit_ranking) => {
+                let packed = unit_ranking.pack(&entries, ids, request);
+                workspace.give_entries(unit_ranking.ranking.into_entries());
+                packed.map_err(Refusal::BudgetExceeded)
+            }
+        },
     };
-    workspace.give_entries(ranking.into_entries());
+    workspace.give_entries(entries);
     workspace.give_words(token_counts);
     arena.recycle(workspace);
-    outcome.map(|selections| Compression {
+    outcome.map(|(selections, decisions)| Compression {
         original_tokens,
         selections,
+        decisions,
     })
+}
+
+/// Units ranked by their leads, as far as the budgets need (all of them when explaining,
+/// since every unit's rank is told).
+struct UnitRanking {
+    units: Units,
+    ranking: Ranking,
+    candidate: Vec<bool>,
+    required_tokens: u128,
+    zero_token_candidates: usize,
+}
+
+impl UnitRanking {
+    fn new(
+        units: Units,
+        fragments: &[Entry],
+        mut unit_entries: Vec<Entry>,
+        request: Request<'_>,
+        ids: &impl FragmentIds,
+    ) -> Self {
+        let floor = request.policy.min_relevance;
+        let candidate: Vec<bool> = (0..units.len() as u32)
+            .map(|unit| {
+                let lead = &fragments[units.lead(unit) as usize];
+                !units.is_required(unit) && relevance_of_key(lead.key) >= floor
+            })
+            .collect();
+        let (mut required_tokens, mut candidate_tokens, mut zero_token_candidates) = (0, 0, 0);
+        for unit in 0..units.len() as u32 {
+            let tokens = units.tokens(unit);
+            if units.is_required(unit) {
+                required_tokens += tokens;
+            } else if candidate[unit as usize] {
+                candidate_tokens += tokens;
+                zero_token_candidates += usize::from(tokens == 0);
+            }
+        }
+        unit_entries.clear();
+        unit_entries.extend(
+            (0..units.len() as u32)
+                .filter(|&unit| request.explain || candidate[unit as usize])
+                .map(|unit| fragments[units.lead(unit) as usize]),
+        );
+        let len = unit_entries.len();
+        let first = if request.explain {
+            len
+        } else {
+            request
+                .tuning
+                .first_sort_size(request.budgets, candidate_tokens, len)
+        };
+        let mut ranking = Ranking::new(unit_entries);
+        ranking.extend(first, ids);
+        UnitRanking {
+            units,
+            ranking,
+            candidate,
+            required_tokens,
+            zero_token_candidates,
+        }
+    }
+
+    /// Packs every budget; the first budget the overflow policy refuses is the answer.
+    fn pack(
+        &mut self,
+        fragments: &[Entry],
+        ids: &impl FragmentIds,
+        request: Request<'_>,
+    ) -> Result<(Vec<Selection>, Vec<Decision>), super::errors::BudgetExceeded> {
+        let walked = Walked {
+            units: &self.units,
+            policy: request.policy,
+            strategy: request.strategy,
+            candidate: &self.candidate,
+            required_tokens: self.required_tokens,
+            zero_token_candidates: self.zero_token_candidates,
+        };
+        let mut packers: Vec<UnitPacker> = request
+            .budgets
+            .iter()
+            .map(|&budget| UnitPacker::new(budget, &walked, request.explain))
+            .collect();
+        let mut fed = 0;
+        loop {
+            let fresh = &self.ranking.ranked()[fed..];
+            let wanting = packers.iter_mut().fold(false, |wanting, packer| {
+                packer.feed(fresh, &walked) | wanting
+            });
+            fed = self.ranking.ranked().len();
+            if !wanting || self.ranking.is_complete() {
+                break;
+            }
+            self.ranking.extend(self.ranking.len(), ids);
+        }
+        let units = &self.units;
+        let rank_order = |a: u32, b: u32| {
+            let (a, b) = (units.lead(a) as usize, units.lead(b) as usize);
+            fragments[a].rank_order(&fragments[b], ids)
+        };
+        let mut selections = Vec::with_capacity(packers.len());
+        let mut decisions = Vec::new();
+        for (at, packer) in packers.into_iter().enumerate() {
+            let finished = packer.finish(&walked)?;
+            selections.push(finished.selection(units, request.policy.order, rank_order));
+            if request.explain && at == 0 {
+                let mut ranks = vec![0u32; units.len()];
+                for (rank, entry) in self.ranking.ranked().iter().enumerate() {
+                    ranks[units.unit_of(entry.index) as usize] = rank as u32;
+                }
+                let by_unit = finished.decisions(&walked, &ranks);
+                decisions = (0..fragments.len() as u32)
+                    .map(|fragment| by_unit[units.unit_of(fragment) as usize])
+                    .collect();
+            }
+        }
+        Ok((selections, decisions))
+    }
 }
 
 /// Packs every budget along the ranked top, and ranks the rest only if some budget is not

@@ -56,6 +56,8 @@ fn run(input: &Input, budgets: &[u128], strategy: Strategy, tuning: &Tuning) -> 
     let request = Request {
         budgets,
         strategy,
+        policy: &Policy::default(),
+        explain: false,
         tuning,
     };
     let result = compress(
@@ -67,7 +69,7 @@ fn run(input: &Input, budgets: &[u128], strategy: Strategy, tuning: &Tuning) -> 
     (result, detach.0.get())
 }
 
-type Outcome = (Result<Compression, Duplicate>, usize);
+type Outcome = (Result<Compression, Refusal>, usize);
 
 fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {
     // -0.0 and 0.0 tie, as in Python.
@@ -77,17 +79,17 @@ fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {
         .then_with(|| input.ids[a].cmp(&input.ids[b]))
 }
 
-fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compression, Duplicate> {
+fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compression, Refusal> {
     for second in 0..input.ids.len() {
         if let Some(first) = input.ids[..second]
             .iter()
             .position(|id| *id == input.ids[second])
         {
-            return Err(Duplicate {
+            return Err(Refusal::Duplicate(Duplicate {
                 first: first as u32,
                 second: second as u32,
                 id: input.ids[second].as_bytes().to_vec(),
-            });
+            }));
         }
     }
     let mut order: Vec<usize> = (0..input.ids.len()).collect();
@@ -118,6 +120,7 @@ fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compr
     Ok(Compression {
         original_tokens: input.tokens.iter().map(|&t| u128::from(t)).sum(),
         selections,
+        decisions: Vec::new(),
     })
 }
 
@@ -248,11 +251,11 @@ fn a_late_duplicate_is_found_on_the_second_thread() {
         let (result, _) = run(&input, &[10], Strategy::Greedy, &tuning);
         assert_eq!(
             result,
-            Err(Duplicate {
+            Err(Refusal::Duplicate(Duplicate {
                 first: 17,
                 second: 299,
                 id: b"id17".to_vec(),
-            })
+            }))
         );
     }
 }
@@ -312,7 +315,8 @@ fn checks_only_when_no_budget_is_asked() {
         result,
         Ok(Compression {
             original_tokens: 9,
-            selections: vec![]
+            selections: vec![],
+            decisions: vec![]
         })
     );
 }
@@ -333,6 +337,8 @@ fn workspace_buffers_are_reused() {
     let request = Request {
         budgets: &[1],
         strategy: Strategy::Greedy,
+        policy: &Policy::default(),
+        explain: false,
         tuning: &Tuning::default(),
     };
     let result = compress(

@@ -13,12 +13,15 @@ pub enum ErrorKind {
     TokenTooLarge,
     RelevanceType,
     RelevanceRange,
+    RequiredType,
+    GroupType,
+    GroupEmpty,
     Unreadable,
     Duplicate,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 10] = [
+    pub const ALL: [ErrorKind; 13] = [
         ErrorKind::NotFragment,
         ErrorKind::IdType,
         ErrorKind::IdEmpty,
@@ -27,6 +30,9 @@ impl ErrorKind {
         ErrorKind::TokenTooLarge,
         ErrorKind::RelevanceType,
         ErrorKind::RelevanceRange,
+        ErrorKind::RequiredType,
+        ErrorKind::GroupType,
+        ErrorKind::GroupEmpty,
         ErrorKind::Unreadable,
         ErrorKind::Duplicate,
     ];
@@ -41,6 +47,9 @@ impl ErrorKind {
             ErrorKind::TokenTooLarge => "token_too_large",
             ErrorKind::RelevanceType => "relevance_type",
             ErrorKind::RelevanceRange => "relevance_range",
+            ErrorKind::RequiredType => "required_type",
+            ErrorKind::GroupType => "group_type",
+            ErrorKind::GroupEmpty => "group_empty",
             ErrorKind::Unreadable => "unreadable",
             ErrorKind::Duplicate => "duplicate",
         }
@@ -54,6 +63,23 @@ pub struct Duplicate {
     pub first: u32,
     pub second: u32,
     pub id: Vec<u8>,
+}
+
+/// A budget the overflow policy refuses to go over: the required fragments need `needed`
+/// tokens (`required`), or nothing fits and `needed` is the smallest budget with which the
+/// walk would have kept something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BudgetExceeded {
+    pub budget: u128,
+    pub needed: u128,
+    pub required: bool,
+}
+
+/// Why a compression was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    Duplicate(Duplicate),
+    BudgetExceeded(BudgetExceeded),
 }
 
 /// More fragments than the ranking can index.

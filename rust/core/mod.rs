@@ -7,19 +7,24 @@ pub mod columns;
 pub mod driver;
 pub mod duplicates;
 pub mod errors;
+pub mod groups;
 pub mod ids;
+pub mod policy;
 pub mod ranking;
 pub mod selection;
 pub mod tuning;
+pub mod units;
 pub mod workspace;
 
 pub use checks::{check_relevance, check_token_count, check_unsigned_token_count, MAX_TOKEN_COUNT};
 pub use columns::{Columns, MAX_FRAGMENTS};
 pub use driver::{compress, Compression, Detach, InPlace, Request};
-pub use errors::{Duplicate, ErrorKind, TooMany};
+pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany};
 pub use ids::FragmentIds;
+pub use policy::{Order, Overflow, Policy};
 pub use selection::{Selection, Strategy};
 pub use tuning::Tuning;
+pub use units::{Decision, Reason};
 pub use workspace::Workspace;
 
 #[cfg(test)]

@@ -18,6 +18,11 @@ pub fn relevance_key(score: f64) -> u64 {
     !bits
 }
 
+/// The relevance a key was made from (`-0.0` comes back as `0.0`).
+pub fn relevance_of_key(key: u64) -> f64 {
+    f64::from_bits(!key)
+}
+
 /// One fragment as the ranking sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Entry {
@@ -51,7 +56,7 @@ impl Entry {
     }
 
     #[inline]
-    fn rank_order(&self, other: &Entry, ids: &(impl FragmentIds + ?Sized)) -> Ordering {
+    pub fn rank_order(&self, other: &Entry, ids: &(impl FragmentIds + ?Sized)) -> Ordering {
         self.sort_key()
             .cmp(&other.sort_key())
             .then_with(|| ids.compare(self.index, other.index))

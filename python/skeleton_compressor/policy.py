@@ -1,0 +1,49 @@
+"""The selection policy beyond the strategy, checked once when a compressor is made."""
+
+from __future__ import annotations
+
+import numbers
+from typing import NamedTuple
+
+from ._messages import describe
+from ._values import safe_isinstance
+
+__all__ = ["ON_OVERFLOW", "ORDERS", "Policy", "checked_policy"]
+
+ON_OVERFLOW = ("keep_top", "strict", "raise")
+ORDERS = ("ranking", "input", "edges")
+
+
+class Policy(NamedTuple):
+    """`min_relevance`: units below it are kept only when required. `on_overflow`: what to
+    do when the budget cannot be met. `order`: the order of the kept fragments."""
+
+    min_relevance: float = 0.0
+    on_overflow: str = "keep_top"
+    order: str = "ranking"
+
+
+def _floor(value: object) -> float:
+    if type(value) is bool or not safe_isinstance(value, numbers.Real):
+        raise TypeError(f"min_relevance must be a real number, got {type(value).__name__}")
+    try:
+        floor = float(value)  # type: ignore[arg-type]
+    except (OverflowError, ValueError):
+        floor = float("nan")
+    if not 0.0 <= floor <= 1.0:
+        raise ValueError(f"min_relevance must be in [0, 1], got {describe(value)}")
+    return floor + 0.0  # -0.0 is the floor 0.0
+
+
+def _one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {describe(value)}")
+    return str.__str__(value)
+
+
+def checked_policy(min_relevance: object, on_overflow: object, order: object) -> Policy:
+    return Policy(
+        _floor(min_relevance),
+        _one_of("on_overflow", on_overflow, ON_OVERFLOW),
+        _one_of("order", order, ORDERS),
+    )

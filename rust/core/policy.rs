@@ -1,0 +1,117 @@
+//! The selection policy beyond the strategy: a relevance floor, what to do when the budget
+//! cannot be met, and the order of what is kept. The default is the plain compression.
+
+/// What happens when the budget cannot be met: the required fragments alone exceed it, or a
+/// positive budget fits nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overflow {
+    /// Keep the required fragments (or the top-ranked unit) anyway, over budget.
+    KeepTop,
+    /// Never go over budget: refuse only when the required fragments alone do not fit.
+    Strict,
+    /// Refuse whenever `KeepTop` would go over budget.
+    Raise,
+}
+
+/// The order of the kept fragments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Kept units in rank order.
+    Ranking,
+    /// Kept fragments in input order.
+    Input,
+    /// Best units at both ends, the least relevant in the middle: ranks 0, 2, 4, ... from the
+    /// front, then ..., 5, 3, 1 to the end.
+    Edges,
+}
+
+macro_rules! named {
+    ($kind:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $kind {
+            pub const ALL: &'static [$kind] = &[$($kind::$variant),+];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($kind::$variant => $name),+
+                }
+            }
+
+            pub fn from_name(name: &str) -> Option<$kind> {
+                $kind::ALL.iter().copied().find(|value| value.name() == name)
+            }
+        }
+    };
+}
+
+named!(Overflow { KeepTop => "keep_top", Strict => "strict", Raise => "raise" });
+named!(Order { Ranking => "ranking", Input => "input", Edges => "edges" });
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Policy {
+    /// Units whose relevance is below this are not kept unless required.
+    pub min_relevance: f64,
+    pub overflow: Overflow,
+    pub order: Order,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            min_relevance: 0.0,
+            overflow: Overflow::KeepTop,
+            order: Order::Ranking,
+        }
+    }
+}
+
+impl Policy {
+    /// Whether the policy changes nothing the plain compression does.
+    pub fn is_plain(&self) -> bool {
+        self.min_relevance <= 0.0
+            && self.overflow == Overflow::KeepTop
+            && self.order == Order::Ranking
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for &overflow in Overflow::ALL {
+            assert_eq!(Overflow::from_name(overflow.name()), Some(overflow));
+        }
+        for &order in Order::ALL {
+            assert_eq!(Order::from_name(order.name()), Some(order));
+        }
+        assert_eq!(Overflow::from_name("keep-top"), None);
+        assert_eq!(Order::from_name("Edges"), None);
+        assert_eq!(Overflow::ALL.len(), 3);
+        assert_eq!(Order::ALL.len(), 3);
+    }
+
+    #[test]
+    fn only_the_default_is_plain() {
+        assert!(Policy::default().is_plain());
+        let floor = Policy {
+            min_relevance: 0.2,
+            ..Policy::default()
+        };
+        assert!(!floor.is_plain());
+        for &overflow in &Overflow::ALL[1..] {
+            assert!(!Policy {
+                overflow,
+                ..Policy::default()
+            }
+            .is_plain());
+        }
+        for &order in &Order::ALL[1..] {
+            assert!(!Policy {
+                order,
+                ..Policy::default()
+            }
+            .is_plain());
+        }
+    }
+}

@@ -1,0 +1,387 @@
+//! Compression under a selection policy: fragments of one group form a unit, kept or dropped
+//! whole; required units are kept first; a relevance floor keeps weak units out; an overflow
+//! policy says what to do when the budget cannot be met; and each decision can be explained.
+
+use super::errors::BudgetExceeded;
+use super::ids::FragmentIds;
+use super::policy::{Order, Overflow, Policy};
+use super::ranking::Entry;
+use super::selection::{Selection, Strategy};
+
+const NONE: u32 = u32::MAX;
+
+/// Fragments grouped into units. A unit's tokens are its members' sum, its lead the member
+/// that ranks first, and it is required when any member is.
+#[derive(Debug)]
+pub struct Units {
+    unit_of: Vec<u32>,
+    lead: Vec<u32>,
+    tokens: Vec<u128>,
+    required: Vec<bool>,
+    /// Members of unit `u`, in input order: `members[starts[u]..starts[u + 1]]`.
+    starts: Vec<u32>,
+    members: Vec<u32>,
+}
+
+impl Units {
+    /// `entries` are in input order (entry `i` is fragment `i`), with tie keys set;
+    /// `required` lists required fragments and `grouped` (fragment, group number) pairs, both
+    /// by ascending fragment.
+    pub fn new(
+        entries: &[Entry],
+        token_counts: &[u64],
+        required: &[u32],
+        grouped: &[(u32, u32)],
+        group_count: usize,
+        ids: &(impl FragmentIds + ?Sized),
+    ) -> Units {
+        let len = entries.len();
+        let mut unit_of_group = vec![NONE; group_count];
+        let mut units = Units {
+            unit_of: Vec::with_capacity(len),
+            lead: Vec::new(),
+            tokens: Vec::new(),
+            required: Vec::new(),
+            starts: Vec::new(),
+            members: Vec::with_capacity(len),
+        };
+        let mut sizes: Vec<u32> = Vec::new();
+        let mut groups = grouped.iter().peekable();
+        for (fragment, entry) in entries.iter().enumerate() {
+            let fragment = fragment as u32;
+            let group = groups.next_if(|&&(at, _)| at == fragment).map(|&(_, g)| g);
+            let existing = group.map_or(NONE, |g| unit_of_group[g as usize]);
+            let unit = if existing == NONE {
+                let unit = units.lead.len() as u32;
+                if let Some(g) = group {
+                    unit_of_group[g as usize] = unit;
+                }
+                units.lead.push(fragment);
+                units.tokens.push(0);
+                units.required.push(false);
+                sizes.push(0);
+                unit
+            } else {
+                let lead = &mut units.lead[existing as usize];
+                if entry.rank_order(&entries[*lead as usize], ids).is_lt() {
+                    *lead = fragment;
+                }
+                existing
+            };
+            units.unit_of.push(unit);
+            units.tokens[unit as usize] += u128::from(token_counts[fragment as usize]);
+            sizes[unit as usize] += 1;
+        }
+        for &fragment in required {
+            units.required[units.unit_of[fragment as usize] as usize] = true;
+        }
+        let mut start = 0;
+        units.starts.reserve(sizes.len() + 1);
+        for &size in &sizes {
+            units.starts.push(start);
+            start += size;
+        }
+        units.starts.push(start);
+        let mut cursor: Vec<u32> = units.starts[..sizes.len()].to_vec();
+        units.members.resize(len, 0);
+        for (fragment, &unit) in units.unit_of.iter().enumerate() {
+            let at = &mut cursor[unit as usize];
+            units.members[*at as usize] = fragment as u32;
+            *at += 1;
+        }
+        units
+    }
+
+    pub fn len(&self) -> usize {
+        self.lead.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lead.is_empty()
+    }
+
+    pub fn lead(&self, unit: u32) -> u32 {
+        self.lead[unit as usize]
+    }
+
+    pub fn tokens(&self, unit: u32) -> u128 {
+        self.tokens[unit as usize]
+    }
+
+    pub fn is_required(&self, unit: u32) -> bool {
+        self.required[unit as usize]
+    }
+
+    pub fn unit_of(&self, fragment: u32) -> u32 {
+        self.unit_of[fragment as usize]
+    }
+
+    fn members(&self, unit: u32) -> &[u32] {
+        let unit = unit as usize;
+        &self.members[self.starts[unit] as usize..self.starts[unit + 1] as usize]
+    }
+
+    /// The ranking entry of each unit (its lead's), for the units `wanted` takes.
+    pub fn entries(&self, fragments: &[Entry], wanted: impl Fn(u32) -> bool) -> Vec<Entry> {
+        (0..self.len() as u32)
+            .filter(|&unit| wanted(unit))
+            .map(|unit| fragments[self.lead[unit as usize] as usize])
+            .collect()
+    }
+}
+
+/// Why a fragment was kept or dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    Required,
+    Fits,
+    TopOverBudget,
+    NoRoom,
+    AfterStop,
+    BelowMinRelevance,
+    ZeroBudget,
+}
+
+impl Reason {
+    pub const ALL: [Reason; 7] = [
+        Reason::Required,
+        Reason::Fits,
+        Reason::TopOverBudget,
+        Reason::NoRoom,
+        Reason::AfterStop,
+        Reason::BelowMinRelevance,
+        Reason::ZeroBudget,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Required => "required",
+            Reason::Fits => "fits",
+            Reason::TopOverBudget => "top_over_budget",
+            Reason::NoRoom => "no_room",
+            Reason::AfterStop => "after_stop",
+            Reason::BelowMinRelevance => "below_min_relevance",
+            Reason::ZeroBudget => "zero_budget",
+        }
+    }
+}
+
+/// One unit's decision; every member of the unit shares it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision {
+    pub kept: bool,
+    pub reason: Reason,
+    /// The unit's rank among all units, from 0.
+    pub rank: u32,
+    /// What was left of the budget when the walk reached the unit; `None` where no walk
+    /// decided it.
+    pub budget_left: Option<u128>,
+}
+
+/// What the walk of one budget needs to know about the units.
+pub struct Walked<'a> {
+    pub units: &'a Units,
+    pub policy: &'a Policy,
+    pub strategy: Strategy,
+    /// Whether each unit is walked: eligible and not required.
+    pub candidate: &'a [bool],
+    pub required_tokens: u128,
+    /// Candidates with no tokens, which fit even a spent budget.
+    pub zero_token_candidates: usize,
+}
+
+/// Packs one budget along the ranking of units, fed piece by piece, best first.
+pub struct UnitPacker {
+    budget: u128,
+    remaining: u128,
+    /// Kept units, in the order the walk kept them.
+    kept: Vec<u32>,
+    /// The first candidate walked, and the fewest tokens of any candidate walked.
+    top: Option<u32>,
+    smallest: Option<u128>,
+    zero_token_seen: usize,
+    done: bool,
+    required_overflow: bool,
+    /// Walked units with their reason and what was left, when explaining.
+    walked: Option<Vec<(u32, Reason, u128)>>,
+}
+
+impl UnitPacker {
+    pub fn new(budget: u128, walked: &Walked<'_>, explain: bool) -> Self {
+        let required_overflow = walked.required_tokens > budget;
+        UnitPacker {
+            budget,
+            remaining: budget.saturating_sub(walked.required_tokens),
+            kept: Vec::new(),
+            top: None,
+            smallest: None,
+            zero_token_seen: 0,
+            done: budget == 0 || required_overflow,
+            required_overflow,
+            walked: explain.then(Vec::new),
+        }
+    }
+
+    /// Walks the next part of the ranking; returns whether anything further down could
+    /// still change the outcome.
+    pub fn feed(&mut self, ranked: &[Entry], walked: &Walked<'_>) -> bool {
+        let units = walked.units;
+        for entry in ranked {
+            if self.done {
+                break;
+            }
+            let unit = units.unit_of(entry.index);
+            if !walked.candidate[unit as usize] {
+                continue;
+            }
+            let tokens = units.tokens[unit as usize];
+            self.top.get_or_insert(unit);
+            self.smallest = Some(self.smallest.map_or(tokens, |least| least.min(tokens)));
+            self.zero_token_seen += usize::from(tokens == 0);
+            let fits = tokens <= self.remaining;
+            if let Some(walked) = &mut self.walked {
+                let reason = if fits { Reason::Fits } else { Reason::NoRoom };
+                walked.push((unit, reason, self.remaining));
+            }
+            if fits {
+                self.remaining -= tokens;
+                self.kept.push(unit);
+            } else if walked.strategy == Strategy::Prefix {
+                self.done = true;
+            }
+            // Explaining walks on: every unit gets its reason and what was left.
+            if self.remaining == 0
+                && self.zero_token_seen == walked.zero_token_candidates
+                && self.walked.is_none()
+            {
+                self.done = true;
+            }
+        }
+        !self.done
+    }
+
+    /// The kept units (required ones first, then the walk's), or the refusal the overflow
+    /// policy asks for.
+    pub fn finish(mut self, walked: &Walked<'_>) -> Result<Finished, BudgetExceeded> {
+        let overflow = walked.policy.overflow;
+        if self.required_overflow && overflow != Overflow::KeepTop {
+            return Err(BudgetExceeded {
+                budget: self.budget,
+                needed: walked.required_tokens,
+                required: true,
+            });
+        }
+        let required =
+            (0..walked.units.len() as u32).filter(|&u| walked.units.required[u as usize]);
+        let mut kept: Vec<u32> = required.collect();
+        let mut top_over_budget = None;
+        if kept.is_empty() && self.kept.is_empty() && self.budget > 0 {
+            if let Some(top) = self.top {
+                match overflow {
+                    Overflow::KeepTop => {
+                        self.kept.push(top);
+                        top_over_budget = Some(top);
+                    }
+                    Overflow::Strict => {}
+                    Overflow::Raise => {
+                        let needed = match walked.strategy {
+                            Strategy::Greedy => self.smallest,
+                            Strategy::Prefix => Some(walked.units.tokens[top as usize]),
+                        };
+                        return Err(BudgetExceeded {
+                            budget: self.budget,
+                            needed: needed.unwrap_or(0),
+                            required: false,
+                        });
+                    }
+                }
+            }
+        }
+        kept.extend_from_slice(&self.kept);
+        let compressed_tokens = kept.iter().map(|&u| walked.units.tokens[u as usize]).sum();
+        Ok(Finished {
+            budget: self.budget,
+            kept,
+            compressed_tokens,
+            top_over_budget,
+            walked: self.walked.unwrap_or_default(),
+            required_overflow: self.required_overflow,
+        })
+    }
+}
+
+/// One budget's kept units and, when explaining, how the walk went.
+pub struct Finished {
+    budget: u128,
+    kept: Vec<u32>,
+    compressed_tokens: u128,
+    top_over_budget: Option<u32>,
+    walked: Vec<(u32, Reason, u128)>,
+    required_overflow: bool,
+}
+
+impl Finished {
+    /// The kept fragments in the policy's order. `rank_order` compares two units' ranks.
+    pub fn selection(
+        &self,
+        units: &Units,
+        order: Order,
+        rank_order: impl Fn(u32, u32) -> std::cmp::Ordering,
+    ) -> Selection {
+        let mut kept_units = self.kept.clone();
+        let mut kept: Vec<u32> = Vec::new();
+        if order == Order::Input {
+            kept.extend(kept_units.iter().flat_map(|&u| units.members(u)));
+            kept.sort_unstable();
+        } else {
+            kept_units.sort_unstable_by(|&a, &b| rank_order(a, b));
+            if order == Order::Edges {
+                let front = kept_units.iter().step_by(2);
+                let back = kept_units.iter().skip(1).step_by(2).rev();
+                kept_units = front.chain(back).copied().collect();
+            }
+            kept.extend(kept_units.iter().flat_map(|&u| units.members(u)));
+        }
+        Selection {
+            kept,
+            compressed_tokens: self.compressed_tokens,
+        }
+    }
+
+    /// Every unit's decision, given each unit's rank.
+    pub fn decisions(&self, walked: &Walked<'_>, ranks: &[u32]) -> Vec<Decision> {
+        let units = walked.units;
+        let mut decisions: Vec<Decision> = (0..units.len())
+            .map(|unit| {
+                let (kept, reason) = if units.required[unit] {
+                    (true, Reason::Required)
+                } else if !walked.candidate[unit] {
+                    (false, Reason::BelowMinRelevance)
+                } else if self.budget == 0 {
+                    (false, Reason::ZeroBudget)
+                } else if self.required_overflow {
+                    (false, Reason::NoRoom)
+                } else {
+                    (false, Reason::AfterStop)
+                };
+                Decision {
+                    kept,
+                    reason,
+                    rank: ranks[unit],
+                    budget_left: None,
+                }
+            })
+            .collect();
+        for &(unit, reason, left) in &self.walked {
+            let decision = &mut decisions[unit as usize];
+            decision.kept = reason == Reason::Fits;
+            decision.reason = reason;
+            decision.budget_left = Some(left);
+        }
+        if let Some(top) = self.top_over_budget {
+            decisions[top as usize].kept = true;
+            decisions[top as usize].reason = Reason::TopOverBudget;
+        }
+        decisions
+    }
+}
