@@ -7,6 +7,8 @@ from typing import Any, final
 
 from .types import ContextFragment
 
+Decisions = tuple[list[bool], list[str], list[int], list[int | None]]
+
 __all__ = [
     "ERROR_KINDS",
     "SCRATCH_LIMITS",
@@ -40,7 +42,7 @@ class Compressor:
     ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, list[tuple[bool, str, int, int | None]]]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]: ...
     def compress_arrays(
         self,
         fragment_ids: Sequence[Any],

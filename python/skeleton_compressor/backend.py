@@ -19,6 +19,7 @@ __all__ = [
     "BACKENDS",
     "ENVIRONMENT_VARIABLE",
     "BackendCompressor",
+    "Decisions",
     "CompressorFactory",
     "load_backend",
     "rust_available",
@@ -32,6 +33,11 @@ _BUILD_HINT = (
     "`pip install .` (or `maturin develop --release` in a checkout), which needs a Rust "
     "toolchain, or choose backend='python'"
 )
+
+
+# What `explain` decided, as columns with one item per fragment: kept, reason, rank and
+# budget_left.
+Decisions = tuple[list[bool], list[str], list[int], list["int | None"]]
 
 
 class BackendCompressor(Protocol):
@@ -54,7 +60,7 @@ class BackendCompressor(Protocol):
 
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, list[tuple[bool, str, int, int | None]]]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]: ...
 
     def compress_arrays(
         self,

@@ -11,6 +11,7 @@ from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
 from . import _messages, _values
+from .backend import Decisions
 from .policy import Policy, checked_policy
 from .types import ContextFragment
 from .units import Decision, Units
@@ -320,14 +321,17 @@ class Compressor:
 
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, list[tuple[bool, str, int, int | None]]]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]:
         columns = _fragment_columns(fragments)
         [(kept, compressed_tokens)], decisions = self._select(columns, [skeleton_budget], True)
+        kept_flags, reasons, ranks, left = (
+            (list(c) for c in zip(*decisions)) if decisions else ([], [], [], [])
+        )
         return (
             tuple([fragments[index] for index in kept]),
             columns.original_tokens,
             compressed_tokens,
-            [tuple(decision) for decision in decisions],  # type: ignore[misc]
+            (kept_flags, reasons, ranks, left),
         )
 
     def compress_arrays(

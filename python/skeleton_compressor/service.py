@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
+from itertools import repeat
 from typing import Any
 
 from .backend import ENVIRONMENT_VARIABLE, load_backend
@@ -18,6 +19,8 @@ from .types import (
     SkeletonResult,
 )
 from .validation import checked_budget, checked_budgets, checked_columns, checked_fragments
+
+_new_tuple = tuple.__new__
 
 __all__ = [
     "STRATEGIES",
@@ -104,13 +107,11 @@ class SkeletonCompressorService:
         budget = checked_budget(skeleton_budget)
         kept, original, compressed, decisions = self._compressor.explain(fragments, budget)
         metadata = SkeletonMetadata.of(original, compressed, budget, len(fragments), len(kept))
-        return SkeletonExplanation(
-            SkeletonResult(kept, metadata),
-            tuple(
-                FragmentDecision(fragment, *decision)
-                for fragment, decision in zip(fragments, decisions)
-            ),
-        )
+        # A backend gives the decisions as columns; each is made into the named tuple without
+        # a Python-level call per fragment.
+        rows = zip(fragments, *decisions)
+        made = tuple(map(_new_tuple, repeat(FragmentDecision, len(fragments)), rows))
+        return SkeletonExplanation(SkeletonResult(kept, metadata), made)
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: Iterable[int]

@@ -176,8 +176,7 @@ class SkeletonIndices(NamedTuple):
     metadata: SkeletonMetadata
 
 
-@dataclass(frozen=True, **_SLOTS)
-class FragmentDecision:
+class FragmentDecision(NamedTuple):
     """Why one fragment was kept or dropped. Members of one group share their decision.
 
     `reason` is one of `required`, `fits`, `top_over_budget`, `no_room`, `after_stop`,

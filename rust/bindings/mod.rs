@@ -12,7 +12,7 @@ mod text;
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple};
 
 use crate::core::{
     self, Columns, Compression, Detach, ErrorKind, Order, Overflow, Policy, Reason, Refusal,
@@ -122,6 +122,15 @@ fn compress_in<'py>(
         },
         Refusal::BudgetExceeded(exceeded) => Failure::BudgetExceeded(exceeded),
     })
+}
+
+/// A Python int: through the quick 64-bit conversion when the value fits, as it nearly
+/// always does (the 128-bit one is slow under the stable ABI).
+fn int_of(py: Python<'_>, value: u128) -> PyResult<Bound<'_, PyAny>> {
+    match u64::try_from(value) {
+        Ok(small) => Ok(small.into_pyobject(py)?.into_any()),
+        Err(_) => Ok(value.into_pyobject(py)?.into_any()),
+    }
 }
 
 /// A budget the Python layer has checked to be an int >= 0. Past `u128::MAX` it behaves as
@@ -275,19 +284,14 @@ impl Compressor {
         Ok((kept, original, compressed))
     }
 
-    /// `compress`, and one `(kept, reason, rank, budget_left)` per fragment, in input order.
-    #[allow(clippy::type_complexity)]
+    /// `compress`, and the decisions as four lists (kept, reason, rank, budget_left), one
+    /// item per fragment, in input order.
     fn explain<'py>(
         &self,
         py: Python<'py>,
         fragments: &Bound<'py, PyTuple>,
         skeleton_budget: &Bound<'py, PyAny>,
-    ) -> PyResult<(
-        Bound<'py, PyTuple>,
-        u128,
-        u128,
-        Vec<(bool, &'static str, u32, Option<u128>)>,
-    )> {
+    ) -> PyResult<Explained<'py>> {
         self.run(py, fragments, skeleton_budget, true)
     }
 
@@ -343,12 +347,7 @@ impl Compressor {
     }
 }
 
-type Explained<'py> = (
-    Bound<'py, PyTuple>,
-    u128,
-    u128,
-    Vec<(bool, &'static str, u32, Option<u128>)>,
-);
+type Explained<'py> = (Bound<'py, PyTuple>, u128, u128, Bound<'py, PyTuple>);
 
 impl Compressor {
     fn run<'py>(
@@ -372,11 +371,23 @@ impl Compressor {
         let [selection] = &compression.selections[..] else {
             return Err(PyRuntimeError::new_err("one selection per budget"));
         };
-        let decisions = compression
-            .decisions
-            .iter()
-            .map(|d| (d.kept, Reason::name(d.reason), d.rank, d.budget_left))
-            .collect();
+        // As columns of values that need no tracking by Python's garbage collector (bools,
+        // interned names, ints): the caller pairs them with the fragments.
+        let reasons = Reason::ALL.map(|reason| PyString::intern(py, reason.name()));
+        let count = compression.decisions.len();
+        let (mut kept, mut why, mut ranks, mut left) = (
+            Vec::with_capacity(count),
+            Vec::with_capacity(count),
+            Vec::with_capacity(count),
+            Vec::with_capacity(count),
+        );
+        for d in &compression.decisions {
+            kept.push(d.kept);
+            why.push(reasons[d.reason as usize].clone());
+            ranks.push(d.rank);
+            left.push(d.budget_left.map(|value| int_of(py, value)).transpose()?);
+        }
+        let decisions = (kept, why, ranks, left).into_pyobject(py)?;
         Ok((
             kept_fragments(fragments, &selection.kept)?,
             compression.original_tokens,
