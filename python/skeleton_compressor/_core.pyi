@@ -7,7 +7,7 @@ from typing import Any, final
 
 from .types import ContextFragment
 
-Decisions = tuple[list[bool], list[str], list[int], list[int | None]]
+_Decisions = tuple[list[bool], list[str], list[int], list[int | None]]
 
 __all__ = [
     "ERROR_KINDS",
@@ -42,7 +42,7 @@ class Compressor:
     ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, _Decisions]: ...
     def compress_arrays(
         self,
         fragment_ids: Sequence[Any],

@@ -19,8 +19,8 @@ __all__ = [
     "BACKENDS",
     "ENVIRONMENT_VARIABLE",
     "BackendCompressor",
-    "Decisions",
     "CompressorFactory",
+    "Decisions",
     "load_backend",
     "rust_available",
 ]
