@@ -7,10 +7,10 @@ use std::cmp::Ordering;
 use super::*;
 
 /// A small deterministic generator, so the tests need no crates.
-struct Lcg(u64);
+pub(super) struct Lcg(pub(super) u64);
 
 impl Lcg {
-    fn below(&mut self, bound: u64) -> u64 {
+    pub(super) fn below(&mut self, bound: u64) -> u64 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -19,7 +19,7 @@ impl Lcg {
     }
 }
 
-struct Counting(Cell<usize>);
+pub(super) struct Counting(pub(super) Cell<usize>);
 
 impl Detach for Counting {
     fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
@@ -28,15 +28,15 @@ impl Detach for Counting {
     }
 }
 
-struct Input {
-    ids: Vec<String>,
-    tokens: Vec<u64>,
-    scores: Vec<f64>,
+pub(super) struct Input {
+    pub(super) ids: Vec<String>,
+    pub(super) tokens: Vec<u64>,
+    pub(super) scores: Vec<f64>,
 }
 
 /// A stand-in for Python's str hash: equal ids, equal hashes; few values, so that different
 /// ids collide too.
-fn weak_hash(id: &str) -> u64 {
+pub(super) fn weak_hash(id: &str) -> u64 {
     id.bytes().map(u64::from).sum::<u64>() % 7
 }
 
@@ -124,7 +124,7 @@ fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compr
     })
 }
 
-fn generated(rng: &mut Lcg) -> Input {
+pub(super) fn generated(rng: &mut Lcg) -> Input {
     const PIECES: [&str; 7] = ["a", "b", "\u{e9}", "\u{1F600}", "\0", "zz", "fragment-"];
     let len = rng.below(120) as usize;
     let shared = if rng.below(2) == 0 { "src/module/" } else { "" };
@@ -165,7 +165,7 @@ fn generated(rng: &mut Lcg) -> Input {
     }
 }
 
-fn tiny_tuning(rng: &mut Lcg) -> Tuning {
+pub(super) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
     Tuning {
         detach_from: rng.below(40) as usize,
         parallel_from: rng.below(40) as usize,

@@ -29,3 +29,5 @@ pub use workspace::Workspace;
 
 #[cfg(test)]
 mod driver_tests;
+#[cfg(test)]
+mod policy_tests;

@@ -1,0 +1,337 @@
+//! The driver under a selection policy against a plain reading of the contract, over
+//! generated inputs (pins, groups, floors, every overflow policy and order, explanations),
+//! with tuning numbers small enough that every path runs.
+
+use std::cell::Cell;
+use std::cmp::Ordering;
+use std::collections::BTreeMap;
+
+use super::driver_tests::{generated, tiny_tuning, weak_hash, Counting, Input, Lcg};
+use super::*;
+
+struct Marks {
+    required: Vec<bool>,
+    groups: Vec<Option<u8>>,
+}
+
+struct Asked<'a> {
+    budgets: &'a [u128],
+    strategy: Strategy,
+    policy: Policy,
+    explain: bool,
+}
+
+fn run(
+    input: &Input,
+    marks: &Marks,
+    asked: &Asked<'_>,
+    tuning: &Tuning,
+) -> Result<Compression, Refusal> {
+    let mut workspace = Workspace::default();
+    let mut columns = Columns::new(input.ids.len(), &mut workspace).unwrap();
+    for (i, id) in input.ids.iter().enumerate() {
+        columns
+            .push(
+                id.as_bytes(),
+                weak_hash(id),
+                input.tokens[i],
+                input.scores[i],
+            )
+            .unwrap();
+        let name = marks.groups[i].map(|g| format!("group-{g}"));
+        if marks.required[i] || name.is_some() {
+            let group = name
+                .as_ref()
+                .map(|n| (n.as_bytes(), u64::from(marks.groups[i].unwrap() % 2)));
+            columns.mark_last(marks.required[i], group);
+        }
+    }
+    let request = Request {
+        budgets: asked.budgets,
+        strategy: asked.strategy,
+        policy: &asked.policy,
+        explain: asked.explain,
+        tuning,
+    };
+    let detach = Counting(Cell::new(0));
+    let result = compress(columns, request, &detach, &mut workspace);
+    assert_eq!(
+        detach.0.get(),
+        usize::from(input.ids.len() >= tuning.detach_from)
+    );
+    result
+}
+
+fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {
+    let (x, y) = (input.scores[a] + 0.0, input.scores[b] + 0.0);
+    y.partial_cmp(&x)
+        .unwrap()
+        .then_with(|| input.ids[a].cmp(&input.ids[b]))
+}
+
+/// The contract, read plainly: units by group, ranked by their best member, required ones
+/// first, the rest walked in rank order, then the overflow policy and the order.
+fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compression, Refusal> {
+    for second in 0..input.ids.len() {
+        if let Some(first) = input.ids[..second]
+            .iter()
+            .position(|id| *id == input.ids[second])
+        {
+            return Err(Refusal::Duplicate(Duplicate {
+                first: first as u32,
+                second: second as u32,
+                id: input.ids[second].as_bytes().to_vec(),
+            }));
+        }
+    }
+    let mut units: Vec<Vec<usize>> = Vec::new();
+    let mut by_group: BTreeMap<u8, usize> = BTreeMap::new();
+    for i in 0..input.ids.len() {
+        match marks.groups[i] {
+            Some(g) if by_group.contains_key(&g) => units[by_group[&g]].push(i),
+            group => {
+                if let Some(g) = group {
+                    by_group.insert(g, units.len());
+                }
+                units.push(vec![i]);
+            }
+        }
+    }
+    let lead: Vec<usize> = units
+        .iter()
+        .map(|m| *m.iter().min_by(|&&a, &&b| rank_order(input, a, b)).unwrap())
+        .collect();
+    let mut ranked: Vec<usize> = (0..units.len()).collect();
+    ranked.sort_by(|&a, &b| rank_order(input, lead[a], lead[b]));
+    let tokens: Vec<u128> = units
+        .iter()
+        .map(|m| m.iter().map(|&i| u128::from(input.tokens[i])).sum())
+        .collect();
+    let required: Vec<bool> = units
+        .iter()
+        .map(|m| m.iter().any(|&i| marks.required[i]))
+        .collect();
+    let eligible: Vec<bool> = (0..units.len())
+        .map(|u| required[u] || input.scores[lead[u]] + 0.0 >= asked.policy.min_relevance)
+        .collect();
+    let required_tokens: u128 = (0..units.len())
+        .filter(|&u| required[u])
+        .map(|u| tokens[u])
+        .sum();
+    let walkable: Vec<usize> = ranked
+        .iter()
+        .copied()
+        .filter(|&u| eligible[u] && !required[u])
+        .collect();
+    let mut selections = Vec::new();
+    let mut decisions = Vec::new();
+    for (at, &budget) in asked.budgets.iter().enumerate() {
+        let mut kept: Vec<usize> = (0..units.len()).filter(|&u| required[u]).collect();
+        let mut decided: Vec<(bool, Reason, Option<u128>)> = (0..units.len())
+            .map(|u| match (required[u], eligible[u]) {
+                (true, _) => (true, Reason::Required, None),
+                (false, false) => (false, Reason::BelowMinRelevance, None),
+                _ => (false, Reason::ZeroBudget, None),
+            })
+            .collect();
+        if required_tokens > budget {
+            if asked.policy.overflow != Overflow::KeepTop {
+                return Err(Refusal::BudgetExceeded(BudgetExceeded {
+                    budget,
+                    needed: required_tokens,
+                    required: true,
+                }));
+            }
+            if budget > 0 {
+                for &u in &walkable {
+                    decided[u] = (false, Reason::NoRoom, None);
+                }
+            }
+        } else if budget > 0 {
+            let mut left = budget - required_tokens;
+            let mut stopped = false;
+            for &u in &walkable {
+                if stopped {
+                    decided[u] = (false, Reason::AfterStop, None);
+                } else if tokens[u] <= left {
+                    decided[u] = (true, Reason::Fits, Some(left));
+                    kept.push(u);
+                    left -= tokens[u];
+                } else {
+                    decided[u] = (false, Reason::NoRoom, Some(left));
+                    stopped = asked.strategy == Strategy::Prefix;
+                }
+            }
+            if kept.is_empty() && !walkable.is_empty() {
+                let top = walkable[0];
+                match asked.policy.overflow {
+                    Overflow::KeepTop => {
+                        kept.push(top);
+                        decided[top] = (true, Reason::TopOverBudget, Some(budget));
+                    }
+                    Overflow::Strict => {}
+                    Overflow::Raise => {
+                        let needed = match asked.strategy {
+                            Strategy::Greedy => walkable.iter().map(|&u| tokens[u]).min().unwrap(),
+                            Strategy::Prefix => tokens[top],
+                        };
+                        return Err(Refusal::BudgetExceeded(BudgetExceeded {
+                            budget,
+                            needed,
+                            required: false,
+                        }));
+                    }
+                }
+            }
+        }
+        let position = |u: usize| ranked.iter().position(|&r| r == u).unwrap();
+        kept.sort_by_key(|&u| position(u));
+        let fragments: Vec<u32> = match asked.policy.order {
+            Order::Input => {
+                let mut all: Vec<usize> = kept.iter().flat_map(|&u| units[u].clone()).collect();
+                all.sort_unstable();
+                all.into_iter().map(|i| i as u32).collect()
+            }
+            order => {
+                if order == Order::Edges {
+                    let front = kept.iter().step_by(2);
+                    let back = kept.iter().skip(1).step_by(2).rev();
+                    kept = front.chain(back).copied().collect();
+                }
+                kept.iter()
+                    .flat_map(|&u| units[u].iter().map(|&i| i as u32))
+                    .collect()
+            }
+        };
+        let compressed_tokens = kept.iter().map(|&u| tokens[u]).sum();
+        selections.push(Selection {
+            kept: fragments,
+            compressed_tokens,
+        });
+        if asked.explain && at == 0 {
+            let mut unit_of = vec![0; input.ids.len()];
+            for (u, members) in units.iter().enumerate() {
+                for &i in members {
+                    unit_of[i] = u;
+                }
+            }
+            decisions = unit_of
+                .iter()
+                .map(|&u| Decision {
+                    kept: decided[u].0,
+                    reason: decided[u].1,
+                    rank: position(u) as u32,
+                    budget_left: decided[u].2,
+                })
+                .collect();
+        }
+    }
+    Ok(Compression {
+        original_tokens: input.tokens.iter().map(|&t| u128::from(t)).sum(),
+        selections,
+        decisions,
+    })
+}
+
+fn marks(rng: &mut Lcg, len: usize) -> Marks {
+    let pins = rng.below(4);
+    let grouping = rng.below(4);
+    Marks {
+        required: (0..len).map(|_| pins > 0 && rng.below(8) < pins).collect(),
+        groups: (0..len)
+            .map(|_| (grouping > 0 && rng.below(4) < grouping).then(|| rng.below(6) as u8))
+            .collect(),
+    }
+}
+
+#[test]
+fn generated_inputs_follow_the_policy() {
+    let mut rng = Lcg(11);
+    const FLOORS: [f64; 5] = [0.0, 0.2, 0.5, 0.75, 1.0];
+    for case in 0..3000 {
+        let mut input = generated(&mut rng);
+        // Token counts small enough that required units can fit or not.
+        for tokens in &mut input.tokens {
+            *tokens %= 50;
+        }
+        let marks = marks(&mut rng, input.ids.len());
+        let total: u128 = input.tokens.iter().map(|&t| u128::from(t)).sum();
+        let budgets: Vec<u128> = (0..1 + rng.below(3))
+            .map(|_| match rng.below(6) {
+                0 => 0,
+                1 => u128::MAX,
+                _ => u128::from(rng.below(total as u64 + 3)),
+            })
+            .collect();
+        let asked = Asked {
+            budgets: &budgets,
+            strategy: Strategy::ALL[case % 2],
+            policy: Policy {
+                min_relevance: FLOORS[rng.below(5) as usize],
+                overflow: Overflow::ALL[rng.below(3) as usize],
+                order: Order::ALL[rng.below(3) as usize],
+            },
+            explain: rng.below(2) == 0,
+        };
+        let tuning = if case % 3 == 0 {
+            Tuning::default()
+        } else {
+            tiny_tuning(&mut rng)
+        };
+        assert_eq!(
+            run(&input, &marks, &asked, &tuning),
+            expected(&input, &marks, &asked),
+            "case {case}: {:?} {budgets:?} explain {}",
+            asked.policy,
+            asked.explain
+        );
+    }
+}
+
+#[test]
+fn reasons_are_named_in_their_order() {
+    for (at, reason) in Reason::ALL.into_iter().enumerate() {
+        assert_eq!(reason as usize, at);
+    }
+    let names: Vec<&str> = Reason::ALL.iter().map(|r| r.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "required",
+            "fits",
+            "top_over_budget",
+            "no_room",
+            "after_stop",
+            "below_min_relevance",
+            "zero_budget"
+        ]
+    );
+}
+
+#[test]
+fn a_group_whose_best_member_is_above_the_floor_is_kept_whole() {
+    let input = Input {
+        ids: vec!["call".into(), "result".into(), "noise".into()],
+        tokens: vec![5, 7, 1],
+        scores: vec![0.9, 0.1, 0.15],
+    };
+    let marks = Marks {
+        required: vec![false; 3],
+        groups: vec![Some(1), Some(1), None],
+    };
+    let asked = Asked {
+        budgets: &[100],
+        strategy: Strategy::Greedy,
+        policy: Policy {
+            min_relevance: 0.2,
+            ..Policy::default()
+        },
+        explain: true,
+    };
+    let result = run(&input, &marks, &asked, &Tuning::default()).unwrap();
+    assert_eq!(result.selections[0].kept, vec![0, 1]);
+    assert_eq!(result.selections[0].compressed_tokens, 12);
+    assert_eq!(result.decisions[2].reason, Reason::BelowMinRelevance);
+    assert_eq!(result.decisions[1].rank, 0);
+    assert_eq!(result.decisions[2].rank, 1);
+}
