@@ -182,6 +182,29 @@ def outcome(service: SkeletonCompressorService, fragments: Any, budget: int) -> 
     return ("kept", kept_ids, result.metadata.compressed_tokens, decisions)
 
 
+def rows_outcome(service: SkeletonCompressorService, fragments: Any, budget: int) -> Any:
+    """compress_arrays on the fragments' fields as columns."""
+    try:
+        result = service.compress_arrays(
+            [f.fragment_id for f in fragments],
+            [f.token_count for f in fragments],
+            [f.relevance_score for f in fragments],
+            budget,
+            required=[f.required for f in fragments],
+            groups=[f.group for f in fragments],
+        )
+    except BudgetExceededError as error:
+        return ("refused", error.skeleton_budget, error.needed_tokens, str(error))
+    except FragmentError as error:
+        return ("bad", type(error), str(error))
+    return ("kept", list(result.indices))
+
+
+def rust_kept(outcome: Any, fragments: tuple[ContextFragment, ...]) -> list[ContextFragment]:
+    by_id = {f.fragment_id: f for f in fragments}
+    return [by_id[i] for i in outcome[1]]
+
+
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(inputs(), st.sampled_from(MODES), st.sampled_from(FLOORS), st.data())
 def test_both_backends_follow_the_policy(
@@ -197,6 +220,18 @@ def test_both_backends_follow_the_policy(
     rust = outcome(SERVICES[("rust", strategy, floor, overflow, order)], fragments, budget)
     python = outcome(SERVICES[("python", strategy, floor, overflow, order)], fragments, budget)
     assert rust == python
+    rows = [
+        rows_outcome(SERVICES[(backend, strategy, floor, overflow, order)], fragments, budget)
+        for backend in ("rust", "python")
+    ]
+    assert rows[0] == rows[1]
+    if rust[0] == "kept":
+        assert rows[0] == ("kept", [fragments.index(f) for f in rust_kept(rust, fragments)])
+    elif rust[0] == "refused":
+        assert rows[0] == rust
+    else:
+        assert rows[0][0] == "bad"
+        assert rows[0][2] == rust[2].replace("fragments[", "rows[")
     if broken:
         assert rust[0] == "bad"
         return

@@ -146,10 +146,17 @@ def fragments_type_error(fragments: object) -> TypeError:
     )
 
 
-def column_lengths_error(ids: int, tokens: int, scores: int) -> ValueError:
+_COLUMN_NAMES = ("fragment_ids", "token_counts", "relevance_scores", "required", "groups")
+
+
+def column_lengths_error(*lengths: int | None) -> ValueError:
+    """Columns of different lengths, given in `_COLUMN_NAMES` order (None: not given)."""
+    given = [(name, length) for name, length in zip(_COLUMN_NAMES, lengths) if length is not None]
+    names = [name for name, _ in given]
+    counts = [str(length) for _, length in given]
     return ValueError(
-        "fragment_ids, token_counts and relevance_scores must have one length, got "
-        f"{ids}, {tokens} and {scores}"
+        f"{', '.join(names[:-1])} and {names[-1]} must have one length, got "
+        f"{', '.join(counts[:-1])} and {counts[-1]}"
     )
 
 

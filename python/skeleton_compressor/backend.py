@@ -67,6 +67,8 @@ class BackendCompressor(Protocol):
         fragment_ids: Sequence[Any],
         token_counts: Sequence[Any] | memoryview,
         relevance_scores: Sequence[Any] | memoryview,
+        required: Sequence[Any] | None,
+        groups: Sequence[Any] | None,
         skeleton_budget: int,
     ) -> tuple[array[int], int, int, int]: ...
 

@@ -214,14 +214,20 @@ def _row_columns(
     fragment_ids: Sequence[object],
     token_counts: Sequence[object] | memoryview,
     relevance_scores: Sequence[object] | memoryview,
+    required: Sequence[object] | None,
+    groups: Sequence[object] | None,
 ) -> _Columns:
     # One snapshot of each column, taken before any value is read: user code run while
     # reading (an `__index__`, a `__float__`) cannot change which rows are read.
     ids = _snapshot(fragment_ids)
     tokens = _snapshot(token_counts)
     scores = _snapshot(relevance_scores)
-    if not len(ids) == len(tokens) == len(scores):
-        raise _messages.column_lengths_error(len(ids), len(tokens), len(scores))
+    flags = None if required is None else _snapshot(required)
+    names = None if groups is None else _snapshot(groups)
+    lengths: list[int | None] = [len(ids), len(tokens), len(scores)]
+    lengths += [None if column is None else len(column) for column in (flags, names)]
+    if len({length for length in lengths if length is not None}) > 1:
+        raise _messages.column_lengths_error(*lengths)
     columns = _Columns()
     add_id = columns.fragment_ids.append
     add_tokens = columns.token_counts.append
@@ -233,6 +239,12 @@ def _row_columns(
         add_id(fid)
         add_tokens(count)
         add_score(-score)
+        if flags is not None and _values.required(flags[index], index, fid, "rows"):
+            columns.required.append(index)
+        if names is not None:
+            group = _values.group(names[index], index, fid, "rows")
+            if group is not None:
+                columns.grouped[index] = group
     return columns.finish("rows")
 
 
@@ -339,9 +351,11 @@ class Compressor:
         fragment_ids: Sequence[object],
         token_counts: Sequence[object] | memoryview,
         relevance_scores: Sequence[object] | memoryview,
+        required: Sequence[object] | None,
+        groups: Sequence[object] | None,
         skeleton_budget: int,
     ) -> tuple[array[int], int, int, int]:
-        columns = _row_columns(fragment_ids, token_counts, relevance_scores)
+        columns = _row_columns(fragment_ids, token_counts, relevance_scores, required, groups)
         [(kept, compressed_tokens)], _ = self._select(columns, [skeleton_budget])
         rows = len(columns.fragment_ids)
         return array("q", kept), columns.original_tokens, compressed_tokens, rows

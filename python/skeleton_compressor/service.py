@@ -135,15 +135,17 @@ class SkeletonCompressorService:
         token_counts: Any,
         relevance_scores: Any,
         skeleton_budget: int,
+        *,
+        required: Any = None,
+        groups: Any = None,
     ) -> SkeletonIndices:
         """`compress` on columns: row i is (fragment_ids[i], token_counts[i],
-        relevance_scores[i]). Returns the kept row numbers in ranking order as an int64
-        `array.array` (numpy.frombuffer wraps it without a copy), and the metadata."""
-        ids, tokens, scores = checked_columns(fragment_ids, token_counts, relevance_scores)
+        relevance_scores[i]), with `required[i]` and `groups[i]` when those columns are given.
+        Returns the kept row numbers in output order as an int64 `array.array`
+        (numpy.frombuffer wraps it without a copy), and the metadata."""
+        columns = checked_columns(fragment_ids, token_counts, relevance_scores, required, groups)
         budget = checked_budget(skeleton_budget)
-        kept, original, compressed, rows = self._compressor.compress_arrays(
-            ids, tokens, scores, budget
-        )
+        kept, original, compressed, rows = self._compressor.compress_arrays(*columns, budget)
         metadata = SkeletonMetadata.of(original, compressed, budget, rows, len(kept))
         return SkeletonIndices(kept, metadata)
 
@@ -209,6 +211,8 @@ def compress_arrays(
     relevance_scores: Any,
     skeleton_budget: int,
     *,
+    required: Any = None,
+    groups: Any = None,
     strategy: str = "greedy",
     backend: str = "auto",
     min_relevance: float = 0.0,
@@ -216,7 +220,14 @@ def compress_arrays(
     order: str = "ranking",
 ) -> SkeletonIndices:
     service = _service(backend, strategy, (min_relevance, on_overflow, order))
-    return service.compress_arrays(fragment_ids, token_counts, relevance_scores, skeleton_budget)
+    return service.compress_arrays(
+        fragment_ids,
+        token_counts,
+        relevance_scores,
+        skeleton_budget,
+        required=required,
+        groups=groups,
+    )
 
 
 def validate_fragments(fragments: tuple[ContextFragment, ...], *, backend: str = "auto") -> None:

@@ -113,22 +113,45 @@ def _numeric_column(column: object, name: str) -> list[object] | tuple[object, .
     return flat.cast(native)  # type: ignore[call-overload,no-any-return]
 
 
+def _object_column(column: object, name: str, what: str) -> list[object] | tuple[object, ...]:
+    if isinstance(column, (list, tuple)):
+        return _stored_items(column)
+    if isinstance(column, Iterable) and not isinstance(column, (str, bytes)):
+        return tuple(column)
+    raise TypeError(f"{name} must be a sequence of {what}, got {type(column).__name__}")
+
+
+def _flag_column(column: object) -> list[object] | tuple[object, ...]:
+    if not isinstance(column, (list, tuple)):
+        try:
+            view = memoryview(column)  # type: ignore[arg-type]
+        except (TypeError, ValueError, BufferError):
+            pass
+        else:
+            if view.ndim == 1 and view.format.lstrip("@=<>!") == "?":
+                return tuple(view.tolist())  # numpy bool arrays
+    return _object_column(column, "required", "bool")
+
+
+Columns = tuple[list[object] | tuple[object, ...], Any, Any, Any, Any]
+
+
 def checked_columns(
-    fragment_ids: Sequence[str], token_counts: Any, relevance_scores: Any
-) -> tuple[list[object] | tuple[object, ...], Any, Any]:
-    """The three columns in forms both backends read: lists and tuples (subclasses read as
-    the items they store), and buffers as one-dimensional native memoryviews.
+    fragment_ids: Sequence[str],
+    token_counts: Any,
+    relevance_scores: Any,
+    required: Any = None,
+    groups: Any = None,
+) -> Columns:
+    """The columns in forms both backends read: lists and tuples (subclasses read as the
+    items they store), and numeric buffers as one-dimensional native memoryviews; `required`
+    and `groups` stay None when not given.
 
     The backends check that the columns have one length, on the snapshot they read.
     """
-    if isinstance(fragment_ids, (list, tuple)):
-        ids = _stored_items(fragment_ids)
-    elif isinstance(fragment_ids, Iterable) and not isinstance(fragment_ids, (str, bytes)):
-        ids = tuple(fragment_ids)
-    else:
-        raise TypeError(
-            f"fragment_ids must be a sequence of str, got {type(fragment_ids).__name__}"
-        )
+    ids = _object_column(fragment_ids, "fragment_ids", "str")
     tokens = _numeric_column(token_counts, "token_counts")
     scores = _numeric_column(relevance_scores, "relevance_scores")
-    return ids, tokens, scores
+    flags = None if required is None else _flag_column(required)
+    names = None if groups is None else _object_column(groups, "groups", "None or str")
+    return ids, tokens, scores, flags, names

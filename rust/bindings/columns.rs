@@ -7,6 +7,7 @@ use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 use super::context::context;
 use super::errors::Failure;
 use super::read::{Checked, Read, Reader};
+use super::text::IdText;
 use super::{compress_read, Reading, Settings};
 use crate::core::{check_relevance, check_token_count, check_unsigned_token_count, ErrorKind};
 
@@ -148,19 +149,28 @@ impl<'py> Numbers<'py> {
     }
 }
 
-/// The three columns of one call.
+/// The columns of one call: `required` and `groups` only when given.
 struct Rows<'py> {
     ids: Objects<'py>,
     tokens: Numbers<'py>,
     scores: Numbers<'py>,
+    required: Option<Objects<'py>>,
+    groups: Option<Objects<'py>>,
 }
 
 impl<'py> Rows<'py> {
     /// The number of rows, or the failure naming the columns' lengths when they differ.
     fn len(&self) -> Read<'py, usize> {
-        let lengths = [self.ids.len(), self.tokens.len(), self.scores.len()];
-        if lengths.iter().all(|&length| length == lengths[0]) {
-            Ok(lengths[0])
+        let lengths = [
+            Some(self.ids.len()),
+            Some(self.tokens.len()),
+            Some(self.scores.len()),
+            self.required.as_ref().map(Objects::len),
+            self.groups.as_ref().map(Objects::len),
+        ];
+        let rows = self.ids.len();
+        if lengths.iter().flatten().all(|&length| length == rows) {
+            Ok(rows)
         } else {
             Err(Failure::ColumnLengths(lengths))
         }
@@ -171,6 +181,41 @@ impl<'py> Rows<'py> {
         self.ids.freeze();
         self.tokens.freeze();
         self.scores.freeze();
+        for column in [&mut self.required, &mut self.groups].into_iter().flatten() {
+            column.freeze();
+        }
+    }
+
+    fn required(
+        &mut self,
+        reader: &Reader<'py>,
+        index: usize,
+        id: &Bound<'py, PyString>,
+    ) -> Read<'py, bool> {
+        let Some(column) = &self.required else {
+            return Ok(false);
+        };
+        let value = column.item(index)?;
+        if !value.is_instance_of::<PyBool>() {
+            self.freeze();
+        }
+        reader.required(index, id, &value)
+    }
+
+    fn group(
+        &mut self,
+        reader: &Reader<'py>,
+        index: usize,
+        id: &Bound<'py, PyString>,
+    ) -> Read<'py, Option<(IdText<'py>, u64)>> {
+        let Some(column) = &self.groups else {
+            return Ok(None);
+        };
+        let value = column.item(index)?;
+        if !value.is_none() && !value.is_instance_of::<PyString>() {
+            self.freeze();
+        }
+        reader.group(index, id, &value)
     }
 
     fn token_count(
@@ -245,6 +290,7 @@ fn row_problem<'py>(
 pub fn compress_arrays<'py>(
     py: Python<'py>,
     [fragment_ids, token_counts, relevance_scores]: [&Bound<'py, PyAny>; 3],
+    [required, groups]: [Option<&Bound<'py, PyAny>>; 2],
     budget: u128,
     settings: Settings,
 ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize)> {
@@ -257,6 +303,8 @@ pub fn compress_arrays<'py>(
         ids: Objects::new(fragment_ids)?,
         tokens: Numbers::new(token_counts)?,
         scores: Numbers::new(relevance_scores)?,
+        required: required.map(Objects::new).transpose()?,
+        groups: groups.map(Objects::new).transpose()?,
     };
     let count = rows
         .len()
@@ -266,13 +314,15 @@ pub fn compress_arrays<'py>(
             let (fragment_id, id_hash) = reader.fragment_id(index, &rows.ids.item(index)?)?;
             let token_count = rows.token_count(&reader, index, fragment_id.string())?;
             let relevance = rows.relevance(&reader, index, fragment_id.string())?;
+            let required = rows.required(&reader, index, fragment_id.string())?;
+            let group = rows.group(&reader, index, fragment_id.string())?;
             reading.push(Checked {
                 fragment_id,
                 id_hash,
                 token_count,
                 relevance,
-                required: false,
-                group: None,
+                required,
+                group,
             })?;
         }
         Ok(())

@@ -41,8 +41,9 @@ pub enum Failure<'py> {
     },
     /// The overflow policy refused to go over the budget.
     BudgetExceeded(BudgetExceeded),
-    /// Columns of `compress_arrays` whose lengths differ: ids, token counts, scores.
-    ColumnLengths([usize; 3]),
+    /// Columns of `compress_arrays` whose lengths differ: ids, token counts, scores, and
+    /// `required` and `groups` when given.
+    ColumnLengths([Option<usize>; 5]),
     Python(PyErr),
 }
 
@@ -80,8 +81,11 @@ impl Failure<'_> {
                 ),
                 None,
             ),
-            Failure::ColumnLengths([ids, tokens, scores]) => (
-                messages.call_method1("column_lengths_error", (ids, tokens, scores)),
+            Failure::ColumnLengths([ids, tokens, scores, required, groups]) => (
+                messages.call_method1(
+                    "column_lengths_error",
+                    (ids, tokens, scores, required, groups),
+                ),
                 None,
             ),
             Failure::Problem {

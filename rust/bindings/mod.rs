@@ -336,11 +336,14 @@ impl Compressor {
         fragment_ids: &Bound<'py, PyAny>,
         token_counts: &Bound<'py, PyAny>,
         relevance_scores: &Bound<'py, PyAny>,
+        required: Option<&Bound<'py, PyAny>>,
+        groups: Option<&Bound<'py, PyAny>>,
         skeleton_budget: &Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize)> {
         columns::compress_arrays(
             py,
             [fragment_ids, token_counts, relevance_scores],
+            [required, groups],
             budget_value(skeleton_budget)?,
             self.settings,
         )
