@@ -330,6 +330,8 @@ impl Compressor {
     }
 
     /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows)`.
+    // One argument per column, as Python passes them.
+    #[allow(clippy::too_many_arguments)]
     fn compress_arrays<'py>(
         &self,
         py: Python<'py>,
