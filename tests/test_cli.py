@@ -252,3 +252,76 @@ def test_duplicate_place_like_id(tmp_path: Path, fragment_id: str, form: str, ba
         f"skeleton-compressor: error: duplicate fragment_id {fragment_id!r} at "
         f"{record(1, form)} and {record(3, form)}\n"
     )
+
+
+POLICY_RECORDS = [
+    {"fragment_id": "task", "token_count": 40, "relevance_score": 0.2, "required": True},
+    {"fragment_id": "call", "token_count": 30, "relevance_score": 0.9, "group": "tool"},
+    {"fragment_id": "result", "token_count": 50, "relevance_score": 0.3, "group": "tool"},
+    {"fragment_id": "note", "token_count": 20, "relevance_score": 0.6},
+    {"fragment_id": "junk", "token_count": 5, "relevance_score": 0.05},
+]
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+def test_compress_with_a_policy_and_explain(tmp_path: Path, backend: str) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(map(json.dumps, POLICY_RECORDS)) + "\n")
+    completed = run(
+        "compress",
+        str(path),
+        "--budget",
+        "130",
+        "--min-relevance",
+        "0.1",
+        "--order",
+        "input",
+        "--explain",
+        "--backend",
+        backend,
+    )
+    assert completed.returncode == 0, completed.stderr
+    output = json.loads(completed.stdout)
+    assert [f["fragment_id"] for f in output["fragments"]] == ["task", "call", "result"]
+    assert output["decisions"]["junk"] == {
+        "kept": False,
+        "reason": "below_min_relevance",
+        "rank": 3,
+        "budget_left": None,
+    }
+    assert output["decisions"]["note"]["reason"] == "no_room"
+
+
+@pytest.mark.parametrize("backend", ["rust", "python"])
+@pytest.mark.parametrize("policy", ["raise", "strict"])
+def test_a_budget_that_cannot_be_met_exits_3(tmp_path: Path, backend: str, policy: str) -> None:
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps(POLICY_RECORDS))
+    completed = run(
+        "compress", str(path), "--budget", "30", "--on-overflow", policy, "--backend", backend
+    )
+    assert completed.returncode == 3, completed
+    assert completed.stdout == ""
+    assert completed.stderr.strip().splitlines() == [
+        "skeleton-compressor: error: required fragments need 40 tokens, skeleton_budget is 30"
+    ]
+
+
+@pytest.mark.parametrize("value", ["1.5", "-0.1", "x"])
+def test_a_bad_floor_is_bad_usage(tmp_path: Path, value: str) -> None:
+    path = tmp_path / "in.json"
+    path.write_text(json.dumps(POLICY_RECORDS))
+    completed = run("compress", str(path), "--budget", "30", "--min-relevance", value)
+    assert completed.returncode == 2
+    assert "--min-relevance" in completed.stderr
+
+
+def test_a_bad_required_field_names_the_record(tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text(
+        '{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5, "required": 1}\n'
+    )
+    assert_clean_failure(
+        run("compress", str(path), "--budget", "5"),
+        "record 0 on line 1 (id 'a'): required must be a bool, got 1 (int)",
+    )

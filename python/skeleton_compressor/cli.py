@@ -11,8 +11,9 @@ from typing import Any, TextIO
 
 from . import __version__, _messages
 from .backend import BACKENDS
-from .errors import FragmentError
+from .errors import BudgetExceededError, FragmentError
 from .plan import Plan
+from .policy import ON_OVERFLOW, ORDERS
 from .service import STRATEGIES, SkeletonCompressorService
 from .types import ContextFragment, SkeletonMetadata
 
@@ -24,15 +25,26 @@ class InputError(Exception):
     """Bad input, reported as one line on stderr."""
 
 
+class BudgetError(Exception):
+    """A budget the overflow policy refused to go over, reported as one line on stderr."""
+
+
+EXIT_BAD_INPUT, EXIT_USAGE, EXIT_BUDGET = 1, 2, 3
+
+
 def _fragment_from(record: object, number: int) -> ContextFragment:
     if not isinstance(record, dict):
         raise InputError(f"record {number}: expected a JSON object, got {type(record).__name__}")
     missing = [field for field in _FIELDS if field not in record]
     if missing:
         raise InputError(f"record {number}: missing field {missing[0]!r}")
-    content = record.get("content", "")
     return ContextFragment(
-        record["fragment_id"], record["token_count"], record["relevance_score"], content
+        record["fragment_id"],
+        record["token_count"],
+        record["relevance_score"],
+        record.get("content", ""),
+        record.get("required", False),
+        record.get("group"),
     )
 
 
@@ -96,9 +108,18 @@ def _read_text(path: str) -> str:
 def run_compress(args: argparse.Namespace, out: TextIO) -> None:
     records, lines = parse_records(_read_text(args.file))
     fragments = tuple(_fragment_from(record, number) for number, record in enumerate(records))
-    service = SkeletonCompressorService(backend=args.backend, strategy=args.strategy)
+    service = SkeletonCompressorService(
+        backend=args.backend,
+        strategy=args.strategy,
+        min_relevance=args.min_relevance,
+        on_overflow=args.on_overflow,
+        order=args.order,
+    )
     try:
-        result = service.compress(fragments, args.budget)
+        explanation = service.explain(fragments, args.budget) if args.explain else None
+        result = explanation.result if explanation else service.compress(fragments, args.budget)
+    except BudgetExceededError as error:
+        raise BudgetError(str(error)) from None
     except FragmentError as error:
         raise InputError(_in_record_terms(error, lines)) from None
     except (TypeError, ValueError) as error:
@@ -106,7 +127,10 @@ def run_compress(args: argparse.Namespace, out: TextIO) -> None:
         raise InputError(str(error)) from None
     position = {id(fragment): number for number, fragment in enumerate(fragments)}
     kept = [records[position[id(fragment)]] for fragment in result.fragments]
-    json.dump({"fragments": kept, "skeleton_metadata": result.metadata.to_dict()}, out)
+    output: dict[str, Any] = {"fragments": kept, "skeleton_metadata": result.metadata.to_dict()}
+    if explanation is not None:
+        output["decisions"] = explanation.to_dict()["decisions"]
+    json.dump(output, out)
     out.write("\n")
 
 
@@ -164,6 +188,16 @@ def _budget(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
 
 
+def _floor(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="Pick the context fragments a child plan inherits."
@@ -185,6 +219,27 @@ def build_parser() -> argparse.ArgumentParser:
     compress.add_argument("file", help="input file, or - for standard input")
     compress.add_argument("--budget", type=_budget, required=True, help="skeleton budget in tokens")
     common(compress)
+    compress.add_argument(
+        "--min-relevance",
+        type=_floor,
+        default=0.0,
+        help="keep fragments (or groups) below this relevance out unless required",
+    )
+    compress.add_argument(
+        "--on-overflow",
+        choices=ON_OVERFLOW,
+        default="keep_top",
+        help="when the budget cannot be met: keep_top goes over it, strict never does, "
+        f"raise exits with status {EXIT_BUDGET}",
+    )
+    compress.add_argument(
+        "--order", choices=ORDERS, default="ranking", help="order of the kept fragments"
+    )
+    compress.add_argument(
+        "--explain",
+        action="store_true",
+        help='add "decisions": why each fragment was kept or dropped',
+    )
     compress.set_defaults(run=run_compress)
 
     from .bench import add_bench_command
@@ -199,7 +254,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.run(args, sys.stdout)
     except InputError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 1
+        return EXIT_BAD_INPUT
+    except BudgetError as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return EXIT_BUDGET
     except ImportError as error:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 1
