@@ -64,6 +64,21 @@ def test_demo(backend: str) -> None:
     assert completed.stdout.count("child plan-") == 3
     assert completed.stdout.count("kept ") == 3
     assert f"backend {backend}" in completed.stdout
+    children = completed.stdout.split("\nchild ")[1:]
+    tables = []
+    for child in children:
+        # The pinned task statement reaches every child; a grouped tool call comes with its
+        # output or not at all; each child says what it dropped and why.
+        assert "task:statement" in child and "required" in child
+        calls = child.count("tool:grep -rn create_charge src ")
+        assert calls == child.count("tool-output:grep -rn create_charge src ")
+        assert "dropped" in child and "no_room" in child and "below_min_relevance" in child
+        tables.append(
+            [line.split()[1] for line in child.splitlines() if line[:5].strip().isdigit()]
+        )
+    # Each child scores the parent's fragments for its own goal: three different skeletons,
+    # each led by a different fragment.
+    assert len({table[0] for table in tables}) == 3
 
 
 @pytest.mark.parametrize("backend", ["rust", "python"])

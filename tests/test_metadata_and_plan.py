@@ -104,3 +104,24 @@ def test_metadata_of_computes_the_ratio_and_still_checks() -> None:
         SkeletonMetadata.of(10, 20, 5, 1, 1)
     with pytest.raises(ValueError, match="fragments_kept must not exceed fragments_total"):
         SkeletonMetadata.of(10, 5, 5, 1, 2)
+
+
+def test_a_child_scores_the_parents_context_for_its_own_goal(
+    service: SkeletonCompressorService,
+) -> None:
+    parent = Plan(
+        "p",
+        "goal",
+        context=(
+            ContextFragment("a", 10, 0.9),
+            ContextFragment("b", 10, 0.5),
+            ContextFragment("task", 5, 0.1, required=True),
+        ),
+    )
+    plain = parent.spawn_subplan("c1", "as the parent", 15, compressor=service)
+    assert [f.fragment_id for f in plain.context] == ["a", "task"]
+    child = parent.spawn_subplan("c2", "b matters", 15, compressor=service, relevance={"b": 0.99})
+    assert [f.fragment_id for f in child.context] == ["b", "task"]
+    assert child.context[0].relevance_score == 0.99
+    assert parent.rescored(None) is parent.context
+    assert parent.rescored({"a": 0.1})[0] == ContextFragment("a", 10, 0.1)

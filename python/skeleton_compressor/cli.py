@@ -15,7 +15,7 @@ from .errors import BudgetExceededError, FragmentError
 from .plan import Plan
 from .policy import ON_OVERFLOW, ORDERS
 from .service import STRATEGIES, SkeletonCompressorService
-from .types import ContextFragment, SkeletonMetadata
+from .types import ContextFragment, FragmentDecision, SkeletonMetadata
 
 PROG = "skeleton-compressor"
 _FIELDS = ("fragment_id", "token_count", "relevance_score")
@@ -134,17 +134,26 @@ def run_compress(args: argparse.Namespace, out: TextIO) -> None:
     out.write("\n")
 
 
-def load_example() -> tuple[Plan, list[dict[str, Any]]]:
-    """The built-in example: a parent plan with its context, and the subplans to spawn."""
+def load_example() -> tuple[Plan, list[dict[str, Any]], float]:
+    """The built-in example: a parent plan with its context, the subplans to spawn (each
+    with its own relevance of the parent's fragments), and the relevance floor."""
     data = json.loads(
         resources.files(__package__).joinpath("data/example_plan.json").read_text("utf-8")
     )
     parent = data["parent"]
     context = tuple(
-        ContextFragment(f["fragment_id"], f["token_count"], f["relevance_score"], f["content"])
+        ContextFragment(
+            f["fragment_id"],
+            f["token_count"],
+            f["relevance_score"],
+            f["content"],
+            f.get("required", False),
+            f.get("group"),
+        )
         for f in parent["context"]
     )
-    return Plan(parent["plan_id"], parent["goal"], context=context), data["subplans"]
+    plan = Plan(parent["plan_id"], parent["goal"], context=context)
+    return plan, data["subplans"], data["min_relevance"]
 
 
 def _metadata_line(metadata: SkeletonMetadata) -> str:
@@ -156,29 +165,60 @@ def _metadata_line(metadata: SkeletonMetadata) -> str:
     )
 
 
+def _dropped_lines(decisions: Sequence[FragmentDecision], shown: int = 3) -> list[str]:
+    """One line per reason a fragment was dropped: how many, and the best-ranked few."""
+    by_reason: dict[str, list[FragmentDecision]] = {}
+    for decision in decisions:
+        if not decision.kept:
+            by_reason.setdefault(decision.reason, []).append(decision)
+    lines = []
+    for reason, dropped in by_reason.items():
+        dropped.sort(key=lambda d: d.rank)
+        names = ", ".join(d.fragment.fragment_id for d in dropped[:shown])
+        more = f", +{len(dropped) - shown} more" if len(dropped) > shown else ""
+        lines.append(f"dropped {len(dropped):>2} {reason}: {names}{more}")
+    return lines
+
+
 def run_demo(args: argparse.Namespace, out: TextIO) -> None:
-    parent, subplans = load_example()
-    service = SkeletonCompressorService(backend=args.backend, strategy=args.strategy)
+    parent, subplans, floor = load_example()
+    service = SkeletonCompressorService(
+        backend=args.backend, strategy=args.strategy, min_relevance=floor
+    )
     total = sum(fragment.token_count for fragment in parent.context)
     out.write(f"parent {parent.plan_id}: {parent.goal}\n")
     out.write(
         f"  {len(parent.context)} context fragments, {total} tokens; backend {service.backend}, "
-        f"strategy {service.strategy}\n"
+        f"strategy {service.strategy}, min_relevance {floor}\n"
+        "  the task statement is required in every child; each tool call is grouped with its "
+        "output;\n  each child scores the parent's fragments for its own goal\n"
     )
     for spec in subplans:
+        relevance = spec.get("relevance")
         child = parent.spawn_subplan(
-            spec["plan_id"], spec["goal"], spec["skeleton_budget"], compressor=service
+            spec["plan_id"],
+            spec["goal"],
+            spec["skeleton_budget"],
+            compressor=service,
+            relevance=relevance,
         )
+        explanation = service.explain(parent.rescored(relevance), spec["skeleton_budget"])
         out.write(f"\nchild {child.plan_id}: {child.goal}\n")
         width = max((len(f.fragment_id) for f in child.context), default=10)
-        out.write(f"  {'#':>3}  {'fragment_id':<{width}}  {'tokens':>6}  {'relevance':>9}\n")
+        out.write(f"  {'#':>3}  {'fragment_id':<{width}}  {'tokens':>6}  {'relevance':>9}  note\n")
         for rank, fragment in enumerate(child.context, start=1):
+            note = "required" if fragment.required else fragment.group or ""
+            if fragment.group is not None:
+                note = f"group {fragment.group}"
             out.write(
                 f"  {rank:>3}  {fragment.fragment_id:<{width}}  {fragment.token_count:>6}  "
-                f"{fragment.relevance_score:>9.2f}\n"
+                f"{fragment.relevance_score:>9.2f}  {note}\n".rstrip()
+                + "\n"
             )
         assert child.skeleton_metadata is not None
         out.write(f"  {_metadata_line(child.skeleton_metadata)}\n")
+        for line in _dropped_lines(explanation.decisions):
+            out.write(f"  {line}\n")
 
 
 def _budget(text: str) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,12 +36,30 @@ class Plan:
         skeleton_budget: int,
         *,
         compressor: SkeletonCompressor | None = None,
+        relevance: Mapping[str, float] | None = None,
     ) -> Plan:
-        """A child plan inheriting the part of this plan's context that fits its budget."""
+        """A child plan inheriting the part of this plan's context that fits its budget.
+
+        `compressor` decides how (its strategy and selection policy); `relevance` gives the
+        child's own relevance of the parent's fragments by id, for a child whose goal makes
+        other fragments relevant (fragments it does not name keep the parent's score).
+        """
         if compressor is None:
             compressor = SkeletonCompressorService()
-        result = compressor.compress(self.context, skeleton_budget)
+        result = compressor.compress(self.rescored(relevance), skeleton_budget)
         return Plan(plan_id, goal, self.plan_id, result.fragments, result.metadata)
+
+    def rescored(self, relevance: Mapping[str, float] | None) -> tuple[ContextFragment, ...]:
+        """This plan's context as a child sees it: each fragment named in `relevance` with
+        that relevance score, the others as they are."""
+        if not relevance:
+            return self.context
+        return tuple(
+            dataclasses.replace(fragment, relevance_score=relevance[fragment.fragment_id])
+            if fragment.fragment_id in relevance
+            else fragment
+            for fragment in self.context
+        )
 
     def to_cli_dict(self) -> dict[str, Any]:
         return {
@@ -52,6 +71,8 @@ class Plan:
                     "fragment_id": fragment.fragment_id,
                     "token_count": fragment.token_count,
                     "relevance_score": fragment.relevance_score,
+                    **({"required": True} if fragment.required else {}),
+                    **({"group": fragment.group} if fragment.group is not None else {}),
                 }
                 for fragment in self.context
             ],
