@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
@@ -18,3 +20,14 @@ def test_api_tour_runs() -> None:
     assert (metadata["original_tokens"], metadata["compressed_tokens"]) == (1090, 750)
     assert metadata["fragments_kept"] == 2 and metadata["over_budget"] is False
     assert "'compressed_tokens': 750" in tour.group(1)
+
+
+def test_policy_example_prints_what_it_says(capsys: pytest.CaptureFixture[str]) -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Selection policy") :]
+    example = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert example is not None
+    code = example.group(1)
+    exec(compile(code, str(README), "exec"), {})
+    shown = [line[2:] for line in code.splitlines() if line.startswith("# ")]
+    assert capsys.readouterr().out.splitlines() == shown
