@@ -9,7 +9,14 @@ from __future__ import annotations
 import pytest
 from conftest import SCORES, budget_of, fragments_of
 from skeleton_compressor import SkeletonCompressorService, compress_arrays
-from skeleton_compressor.bench import best_times, read_floor
+from skeleton_compressor.bench import (
+    POLICY_FLOOR,
+    best_times,
+    make_policy_fragments,
+    read_floor,
+    read_policy_floor,
+    tenth_of_tokens,
+)
 
 RUST = SkeletonCompressorService(backend="rust")
 PYTHON = SkeletonCompressorService(backend="python")
@@ -68,3 +75,37 @@ def test_compress_arrays_against_lexsort() -> None:
     )
     print(f"\ncompress_arrays {ours:.4f}s, numpy.lexsort {lexsort:.4f}s ({lexsort / ours:.1f}x)")
     assert lexsort / ours >= 5
+
+
+def test_a_million_fragments_with_a_policy() -> None:
+    # A tenth required, half in groups of 1 to 5, a floor of 0.2; the budget a fifth of all
+    # tokens, so the required tenth fits and the walk has room.
+    fragments = make_policy_fragments(MILLION)
+    budget = tenth_of_tokens(fragments) * 2
+    rust = SkeletonCompressorService(backend="rust", min_relevance=POLICY_FLOOR)
+    python = SkeletonCompressorService(backend="python", min_relevance=POLICY_FLOOR)
+    assert rust.compress(fragments, budget) == python.compress(fragments, budget)
+    ours, fallback, floor = best_times(
+        lambda: rust.compress(fragments, budget),
+        lambda: python.compress(fragments, budget),
+        lambda: read_policy_floor(fragments),
+    )
+    print(
+        f"\n1M with a policy: rust {ours:.4f}s python {fallback:.4f}s five-field read "
+        f"{floor:.4f}s ({fallback / ours:.1f}x faster, {ours / floor:.2f}x the read)"
+    )
+    assert fallback / ours >= 15, f"only {fallback / ours:.1f}x faster than the fallback"
+    assert ours / floor <= 2, f"{ours / floor:.2f}x the five-field read"
+
+
+def test_explain_at_100_000() -> None:
+    fragments = make_policy_fragments(100_000)
+    budget = tenth_of_tokens(fragments) * 2
+    rust = SkeletonCompressorService(backend="rust", min_relevance=POLICY_FLOOR)
+    python = SkeletonCompressorService(backend="python", min_relevance=POLICY_FLOOR)
+    assert rust.explain(fragments, budget) == python.explain(fragments, budget)
+    ours, fallback = best_times(
+        lambda: rust.explain(fragments, budget), lambda: python.explain(fragments, budget)
+    )
+    print(f"\nexplain 100k: rust {ours:.4f}s python {fallback:.4f}s ({fallback / ours:.1f}x)")
+    assert fallback / ours >= 5, f"only {fallback / ours:.1f}x faster than the fallback"

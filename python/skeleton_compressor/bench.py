@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import sys
@@ -55,6 +56,37 @@ def make_fragments(
             score = draw
         fragments.append(ContextFragment(f"fragment-{number:08d}", tokens, score))
     return tuple(fragments)
+
+
+POLICY_FLOOR = 0.2
+
+
+def make_policy_fragments(size: int, seed: int = 0) -> tuple[ContextFragment, ...]:
+    """`make_fragments` with a selection policy's fields: a tenth of the fragments required,
+    and half of them in groups of 1 to 5 members, spread over the input."""
+    rng = random.Random(seed + 1)
+    fragments = list(make_fragments(size, seed))
+    positions = list(range(size))
+    rng.shuffle(positions)
+    grouped = positions[: size // 2]
+    at = 0
+    while at < len(grouped):
+        members = grouped[at : at + rng.randint(1, 5)]
+        for position in members:
+            fragments[position] = dataclasses.replace(fragments[position], group=f"group-{at}")
+        at += len(members)
+    for position in positions[size // 2 : size // 2 + size // 10]:
+        fragments[position] = dataclasses.replace(fragments[position], required=True)
+    return tuple(fragments)
+
+
+def read_policy_floor(
+    fragments: tuple[ContextFragment, ...],
+) -> list[tuple[str, int, float, bool, str | None]]:
+    """The least any code taking fragments with a policy must do: read five fields of each."""
+    return [
+        (f.fragment_id, f.token_count, f.relevance_score, f.required, f.group) for f in fragments
+    ]
 
 
 def tenth_of_tokens(fragments: tuple[ContextFragment, ...]) -> int:
