@@ -120,14 +120,6 @@ impl Units {
         let unit = unit as usize;
         &self.members[self.starts[unit] as usize..self.starts[unit + 1] as usize]
     }
-
-    /// The ranking entry of each unit (its lead's), for the units `wanted` takes.
-    pub fn entries(&self, fragments: &[Entry], wanted: impl Fn(u32) -> bool) -> Vec<Entry> {
-        (0..self.len() as u32)
-            .filter(|&unit| wanted(unit))
-            .map(|unit| fragments[self.lead[unit as usize] as usize])
-            .collect()
-    }
 }
 
 /// Why a fragment was kept or dropped.
