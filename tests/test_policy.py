@@ -189,3 +189,17 @@ def test_numpy_bools_are_read_as_bools(backend: str) -> None:
     np = pytest.importorskip("numpy")
     fragments = (F("a", 50, 0.1, required=np.bool_(True)), F("b", 5, 0.9))
     assert ids(compress(fragments, 50, backend=backend).fragments) == ["a"]
+
+
+def test_budgets_beyond_64_bits_are_explained_exactly(backend: str) -> None:
+    budget = 10**30
+    explanation = explain(PLAN, budget, backend=backend)
+    assert explanation.result.fragments == (CALL, RESULT, NOTE, TASK, JUNK)
+    left = {d.fragment.fragment_id: d.budget_left for d in explanation.decisions}
+    assert left == {
+        "task": None,
+        "call": budget - 40,
+        "result": budget - 40,
+        "note": budget - 120,
+        "junk": budget - 140,
+    }
