@@ -273,6 +273,7 @@ impl UnitRanking {
             self.ranking.extend(self.ranking.len(), ids);
         }
         let units = &self.units;
+        let key = |unit: u32| fragments[units.lead(unit) as usize].sort_key();
         let rank_order = |a: u32, b: u32| {
             let (a, b) = (units.lead(a) as usize, units.lead(b) as usize);
             fragments[a].rank_order(&fragments[b], ids)
@@ -281,7 +282,7 @@ impl UnitRanking {
         let mut decisions = Vec::new();
         for (at, packer) in packers.into_iter().enumerate() {
             let finished = packer.finish(&walked)?;
-            selections.push(finished.selection(units, request.policy.order, rank_order));
+            selections.push(finished.selection(units, request.policy.order, key, rank_order));
             if request.explain && at == 0 {
                 let mut ranks = vec![0u32; units.len()];
                 for (rank, entry) in self.ranking.ranked().iter().enumerate() {

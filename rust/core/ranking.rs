@@ -64,7 +64,7 @@ impl Entry {
 
     /// Relevance and tie key as one integer: one comparison instead of two.
     #[inline]
-    fn sort_key(&self) -> u128 {
+    pub fn sort_key(&self) -> u128 {
         (u128::from(self.key) << 64) + u128::from(self.tie)
     }
 }

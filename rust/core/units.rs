@@ -2,6 +2,8 @@
 //! whole; required units are kept first; a relevance floor keeps weak units out; an overflow
 //! policy says what to do when the budget cannot be met; and each decision can be explained.
 
+use std::cmp::Ordering;
+
 use super::errors::BudgetExceeded;
 use super::ids::FragmentIds;
 use super::policy::{Order, Overflow, Policy};
@@ -289,11 +291,13 @@ impl UnitPacker {
                 }
             }
         }
+        let required_count = kept.len();
         kept.extend_from_slice(&self.kept);
         let compressed_tokens = kept.iter().map(|&u| walked.units.tokens[u as usize]).sum();
         Ok(Finished {
             budget: self.budget,
             kept,
+            required_count,
             compressed_tokens,
             top_over_budget,
             walked: self.walked.unwrap_or_default(),
@@ -305,7 +309,9 @@ impl UnitPacker {
 /// One budget's kept units and, when explaining, how the walk went.
 pub struct Finished {
     budget: u128,
+    /// The required units first (`required_count` of them), then the walk's, in rank order.
     kept: Vec<u32>,
+    required_count: usize,
     compressed_tokens: u128,
     top_over_budget: Option<u32>,
     walked: Vec<(u32, Reason, u128)>,
@@ -313,20 +319,21 @@ pub struct Finished {
 }
 
 impl Finished {
-    /// The kept fragments in the policy's order. `rank_order` compares two units' ranks.
+    /// The kept fragments in the policy's order. `key` is a unit's ranking key (its lead's
+    /// relevance and tie key) and `rank_order` compares two units' ranks in full.
     pub fn selection(
         &self,
         units: &Units,
         order: Order,
-        rank_order: impl Fn(u32, u32) -> std::cmp::Ordering,
+        key: impl Fn(u32) -> u128,
+        rank_order: impl Fn(u32, u32) -> Ordering,
     ) -> Selection {
-        let mut kept_units = self.kept.clone();
         let mut kept: Vec<u32> = Vec::new();
         if order == Order::Input {
-            kept.extend(kept_units.iter().flat_map(|&u| units.members(u)));
+            kept.extend(self.kept.iter().flat_map(|&u| units.members(u)));
             kept.sort_unstable();
         } else {
-            kept_units.sort_unstable_by(|&a, &b| rank_order(a, b));
+            let mut kept_units = self.in_rank_order(key, rank_order);
             if order == Order::Edges {
                 let front = kept_units.iter().step_by(2);
                 let back = kept_units.iter().skip(1).step_by(2).rev();
@@ -338,6 +345,38 @@ impl Finished {
             kept,
             compressed_tokens: self.compressed_tokens,
         }
+    }
+
+    /// The kept units by rank: the walk kept its units in rank order, so only the required
+    /// ones are sorted (on their keys, ties on the whole order), then merged in.
+    fn in_rank_order(
+        &self,
+        key: impl Fn(u32) -> u128,
+        rank_order: impl Fn(u32, u32) -> Ordering,
+    ) -> Vec<u32> {
+        let (required, walked) = self.kept.split_at(self.required_count);
+        let mut pinned: Vec<(u128, u32)> = required.iter().map(|&u| (key(u), u)).collect();
+        pinned.sort_unstable();
+        for run in pinned.chunk_by_mut(|a, b| a.0 == b.0) {
+            if let [_, _, ..] = run {
+                run.sort_unstable_by(|a, b| rank_order(a.1, b.1));
+            }
+        }
+        let mut merged = Vec::with_capacity(self.kept.len());
+        let (mut p, mut w) = (
+            pinned.iter().map(|&(_, u)| u).peekable(),
+            walked.iter().peekable(),
+        );
+        loop {
+            let next = match (p.peek(), w.peek()) {
+                (Some(&a), Some(&&b)) if rank_order(a, b).is_lt() => p.next(),
+                (_, Some(_)) => w.next().copied(),
+                (Some(_), None) => p.next(),
+                (None, None) => break,
+            };
+            merged.extend(next);
+        }
+        merged
     }
 
     /// Every unit's decision, given each unit's rank.
