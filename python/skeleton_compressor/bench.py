@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import random
 import sys
@@ -63,21 +62,32 @@ POLICY_FLOOR = 0.2
 
 def make_policy_fragments(size: int, seed: int = 0) -> tuple[ContextFragment, ...]:
     """`make_fragments` with a selection policy's fields: a tenth of the fragments required,
-    and half of them in groups of 1 to 5 members, spread over the input."""
+    and half of them in groups of 1 to 5 members, spread over the input. Made in input order,
+    as a reader would make them (so they sit in memory in that order)."""
     rng = random.Random(seed + 1)
-    fragments = list(make_fragments(size, seed))
     positions = list(range(size))
     rng.shuffle(positions)
+    group_of: list[str | None] = [None] * size
     grouped = positions[: size // 2]
     at = 0
     while at < len(grouped):
         members = grouped[at : at + rng.randint(1, 5)]
         for position in members:
-            fragments[position] = dataclasses.replace(fragments[position], group=f"group-{at}")
+            group_of[position] = f"group-{at}"
         at += len(members)
+    required = [False] * size
     for position in positions[size // 2 : size // 2 + size // 10]:
-        fragments[position] = dataclasses.replace(fragments[position], required=True)
-    return tuple(fragments)
+        required[position] = True
+    return tuple(
+        ContextFragment(
+            fragment.fragment_id,
+            fragment.token_count,
+            fragment.relevance_score,
+            required=pinned,
+            group=group,
+        )
+        for fragment, pinned, group in zip(make_fragments(size, seed), required, group_of)
+    )
 
 
 def read_policy_floor(
