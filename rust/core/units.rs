@@ -269,7 +269,8 @@ impl UnitPacker {
             (0..walked.units.len() as u32).filter(|&u| walked.units.required[u as usize]);
         let mut kept: Vec<u32> = required.collect();
         let mut top_over_budget = None;
-        if kept.is_empty() && self.kept.is_empty() && self.budget > 0 {
+        // A zero budget walks nothing, so it has no top unit.
+        if kept.is_empty() && self.kept.is_empty() {
             if let Some(top) = self.top {
                 match overflow {
                     Overflow::KeepTop => {
@@ -414,5 +415,26 @@ impl Finished {
             decisions[top as usize].reason = Reason::TopOverBudget;
         }
         decisions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::ranking::Entry;
+
+    #[test]
+    fn units_group_fragments_in_input_order() {
+        let entries: Vec<Entry> = (0..4).map(|i| Entry::new(0.5, i, i as u32, 1)).collect();
+        let ids: Vec<&str> = vec!["a", "b", "c", "d"];
+        let units = Units::new(&entries, &[1, 2, 3, 4], &[3], &[(1, 0), (3, 0)], 1, &ids);
+        assert_eq!(units.len(), 3);
+        assert!(!units.is_empty());
+        assert_eq!(units.members(1), [1, 3]);
+        assert_eq!(units.tokens(1), 6);
+        assert!(units.is_required(1) && !units.is_required(0));
+        assert_eq!(units.lead(1), 1);
+        let none = Units::new(&[], &[], &[], &[], 0, &ids);
+        assert!(none.is_empty());
     }
 }
