@@ -17,6 +17,8 @@ from .service import (
     compress_arrays,
     validate_fragments,
 )
+from .text_fragments import fragments_from_texts
+from .tokens import TokenCounter
 from .types import ContextFragment, SkeletonIndices, SkeletonMetadata, SkeletonResult
 
 # The installed distribution's version, which maturin takes from Cargo.toml.
@@ -33,8 +35,10 @@ __all__ = [
     "SkeletonIndices",
     "SkeletonMetadata",
     "SkeletonResult",
+    "TokenCounter",
     "__version__",
     "compress",
     "compress_arrays",
+    "fragments_from_texts",
     "validate_fragments",
 ]

@@ -6,7 +6,7 @@ The backends decide which check failed; this module words it, and builds the err
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from .errors import FragmentError, FragmentTypeError, FragmentValueError
@@ -132,3 +132,30 @@ def duplicate_error(
 ) -> FragmentValueError:
     detail = f"duplicate fragment_id {describe(fragment_id)}"
     return _error(FragmentValueError, "duplicate", second, fragment_id, container, detail, first)
+
+
+def text_type_error(place: str, value: object) -> TypeError:
+    """A text to count is not a str; `place` names it: `text`, `texts[3]`, `contents[3]`."""
+    return TypeError(f"{place} must be a str, got {_typed(value)}")
+
+
+def texts_type_error(texts: object) -> TypeError:
+    return TypeError(f"texts must be an iterable of str (not a str), got {_typed(texts)}")
+
+
+def unknown_encoding_error(encoding: object, known: Sequence[str]) -> ValueError:
+    return ValueError(f"unknown encoding {describe(encoding)}; known encodings: {', '.join(known)}")
+
+
+def counter_type_error(counter: object) -> TypeError:
+    return TypeError(
+        f"counter must be a TokenCounter, an encoding name or a callable str -> int, got "
+        f"{_typed(counter)}"
+    )
+
+
+def lengths_error(names: Sequence[str], lengths: Sequence[int]) -> ValueError:
+    return ValueError(
+        f"{', '.join(names[:-1])} and {names[-1]} must have one length, got "
+        f"{', '.join(map(str, lengths[:-1]))} and {lengths[-1]}"
+    )

@@ -6,11 +6,15 @@ import math
 import sys
 from array import array
 from dataclasses import dataclass, fields
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+if TYPE_CHECKING:
+    from .tokens import Counter
 
 __all__ = ["ContextFragment", "SkeletonIndices", "SkeletonMetadata", "SkeletonResult"]
 
 _RATIO_TOLERANCE = 1e-9
+_Fragment = TypeVar("_Fragment", bound="ContextFragment")
 # dataclass(slots=True) needs Python 3.10; on 3.9 the classes work the same without slots.
 _SLOTS: dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
 
@@ -23,6 +27,23 @@ class ContextFragment:
     token_count: int
     relevance_score: float
     content: str = ""
+
+    @classmethod
+    def from_text(
+        cls: type[_Fragment],
+        fragment_id: str,
+        content: str,
+        relevance_score: float,
+        *,
+        counter: Counter | None = None,
+    ) -> _Fragment:
+        """A fragment whose `token_count` is counted from `content`, by `counter`: a
+        `TokenCounter`, an encoding's name or a callable `str -> int` (by default the
+        `o200k_base` encoding). A callable's count is checked as `compress` checks a
+        `token_count`, with the same error; nothing else is checked."""
+        from .text_fragments import fragment_from_text
+
+        return fragment_from_text(cls, fragment_id, content, relevance_score, counter)
 
 
 def _is_count(value: object) -> bool:

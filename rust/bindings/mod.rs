@@ -8,6 +8,7 @@ mod errors;
 mod read;
 mod scratch;
 mod text;
+mod tokens;
 
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::ffi;
@@ -285,6 +286,7 @@ fn release_scratch() {
 #[pymodule(gil_used = true)]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Compressor>()?;
+    tokens::register(module)?;
     module.add_function(wrap_pyfunction!(retained_scratch_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(release_scratch, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
