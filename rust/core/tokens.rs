@@ -6,9 +6,11 @@
 //! table is deserialized the first time it counts, not before: loading the library costs no
 //! table memory or time.
 
+use std::collections::HashSet;
 use std::sync::OnceLock;
 
 use bpe_openai::Tokenizer;
+use fnv::FnvBuildHasher;
 
 use super::surrogates::tiktoken_text;
 
@@ -19,8 +21,45 @@ pub enum Encoding {
     Cl100kBase,
 }
 
-static O200K_BASE: OnceLock<&'static Tokenizer> = OnceLock::new();
-static CL100K_BASE: OnceLock<&'static Tokenizer> = OnceLock::new();
+/// An encoding once loaded: the crate's tokenizer, and the bytes of every token, so that a
+/// piece of text that is a token counts one without running the encoder (as tiktoken does
+/// too: most words are one token).
+struct Loaded {
+    tokenizer: &'static Tokenizer,
+    whole_tokens: HashSet<&'static [u8], FnvBuildHasher>,
+}
+
+impl Loaded {
+    fn new(tokenizer: &'static Tokenizer) -> Loaded {
+        let bpe = &tokenizer.bpe;
+        let whole_tokens = (0..bpe.num_tokens())
+            .map(|rank| bpe.token_bytes(rank as u32))
+            .collect();
+        Loaded {
+            tokenizer,
+            whole_tokens,
+        }
+    }
+
+    fn count(&self, text: &str) -> usize {
+        // These encodings do not normalize text, so the tokenizer's own `count` is the sum
+        // over its pieces too.
+        self.tokenizer
+            .split(text)
+            .map(|piece| {
+                let bytes = piece.as_bytes();
+                if self.whole_tokens.contains(bytes) {
+                    1
+                } else {
+                    self.tokenizer.bpe.count(bytes)
+                }
+            })
+            .sum()
+    }
+}
+
+static O200K_BASE: OnceLock<Loaded> = OnceLock::new();
+static CL100K_BASE: OnceLock<Loaded> = OnceLock::new();
 
 impl Encoding {
     /// Every encoding, the default first.
@@ -40,21 +79,16 @@ impl Encoding {
     }
 
     /// The one way to the crate's tokenizer, so that `is_loaded` knows whether it was built.
-    fn slot(
-        self,
-    ) -> (
-        &'static OnceLock<&'static Tokenizer>,
-        fn() -> &'static Tokenizer,
-    ) {
+    fn slot(self) -> (&'static OnceLock<Loaded>, fn() -> &'static Tokenizer) {
         match self {
             Encoding::O200kBase => (&O200K_BASE, bpe_openai::o200k_base),
             Encoding::Cl100kBase => (&CL100K_BASE, bpe_openai::cl100k_base),
         }
     }
 
-    fn tokenizer(self) -> &'static Tokenizer {
-        let (slot, build) = self.slot();
-        slot.get_or_init(build)
+    fn loaded(self) -> &'static Loaded {
+        let (slot, tokenizer) = self.slot();
+        slot.get_or_init(|| Loaded::new(tokenizer()))
     }
 
     /// Whether the table has been deserialized (by a count, or by [`Encoding::load`]).
@@ -64,13 +98,13 @@ impl Encoding {
 
     /// Deserializes the table now, if no count has yet.
     pub fn load(self) {
-        self.tokenizer();
+        self.loaded();
     }
 
     /// The number of tokens tiktoken's `encode_ordinary` gives for `text` (special tokens such
     /// as `<|endoftext|>` are ordinary text).
     pub fn count(self, text: &str) -> usize {
-        self.tokenizer().count(text)
+        self.loaded().count(text)
     }
 
     /// [`Encoding::count`] for the bytes of a Python `str`: its UTF-8, where lone surrogates
@@ -83,7 +117,7 @@ impl Encoding {
     /// The bytes of every token, by rank (the token's number): the table this library was
     /// built with, for comparing it with the published one.
     pub fn tokens(self) -> Vec<&'static [u8]> {
-        let bpe = &self.tokenizer().bpe;
+        let bpe = &self.loaded().tokenizer.bpe;
         (0..bpe.num_tokens())
             .map(|rank| bpe.token_bytes(rank as u32))
             .collect()
@@ -120,6 +154,22 @@ mod tests {
         for (text, o200k, cl100k) in cases {
             assert_eq!(Encoding::O200kBase.count(text), o200k, "o200k {text:?}");
             assert_eq!(Encoding::Cl100kBase.count(text), cl100k, "cl100k {text:?}");
+        }
+    }
+
+    #[test]
+    fn whole_tokens_count_as_the_crate_counts() {
+        let texts = [
+            "hello world, don't repeat yourself",
+            "    indented\n\n\tcode(x) {}",
+            "Съешь же ещё 東京都 😀👩‍👩‍👧‍👦 12345",
+            "<|endoftext|>",
+        ];
+        for encoding in Encoding::ALL {
+            let (_, tokenizer) = encoding.slot();
+            for text in texts {
+                assert_eq!(encoding.count(text), tokenizer().count(text), "{text:?}");
+            }
         }
     }
 
