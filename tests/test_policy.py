@@ -203,3 +203,11 @@ def test_budgets_beyond_64_bits_are_explained_exactly(backend: str) -> None:
         "note": budget - 120,
         "junk": budget - 140,
     }
+
+
+def test_fragments_from_text_take_the_policy_fields() -> None:
+    fragment = ContextFragment.from_text(
+        "a", "hello world", 0.5, counter=len, required=True, group="tool"
+    )
+    assert fragment == ContextFragment("a", 11, 0.5, "hello world", True, "tool")
+    assert ContextFragment.from_text("b", "hi", 0.5, counter=len).required is False

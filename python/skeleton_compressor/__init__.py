@@ -18,6 +18,8 @@ from .service import (
     explain,
     validate_fragments,
 )
+from .text_fragments import fragments_from_texts
+from .tokens import TokenCounter
 from .types import (
     ContextFragment,
     FragmentDecision,
@@ -44,9 +46,11 @@ __all__ = [
     "SkeletonIndices",
     "SkeletonMetadata",
     "SkeletonResult",
+    "TokenCounter",
     "__version__",
     "compress",
     "compress_arrays",
     "explain",
+    "fragments_from_texts",
     "validate_fragments",
 ]

@@ -2,7 +2,7 @@
 # tuple, budgets are ints >= 0, and numeric columns are lists, tuples or 1-D native
 # memoryviews.
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, final
 
 from .types import ContextFragment
@@ -10,10 +10,15 @@ from .types import ContextFragment
 _Decisions = tuple[list[bool], list[str], list[int], list[int | None]]
 
 __all__ = [
+    "COUNT_THRESHOLDS",
+    "ENCODINGS",
     "ERROR_KINDS",
     "SCRATCH_LIMITS",
     "Compressor",
+    "TokenCounter",
     "__version__",
+    "_encoding_tokens",
+    "_loaded_encodings",
     "release_scratch",
     "retained_scratch_bytes",
 ]
@@ -21,6 +26,9 @@ __all__ = [
 __version__: str
 ERROR_KINDS: tuple[str, ...]
 SCRATCH_LIMITS: tuple[int, int]
+ENCODINGS: tuple[str, ...]
+# Bytes of text from which counting releases the GIL, and from which it uses several threads.
+COUNT_THRESHOLDS: tuple[int, int]
 
 @final
 class Compressor:
@@ -55,3 +63,16 @@ class Compressor:
 
 def retained_scratch_bytes() -> int: ...
 def release_scratch() -> None: ...
+
+@final
+class TokenCounter:
+    def __new__(cls, encoding: str = "o200k_base") -> TokenCounter: ...
+    @property
+    def encoding(self) -> str: ...
+    def count(self, text: str) -> int: ...
+    def count_many(self, texts: Iterable[str]) -> list[int]: ...
+    def __reduce__(self) -> tuple[type[TokenCounter], tuple[str]]: ...
+
+# For tests: the bytes of every token by rank, and the encodings whose tables are loaded.
+def _encoding_tokens(encoding: str) -> list[bytes]: ...
+def _loaded_encodings() -> list[str]: ...

@@ -6,7 +6,7 @@ The backends decide which check failed; this module words it, and builds the err
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import islice
 from typing import TypeVar
 
@@ -152,12 +152,7 @@ _COLUMN_NAMES = ("fragment_ids", "token_counts", "relevance_scores", "required",
 def column_lengths_error(*lengths: int | None) -> ValueError:
     """Columns of different lengths, given in `_COLUMN_NAMES` order (None: not given)."""
     given = [(name, length) for name, length in zip(_COLUMN_NAMES, lengths) if length is not None]
-    names = [name for name, _ in given]
-    counts = [str(length) for _, length in given]
-    return ValueError(
-        f"{', '.join(names[:-1])} and {names[-1]} must have one length, got "
-        f"{', '.join(counts[:-1])} and {counts[-1]}"
-    )
+    return lengths_error([name for name, _ in given], [length for _, length in given])
 
 
 def budget_type_error(budget: object) -> TypeError:
@@ -207,3 +202,30 @@ def budget_exceeded_error(budget: int, needed: int, required: bool) -> BudgetExc
             f"nothing fits: keeping anything needs {needed} tokens, skeleton_budget is {budget}"
         )
     return BudgetExceededError(message, skeleton_budget=budget, needed_tokens=needed)
+
+
+def text_type_error(place: str, value: object) -> TypeError:
+    """A text to count is not a str; `place` names it: `text`, `texts[3]`, `contents[3]`."""
+    return TypeError(f"{place} must be a str, got {_typed(value)}")
+
+
+def texts_type_error(texts: object) -> TypeError:
+    return TypeError(f"texts must be an iterable of str (not a str), got {_typed(texts)}")
+
+
+def unknown_encoding_error(encoding: object, known: Sequence[str]) -> ValueError:
+    return ValueError(f"unknown encoding {describe(encoding)}; known encodings: {', '.join(known)}")
+
+
+def counter_type_error(counter: object) -> TypeError:
+    return TypeError(
+        f"counter must be a TokenCounter, an encoding name or a callable str -> int, got "
+        f"{_typed(counter)}"
+    )
+
+
+def lengths_error(names: Sequence[str], lengths: Sequence[int]) -> ValueError:
+    return ValueError(
+        f"{', '.join(names[:-1])} and {names[-1]} must have one length, got "
+        f"{', '.join(map(str, lengths[:-1]))} and {lengths[-1]}"
+    )

@@ -68,7 +68,7 @@ def fragment_id(value: object, index: int, container: str) -> str:
     return text
 
 
-def token_count(value: object, index: int, fid: str, container: str) -> int:
+def token_count(value: object, index: int, fid: str | None, container: str) -> int:
     try:
         count = as_int(value)
     except Exception as error:

@@ -1,4 +1,4 @@
-"""The `skeleton-compressor` command: demo, compress and bench."""
+"""The `skeleton-compressor` command: demo, compress, count and bench."""
 
 from __future__ import annotations
 
@@ -107,7 +107,12 @@ def _read_text(path: str) -> str:
 
 def run_compress(args: argparse.Namespace, out: TextIO) -> None:
     records, lines = parse_records(_read_text(args.file))
-    fragments = tuple(_fragment_from(record, number) for number, record in enumerate(records))
+    readable = records
+    if args.encoding is not None:
+        from .cli_tokens import counted_records
+
+        readable = counted_records(records, lines, args.encoding, args.backend)
+    fragments = tuple(_fragment_from(record, number) for number, record in enumerate(readable))
     service = SkeletonCompressorService(
         backend=args.backend,
         strategy=args.strategy,
@@ -283,7 +288,12 @@ def build_parser() -> argparse.ArgumentParser:
     compress.set_defaults(run=run_compress)
 
     from .bench import add_bench_command
+    from .cli_tokens import add_count_command, add_encoding_option
 
+    add_encoding_option(
+        compress, "count the content of records without a token_count with this encoding"
+    )
+    add_count_command(commands)
     add_bench_command(commands)
     return parser
 

@@ -6,7 +6,10 @@ import math
 import sys
 from array import array
 from dataclasses import dataclass, fields
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+if TYPE_CHECKING:
+    from .tokens import Counter
 
 __all__ = [
     "ContextFragment",
@@ -18,6 +21,7 @@ __all__ = [
 ]
 
 _RATIO_TOLERANCE = 1e-9
+_Fragment = TypeVar("_Fragment", bound="ContextFragment")
 # dataclass(slots=True) needs Python 3.10; on 3.9 the classes work the same without slots.
 _SLOTS: dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
 
@@ -34,6 +38,35 @@ class ContextFragment:
     """Kept whatever its relevance; see the overflow policy for a budget it alone exceeds."""
     group: str | None = None
     """Fragments sharing a group are kept or dropped together, in their input order."""
+
+    @classmethod
+    def from_text(
+        cls: type[_Fragment],
+        fragment_id: str,
+        content: str,
+        relevance_score: float,
+        *,
+        counter: Counter | None = None,
+        required: bool = False,
+        group: str | None = None,
+    ) -> _Fragment:
+        """A fragment whose `token_count` is counted from `content`, by `counter`: a
+        `TokenCounter`, an encoding's name or a callable `str -> int` (by default the
+        `o200k_base` encoding). A callable's count is checked as `compress` checks a
+        `token_count`, with the same error; nothing else is checked."""
+        from .text_fragments import fragment_from_text
+
+        fragment = fragment_from_text(cls, fragment_id, content, relevance_score, counter)
+        if required is False and group is None:
+            return fragment
+        return cls(
+            fragment.fragment_id,
+            fragment.token_count,
+            fragment.relevance_score,
+            fragment.content,
+            required,
+            group,
+        )
 
 
 def _is_count(value: object) -> bool:

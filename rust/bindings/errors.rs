@@ -4,12 +4,13 @@
 //! The wording lives in `skeleton_compressor._messages`, which the Python fallback uses too,
 //! so both backends raise the same exception, with the same fields and message.
 
+use pyo3::call::PyCallArgs;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
 use super::context::Context;
-use crate::core::{BudgetExceeded, ErrorKind, TooMany};
+use crate::core::{BudgetExceeded, Encoding, ErrorKind, TooMany};
 
 /// Where a failing value sits: `fragments[3]` or `rows[3]`, with its id once it has a valid one.
 #[derive(Clone)]
@@ -142,4 +143,31 @@ impl Failure<'_> {
             Err(error) => error,
         }
     }
+}
+
+/// The error that `skeleton_compressor._messages.<function>(*args)` words; or the error that
+/// wording it raised.
+fn worded<'py>(py: Python<'py>, function: &str, args: impl PyCallArgs<'py>) -> PyErr {
+    match py
+        .import("skeleton_compressor._messages")
+        .and_then(|messages| messages.call_method1(function, args))
+    {
+        Ok(exception) => PyErr::from_value(exception),
+        Err(error) => error,
+    }
+}
+
+/// A text to count is not a `str`; `place` is how the caller calls it (`text`, `texts[3]`).
+pub fn text_type_error(py: Python<'_>, place: &str, value: &Bound<'_, PyAny>) -> PyErr {
+    worded(py, "text_type_error", (place, value))
+}
+
+/// The texts to count are not an iterable of `str`.
+pub fn texts_type_error(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyErr {
+    worded(py, "texts_type_error", (value,))
+}
+
+pub fn unknown_encoding_error(py: Python<'_>, name: &str) -> PyErr {
+    let known = Encoding::ALL.map(Encoding::name);
+    worded(py, "unknown_encoding_error", (name, known))
 }

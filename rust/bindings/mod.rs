@@ -1,6 +1,6 @@
 //! The `skeleton_compressor._core` extension module: reads Python input into plain columns,
 //! makes one call to `crate::core`, and builds the results. The GIL is released inside that
-//! call for large inputs.
+//! call for large inputs. `tokens.rs` holds `TokenCounter`, the core's token counts for `str`.
 
 mod columns;
 mod context;
@@ -8,6 +8,7 @@ mod errors;
 mod read;
 mod scratch;
 mod text;
+mod tokens;
 
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::ffi;
@@ -417,6 +418,7 @@ fn release_scratch() {
 #[pymodule(gil_used = true)]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Compressor>()?;
+    tokens::register(module)?;
     module.add_function(wrap_pyfunction!(retained_scratch_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(release_scratch, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

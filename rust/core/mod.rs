@@ -1,9 +1,11 @@
 //! The whole compression on plain columns, with no Python in it: checks of single values,
-//! duplicate ids, ranking and packing, driven by one entry point, [`compress`].
+//! duplicate ids, ranking and packing, driven by one entry point, [`compress`]; and token
+//! counting ([`Encoding`], [`count_many`]).
 #![deny(unsafe_code)]
 
 pub mod checks;
 pub mod columns;
+pub mod count_many;
 pub mod driver;
 pub mod duplicates;
 pub mod errors;
@@ -12,17 +14,21 @@ pub mod ids;
 pub mod policy;
 pub mod ranking;
 pub mod selection;
+pub mod surrogates;
+pub mod tokens;
 pub mod tuning;
 pub mod units;
 pub mod workspace;
 
 pub use checks::{check_relevance, check_token_count, check_unsigned_token_count, MAX_TOKEN_COUNT};
 pub use columns::{Columns, MAX_FRAGMENTS};
+pub use count_many::{count_many, count_one, CountTuning};
 pub use driver::{compress, Compression, Detach, InPlace, Request};
 pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany};
 pub use ids::FragmentIds;
 pub use policy::{Order, Overflow, Policy};
 pub use selection::{Selection, Strategy};
+pub use tokens::Encoding;
 pub use tuning::Tuning;
 pub use units::{Decision, Reason};
 pub use workspace::Workspace;

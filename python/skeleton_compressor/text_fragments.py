@@ -1,0 +1,76 @@
+"""Fragments made from text: `ContextFragment.from_text` and `fragments_from_texts` count each
+fragment's `token_count` from its `content`.
+
+Like `ContextFragment(...)`, they check nothing but what they use: the texts (a `str` each)
+and the counts, which, when a callable gives them, are checked as `compress` checks a
+`token_count`, with the same error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, TypeVar
+
+from . import _messages, _values
+from .tokens import Counter, counting
+from .types import ContextFragment
+
+__all__ = ["fragment_from_text", "fragments_from_texts"]
+
+_Fragment = TypeVar("_Fragment", bound=ContextFragment)
+
+
+def _checked_counts(counts: list[Any], fragment_ids: list[str]) -> list[int]:
+    """The counts, checked as `compress` checks the `token_count` of `fragments[i]`."""
+    checked = []
+    for index, (count, fragment_id) in enumerate(zip(counts, fragment_ids)):
+        # Named by its id when the id is one `compress` would accept, as there.
+        name = fragment_id if isinstance(fragment_id, str) and fragment_id else None
+        checked.append(_values.token_count(count, index, name, "fragments"))
+    return checked
+
+
+def fragment_from_text(
+    cls: type[_Fragment],
+    fragment_id: str,
+    content: str,
+    relevance_score: float,
+    counter: Counter | None,
+) -> _Fragment:
+    count_many, from_user_code = counting(counter)
+    if not isinstance(content, str):
+        raise _messages.text_type_error("content", content)
+    counts = count_many([content])
+    if from_user_code:
+        counts = _checked_counts(counts, [fragment_id])
+    return cls(fragment_id, counts[0], relevance_score, content)
+
+
+def fragments_from_texts(
+    fragment_ids: Iterable[str],
+    contents: Iterable[str],
+    relevance_scores: Iterable[float],
+    *,
+    counter: Counter | None = None,
+) -> tuple[ContextFragment, ...]:
+    """One fragment per row of the three columns, its `token_count` counted from its
+    content: `ContextFragment(fragment_ids[i], count(contents[i]), relevance_scores[i],
+    contents[i])`, as a tuple ready for `compress`.
+
+    `counter` is a `TokenCounter`, an encoding's name, or a callable `str -> int`; by default
+    the `o200k_base` encoding. A `TokenCounter` counts all the texts in one call, on several
+    threads when there are many.
+    """
+    count_many, from_user_code = counting(counter)
+    ids, texts, scores = list(fragment_ids), list(contents), list(relevance_scores)
+    if not len(ids) == len(texts) == len(scores):
+        raise _messages.lengths_error(
+            ["fragment_ids", "contents", "relevance_scores"], [len(ids), len(texts), len(scores)]
+        )
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise _messages.text_type_error(f"contents[{index}]", text)
+    counts = count_many(texts)
+    if from_user_code:
+        counts = _checked_counts(counts, ids)
+    return tuple(map(ContextFragment, ids, counts, scores, texts))

@@ -1,0 +1,92 @@
+"""What counts tokens: the compiled `TokenCounter`, an encoding's name, or any callable
+`str -> int`.
+
+The built-in encodings are the compiled extension's: there is no Python implementation of
+them. `TokenCounter` is that extension's class, so making one asks for the extension, as
+`backend="rust"` does. A counter given by name (or the default one) is made on the backend
+`"auto"` means (see `backend.py`): where that is the Python backend, chosen with
+`SKELETON_COMPRESSOR_BACKEND=python` or because the extension is not built, a built-in
+encoding raises `ImportError`, and only callables count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Union
+
+from . import _messages
+from .backend import load_backend
+
+__all__ = ["DEFAULT_ENCODING", "ENCODINGS", "Counter", "TokenCounter", "counting"]
+
+# The compiled extension's encodings, default first (a test checks that they are its
+# `ENCODINGS`); known here too, so that an unknown name is told apart without it.
+ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
+DEFAULT_ENCODING = "o200k_base"
+
+_NEEDS_EXTENSION = (
+    "the built-in encoding {encoding!r} needs the compiled extension skeleton_compressor._core"
+)
+
+if TYPE_CHECKING:
+    from ._core import TokenCounter
+else:
+    try:
+        from ._core import TokenCounter
+    except ImportError as _missing:
+        _missing_reason = str(_missing)
+
+        class TokenCounter:
+            """Stands for the compiled `TokenCounter` where the extension is not built: an
+            unknown encoding is a ValueError as there, and a known one an ImportError."""
+
+            def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
+                check_encoding(encoding)
+                raise ImportError(
+                    f"{_NEEDS_EXTENSION.format(encoding=encoding)}, which is not built "
+                    f"({_missing_reason})"
+                )
+
+
+# A TokenCounter, an encoding's name, or a callable returning a text's token count.
+Counter = Union["TokenCounter", str, Callable[[str], int]]
+
+
+def check_encoding(encoding: object) -> str:
+    if not isinstance(encoding, str):
+        raise _messages.text_type_error("encoding", encoding)
+    if encoding not in ENCODINGS:
+        raise _messages.unknown_encoding_error(encoding, ENCODINGS)
+    return encoding
+
+
+def built_in(encoding: object, backend: str = "auto") -> TokenCounter:
+    """The compiled counter of a built-in encoding, if `backend` is (or means) Rust."""
+    name = check_encoding(encoding)
+    in_use, _ = load_backend(backend)  # ImportError if Rust is asked for and missing
+    if in_use == "python":
+        raise ImportError(
+            f"{_NEEDS_EXTENSION.format(encoding=name)}, and the Python backend is in use "
+            "(backend='python', SKELETON_COMPRESSOR_BACKEND=python, or the extension is not "
+            "built); on it, only a callable counter counts tokens"
+        )
+    return TokenCounter(name)
+
+
+# Counts every text of a list (the counts are anything a user's callable returns).
+CountMany = Callable[[list[str]], list[Any]]
+
+
+def counting(counter: Counter | None, backend: str = "auto") -> tuple[CountMany, bool]:
+    """How `counter` counts a list of texts, and whether its counts must be checked like
+    `token_count` (they come from user code). `None` means the default encoding."""
+    if counter is None:
+        counter = DEFAULT_ENCODING
+    if isinstance(counter, str):
+        counter = built_in(counter, backend)
+    if type(counter) is TokenCounter:
+        return counter.count_many, False
+    if callable(counter):
+        call = counter
+        return lambda texts: [call(text) for text in texts], True
+    raise _messages.counter_type_error(counter)

@@ -1,0 +1,282 @@
+//! Counting many texts: in place when they are short, inside the caller's [`Detach`] (the
+//! Python bindings release the GIL there) when they are long, and on several threads when
+//! there is enough to share.
+
+use std::sync::Mutex;
+use std::thread;
+
+use super::driver::Detach;
+use super::tokens::Encoding;
+
+/// The numbers that decide how texts are counted, not what they count; tests shrink them to
+/// cross every threshold with a few short texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountTuning {
+    /// From this many bytes of text on, counting runs inside the caller's `Detach`: below it
+    /// (about a millisecond of work), handing the interpreter to other threads and waiting to
+    /// take it back costs more than it frees. Loading a table always runs there.
+    pub detach_from_bytes: usize,
+    /// From this many bytes of text on, spread over more than one text, counting runs on
+    /// several threads.
+    pub parallel_from_bytes: usize,
+    /// Threads take texts in blocks of about this many bytes (a long text is a block alone).
+    pub block_bytes: usize,
+    /// At most this many threads; `0` means as many as the machine runs at once.
+    pub max_threads: usize,
+}
+
+impl Default for CountTuning {
+    fn default() -> Self {
+        CountTuning {
+            detach_from_bytes: 32 << 10,
+            parallel_from_bytes: 256 << 10,
+            block_bytes: 64 << 10,
+            max_threads: 0,
+        }
+    }
+}
+
+impl CountTuning {
+    fn threads(&self) -> usize {
+        let available = thread::available_parallelism().map_or(1, |n| n.get());
+        match self.max_threads {
+            0 => available,
+            most => most.min(available),
+        }
+    }
+}
+
+/// The token count of one text, given as [`Encoding::count_bytes`] takes it.
+pub fn count_one(
+    encoding: Encoding,
+    text: &[u8],
+    tuning: &CountTuning,
+    detach: &impl Detach,
+) -> usize {
+    if text.len() >= tuning.detach_from_bytes || !encoding.is_loaded() {
+        detach.detach(|| encoding.count_bytes(text))
+    } else {
+        encoding.count_bytes(text)
+    }
+}
+
+/// The token count of every text, in order, each given as [`Encoding::count_bytes`] takes it.
+pub fn count_many(
+    encoding: Encoding,
+    texts: &[&[u8]],
+    tuning: &CountTuning,
+    detach: &impl Detach,
+) -> Vec<usize> {
+    let bytes: usize = texts.iter().map(|text| text.len()).sum();
+    let work = || {
+        let threads = tuning.threads().min(texts.len());
+        if bytes >= tuning.parallel_from_bytes && threads > 1 {
+            count_on_threads(encoding, texts, tuning.block_bytes, threads)
+        } else {
+            texts
+                .iter()
+                .map(|text| encoding.count_bytes(text))
+                .collect()
+        }
+    };
+    if bytes >= tuning.detach_from_bytes || !encoding.is_loaded() {
+        detach.detach(work)
+    } else {
+        work()
+    }
+}
+
+/// Consecutive texts, and the place of their counts.
+type Block<'t, 'c> = (&'t [&'t [u8]], &'c mut [usize]);
+
+/// Cuts `texts` into blocks of at least `block_bytes` bytes (or one text), each with the
+/// part of `counts` its counts go to.
+fn blocks<'t, 'c>(
+    texts: &'t [&'t [u8]],
+    mut counts: &'c mut [usize],
+    block_bytes: usize,
+) -> Vec<Block<'t, 'c>> {
+    let mut blocks = Vec::new();
+    let mut rest = texts;
+    while !rest.is_empty() {
+        let mut len = 0;
+        let mut bytes = 0;
+        while len < rest.len() && (len == 0 || bytes < block_bytes) {
+            bytes += rest[len].len();
+            len += 1;
+        }
+        let (block, after) = rest.split_at(len);
+        let (place, later) = std::mem::take(&mut counts).split_at_mut(len);
+        blocks.push((block, place));
+        rest = after;
+        counts = later;
+    }
+    blocks
+}
+
+fn count_on_threads(
+    encoding: Encoding,
+    texts: &[&[u8]],
+    block_bytes: usize,
+    threads: usize,
+) -> Vec<usize> {
+    // Loaded before the threads start, so that they do not all wait on one of them.
+    encoding.load();
+    let mut counts = vec![0; texts.len()];
+    let queue = Mutex::new(blocks(texts, &mut counts, block_bytes).into_iter());
+    let take = || {
+        queue
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner())
+            .next()
+    };
+    let work = || {
+        while let Some((block, place)) = take() {
+            for (count, text) in place.iter_mut().zip(block) {
+                *count = encoding.count_bytes(text);
+            }
+        }
+    };
+    thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(work);
+        }
+        work();
+    });
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use super::*;
+    use crate::core::InPlace;
+
+    /// Counts the calls that ran detached.
+    #[derive(Default)]
+    struct Detached(Cell<usize>);
+
+    impl Detach for Detached {
+        fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+            self.0.set(self.0.get() + 1);
+            work()
+        }
+    }
+
+    fn texts() -> Vec<String> {
+        let mut texts: Vec<String> = (0..40)
+            .map(|i| format!("text number {i}: {}", "word ".repeat(i % 7)))
+            .collect();
+        texts.push(String::new());
+        texts.push("a long one ".repeat(300));
+        texts
+    }
+
+    fn one_by_one(encoding: Encoding, texts: &[&[u8]]) -> Vec<usize> {
+        texts
+            .iter()
+            .map(|text| encoding.count_bytes(text))
+            .collect()
+    }
+
+    #[test]
+    fn every_way_of_counting_gives_the_same_counts() {
+        let owned = texts();
+        let texts: Vec<&[u8]> = owned.iter().map(|text| text.as_bytes()).collect();
+        let tiny = CountTuning {
+            detach_from_bytes: 1,
+            parallel_from_bytes: 1,
+            block_bytes: 50,
+            max_threads: 3,
+        };
+        let ways = [
+            CountTuning::default(),
+            tiny,
+            CountTuning {
+                block_bytes: 1,
+                ..tiny
+            },
+            CountTuning {
+                block_bytes: usize::MAX,
+                ..tiny
+            },
+            CountTuning {
+                max_threads: 1,
+                ..tiny
+            },
+        ];
+        for encoding in Encoding::ALL {
+            let expected = one_by_one(encoding, &texts);
+            assert!(expected.iter().sum::<usize>() > 600);
+            for tuning in &ways {
+                assert_eq!(count_many(encoding, &texts, tuning, &InPlace), expected);
+                assert_eq!(
+                    count_many(encoding, &[], tuning, &InPlace),
+                    Vec::<usize>::new()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn long_work_and_first_loads_are_detached() {
+        let tuning = CountTuning {
+            detach_from_bytes: 10,
+            ..CountTuning::default()
+        };
+        let encoding = Encoding::O200kBase;
+        encoding.load();
+        let count = |text: &str| encoding.count(text);
+        let detached = Detached::default();
+        assert_eq!(
+            count_one(encoding, b"nine byte", &tuning, &detached),
+            count("nine byte")
+        );
+        let short: [&[u8]; 2] = [b"four", b"five!"];
+        assert_eq!(
+            count_many(encoding, &short, &tuning, &detached),
+            [count("four"), count("five!")]
+        );
+        assert_eq!(detached.0.get(), 0);
+        assert_eq!(
+            count_one(encoding, b"ten bytes!", &tuning, &detached),
+            count("ten bytes!")
+        );
+        assert_eq!(detached.0.get(), 1);
+        let ten: [&[u8]; 2] = [b"five!", b"five?"];
+        assert_eq!(
+            count_many(encoding, &ten, &tuning, &detached),
+            [count("five!"), count("five?")]
+        );
+        assert_eq!(detached.0.get(), 2);
+    }
+
+    #[test]
+    fn blocks_cover_every_text_once_in_order() {
+        let owned = texts();
+        let texts: Vec<&[u8]> = owned.iter().map(|text| text.as_bytes()).collect();
+        for block_bytes in [0, 1, 30, 100, 5000, usize::MAX] {
+            let mut counts = vec![0; texts.len()];
+            let cut = blocks(&texts, &mut counts, block_bytes);
+            let mut next = 0;
+            for (block, place) in &cut {
+                assert_eq!(block.len(), place.len());
+                assert!(!block.is_empty());
+                assert_eq!(*block, &texts[next..next + block.len()]);
+                let bytes: usize = block.iter().map(|text| text.len()).sum();
+                let without_last = bytes - block[block.len() - 1].len();
+                // Each block stops at the first text that brings it to `block_bytes`.
+                assert!(without_last < block_bytes.max(1));
+                next += block.len();
+            }
+            assert_eq!(next, texts.len());
+            match block_bytes {
+                0 => assert_eq!(cut.len(), texts.len()),
+                // The empty text is short of a byte, and takes the next one with it.
+                1 => assert_eq!(cut.len(), texts.len() - 1),
+                _ => {}
+            }
+        }
+    }
+}

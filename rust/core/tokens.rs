@@ -1,0 +1,197 @@
+//! Token counts exactly as OpenAI's tokenizers give them (tiktoken's `encode_ordinary`), with
+//! the tables compiled in: nothing is read or fetched at run time.
+//!
+//! The tables and the counting come from the `bpe-openai` crate: its encoders give tiktoken's
+//! tokens, in time linear in the text (see the README for why this crate). An encoding's
+//! table is deserialized the first time it counts, not before: loading the library costs no
+//! table memory or time.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use bpe_openai::Tokenizer;
+use fnv::FnvBuildHasher;
+
+use super::surrogates::tiktoken_text;
+
+/// An encoding the library counts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    O200kBase,
+    Cl100kBase,
+}
+
+/// An encoding once loaded: the crate's tokenizer, and the bytes of every token, so that a
+/// piece of text that is a token counts one without running the encoder (as tiktoken does
+/// too: most words are one token).
+struct Loaded {
+    tokenizer: &'static Tokenizer,
+    whole_tokens: HashSet<&'static [u8], FnvBuildHasher>,
+}
+
+impl Loaded {
+    fn new(tokenizer: &'static Tokenizer) -> Loaded {
+        let bpe = &tokenizer.bpe;
+        let whole_tokens = (0..bpe.num_tokens())
+            .map(|rank| bpe.token_bytes(rank as u32))
+            .collect();
+        Loaded {
+            tokenizer,
+            whole_tokens,
+        }
+    }
+
+    fn count(&self, text: &str) -> usize {
+        // These encodings do not normalize text, so the tokenizer's own `count` is the sum
+        // over its pieces too.
+        self.tokenizer
+            .split(text)
+            .map(|piece| {
+                let bytes = piece.as_bytes();
+                if self.whole_tokens.contains(bytes) {
+                    1
+                } else {
+                    self.tokenizer.bpe.count(bytes)
+                }
+            })
+            .sum()
+    }
+}
+
+static O200K_BASE: OnceLock<Loaded> = OnceLock::new();
+static CL100K_BASE: OnceLock<Loaded> = OnceLock::new();
+
+impl Encoding {
+    /// Every encoding, the default first.
+    pub const ALL: [Encoding; 2] = [Encoding::O200kBase, Encoding::Cl100kBase];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::O200kBase => "o200k_base",
+            Encoding::Cl100kBase => "cl100k_base",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Encoding> {
+        Encoding::ALL
+            .into_iter()
+            .find(|encoding| encoding.name() == name)
+    }
+
+    /// The one way to the crate's tokenizer, so that `is_loaded` knows whether it was built.
+    fn slot(self) -> (&'static OnceLock<Loaded>, fn() -> &'static Tokenizer) {
+        match self {
+            Encoding::O200kBase => (&O200K_BASE, bpe_openai::o200k_base),
+            Encoding::Cl100kBase => (&CL100K_BASE, bpe_openai::cl100k_base),
+        }
+    }
+
+    fn loaded(self) -> &'static Loaded {
+        let (slot, tokenizer) = self.slot();
+        slot.get_or_init(|| Loaded::new(tokenizer()))
+    }
+
+    /// Whether the table has been deserialized (by a count, or by [`Encoding::load`]).
+    pub fn is_loaded(self) -> bool {
+        self.slot().0.get().is_some()
+    }
+
+    /// Deserializes the table now, if no count has yet.
+    pub fn load(self) {
+        self.loaded();
+    }
+
+    /// The number of tokens tiktoken's `encode_ordinary` gives for `text` (special tokens such
+    /// as `<|endoftext|>` are ordinary text).
+    pub fn count(self, text: &str) -> usize {
+        self.loaded().count(text)
+    }
+
+    /// [`Encoding::count`] for the bytes of a Python `str`: its UTF-8, where lone surrogates
+    /// may stand as the three bytes of their code point. Such text is counted as tiktoken's
+    /// Python wrapper counts it (see [`tiktoken_text`]).
+    pub fn count_bytes(self, text: &[u8]) -> usize {
+        self.count(&tiktoken_text(text))
+    }
+
+    /// The bytes of every token, by rank (the token's number): the table this library was
+    /// built with, for comparing it with the published one.
+    pub fn tokens(self) -> Vec<&'static [u8]> {
+        let bpe = &self.loaded().tokenizer.bpe;
+        (0..bpe.num_tokens())
+            .map(|rank| bpe.token_bytes(rank as u32))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for encoding in Encoding::ALL {
+            assert_eq!(Encoding::from_name(encoding.name()), Some(encoding));
+        }
+        assert_eq!(Encoding::ALL[0].name(), "o200k_base");
+        assert_eq!(Encoding::from_name("gpt2"), None);
+        assert_eq!(Encoding::from_name("O200K_BASE"), None);
+        assert_eq!(Encoding::from_name(""), None);
+    }
+
+    // Counts checked against tiktoken 0.14's `len(encode_ordinary(text))`; the Python tests
+    // compare every kind of text with tiktoken itself.
+    #[test]
+    fn counts_known_texts() {
+        let cases: [(&str, usize, usize); 6] = [
+            ("", 0, 0),
+            ("hello world", 2, 2),
+            ("<|endoftext|>", 7, 7),
+            ("    indented code\n\n", 5, 5),
+            ("Съешь же ещё этих мягких французских булок", 12, 28),
+            ("12345678901", 4, 4),
+        ];
+        for (text, o200k, cl100k) in cases {
+            assert_eq!(Encoding::O200kBase.count(text), o200k, "o200k {text:?}");
+            assert_eq!(Encoding::Cl100kBase.count(text), cl100k, "cl100k {text:?}");
+        }
+    }
+
+    #[test]
+    fn whole_tokens_count_as_the_crate_counts() {
+        let texts = [
+            "hello world, don't repeat yourself",
+            "    indented\n\n\tcode(x) {}",
+            "Съешь же ещё 東京都 😀👩‍👩‍👧‍👦 12345",
+            "<|endoftext|>",
+        ];
+        for encoding in Encoding::ALL {
+            let (_, tokenizer) = encoding.slot();
+            for text in texts {
+                assert_eq!(encoding.count(text), tokenizer().count(text), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn bytes_with_lone_surrogates_count_as_replacement_characters() {
+        // U+D800 alone, as Python's surrogatepass writes it.
+        let lone = b"a\xed\xa0\x80b";
+        for encoding in Encoding::ALL {
+            assert_eq!(encoding.count_bytes(lone), encoding.count("a\u{fffd}b"));
+            assert_eq!(encoding.count_bytes(b"plain"), encoding.count("plain"));
+        }
+    }
+
+    #[test]
+    fn loads_and_lists_its_tokens() {
+        // That nothing is loaded before the first count is checked from Python, in a fresh
+        // process: the tests here share one.
+        Encoding::Cl100kBase.load();
+        assert!(Encoding::Cl100kBase.is_loaded());
+        let tokens = Encoding::Cl100kBase.tokens();
+        assert_eq!(tokens.len(), 100_256);
+        assert_eq!(tokens[0], b"!");
+        assert_eq!(Encoding::O200kBase.tokens().len(), 199_998);
+    }
+}

@@ -1,0 +1,141 @@
+"""Token counting on the command line, run as users run it: `count`, and `compress --encoding`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from skeleton_compressor import TokenCounter
+from test_cli import assert_clean_failure, run
+
+TEXT = "x = 1\r\n  \r\ny = 2\r\n# ok\n\nこんにちは 😀\n"
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_count_prints_the_files_token_count(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(TEXT.encode())
+    completed = run("count", str(path), "--encoding", encoding)
+    assert completed.returncode == 0, completed.stderr
+    # The text as it is in the file: \r\n is not read as \n.
+    assert completed.stdout == f"{TokenCounter(encoding).count(TEXT)}\n"
+    assert TokenCounter(encoding).count(TEXT) != TokenCounter(encoding).count(
+        TEXT.replace("\r\n", "\n")
+    )
+
+
+def test_count_reads_standard_input_and_defaults_to_o200k() -> None:
+    completed = run("count", "-", stdin=TEXT.replace("\r\n", "\n"))
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout == f"{TokenCounter().count(TEXT.replace(chr(13), ''))}\n"
+
+
+def test_count_leaves_out_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "bom.txt"
+    path.write_bytes(b"\xef\xbb\xbfhello world")
+    assert run("count", str(path)).stdout == "2\n"
+
+
+def test_count_bad_input(tmp_path: Path) -> None:
+    assert_clean_failure(run("count", str(tmp_path / "missing.txt")), "cannot read")
+    binary = tmp_path / "binary.bin"
+    binary.write_bytes(b"\xff\xfe\x00text")
+    assert_clean_failure(run("count", str(binary)), "is not UTF-8")
+    completed = run("count", "-", "--encoding", "gpt2", stdin="x")
+    assert completed.returncode == 2 and "invalid choice: 'gpt2'" in completed.stderr
+
+
+def test_count_on_the_python_backend_needs_the_extension(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SKELETON_COMPRESSOR_BACKEND", "python")
+    assert_clean_failure(run("count", "-", stdin="x"), "needs the compiled extension")
+
+
+RECORDS = [
+    {"fragment_id": "given", "token_count": 5, "relevance_score": 0.9, "content": "ignored"},
+    {"fragment_id": "counted", "relevance_score": 0.8, "content": "count these five words"},
+    {"fragment_id": "code", "relevance_score": 0.7, "content": TEXT},
+]
+
+
+def jsonl(records: list[dict[str, object]]) -> str:
+    return "".join(json.dumps(record) + "\n" for record in records)
+
+
+@pytest.mark.parametrize("encoding", ["o200k_base", "cl100k_base"])
+def test_compress_counts_records_without_a_token_count(encoding: str) -> None:
+    counter = TokenCounter(encoding)
+    counts = [5, counter.count(RECORDS[1]["content"]), counter.count(TEXT)]  # type: ignore[arg-type]
+    budget = counts[0] + counts[1]
+    completed = run(
+        "compress", "-", "--budget", str(budget), "--encoding", encoding, stdin=jsonl(RECORDS)
+    )
+    assert completed.returncode == 0, completed.stderr
+    output = json.loads(completed.stdout)
+    # The kept records as they came in; the counts show in the metadata.
+    assert output["fragments"] == RECORDS[:2]
+    assert output["skeleton_metadata"]["original_tokens"] == sum(counts)
+    assert output["skeleton_metadata"]["compressed_tokens"] == budget
+
+
+def test_compress_without_encoding_still_needs_every_token_count() -> None:
+    completed = run("compress", "-", "--budget", "10", stdin=jsonl(RECORDS))
+    assert_clean_failure(completed, "record 1: missing field 'token_count'")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "record 1 on line 2: no token_count, and no content to count it from"),
+        (7, "record 1 on line 2: content must be a string to count its tokens, got number"),
+        ([], "record 1 on line 2: content must be a string to count its tokens, got array"),
+    ],
+)
+def test_compress_record_with_nothing_to_count(content: object, message: str) -> None:
+    record: dict[str, object] = {"fragment_id": "x", "relevance_score": 0.5}
+    if content is not None:
+        record["content"] = content
+    stdin = jsonl([RECORDS[0], record])
+    completed = run("compress", "-", "--budget", "10", "--encoding", "o200k_base", stdin=stdin)
+    assert_clean_failure(completed, message)
+    # In a JSON array, records have no lines.
+    completed = run(
+        "compress",
+        "-",
+        "--budget",
+        "10",
+        "--encoding",
+        "o200k_base",
+        stdin=json.dumps([RECORDS[0], record]),
+    )
+    assert_clean_failure(completed, message.replace(" on line 2", ""))
+
+
+def test_compress_encoding_on_the_python_backend() -> None:
+    completed = run(
+        "compress",
+        "-",
+        "--budget",
+        "10",
+        "--encoding",
+        "o200k_base",
+        "--backend",
+        "python",
+        stdin=jsonl(RECORDS),
+    )
+    assert_clean_failure(completed, "needs the compiled extension")
+    # Records that all carry their count need no counting, on any backend.
+    completed = run(
+        "compress",
+        "-",
+        "--budget",
+        "10",
+        "--encoding",
+        "o200k_base",
+        "--backend",
+        "python",
+        stdin=jsonl(RECORDS[:1]),
+    )
+    assert completed.returncode == 0, completed.stderr

@@ -1,0 +1,272 @@
+"""TokenCounter, ContextFragment.from_text and fragments_from_texts: what they take, what they
+return, and their errors, on both backends (the Python one counts with callables only)."""
+
+from __future__ import annotations
+
+import ast
+import pickle
+import re
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import skeleton_compressor
+from skeleton_compressor import (
+    ContextFragment,
+    FragmentError,
+    TokenCounter,
+    _core,
+    compress,
+    fragments_from_texts,
+    tokens,
+    validate_fragments,
+)
+from skeleton_compressor.backend import ENVIRONMENT_VARIABLE
+
+TEXTS = ["def f(x):\n    return x * 2\n", "Съешь же ещё этих булок", "", "😀 ok", "a\ud800b"]
+
+
+@pytest.fixture
+def counting_backend(backend: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The backend `auto` means, for counters given by name."""
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, backend)
+    return backend
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def test_the_encodings_are_the_extensions() -> None:
+    assert tokens.ENCODINGS == _core.ENCODINGS == ("o200k_base", "cl100k_base")
+    assert tokens.DEFAULT_ENCODING == TokenCounter().encoding == "o200k_base"
+    assert skeleton_compressor.TokenCounter is _core.TokenCounter
+
+
+def test_token_counter() -> None:
+    o200k, cl100k = TokenCounter(), TokenCounter("cl100k_base")
+    assert (o200k.encoding, cl100k.encoding) == ("o200k_base", "cl100k_base")
+    assert repr(cl100k) == "TokenCounter('cl100k_base')"
+    assert o200k.count("") == 0
+    assert o200k.count("hello world") == 2
+    russian = "Съешь же ещё этих мягких французских булок"
+    assert o200k.count(russian) < cl100k.count(russian)  # o200k has more non-English tokens
+    assert o200k.count_many(TEXTS) == [o200k.count(text) for text in TEXTS]
+    assert o200k.count_many([]) == []
+    assert o200k.count_many(iter(TEXTS)) == o200k.count_many(tuple(TEXTS))
+    restored = pickle.loads(pickle.dumps(cl100k))
+    assert (type(restored), restored.encoding) == (TokenCounter, "cl100k_base")
+
+
+def test_str_subclasses_count_as_the_text_they_hold() -> None:
+    class Text(str):
+        def __str__(self) -> str:
+            return "something else entirely"
+
+    counter = TokenCounter()
+    assert counter.count(Text("hello world")) == 2
+    assert counter.count_many([Text("hello world")]) == [2]
+    assert TokenCounter(Text("cl100k_base")).encoding == "cl100k_base"
+
+
+@pytest.mark.parametrize("name", ["gpt2", "", "O200K_BASE", "o200k_base ", "p50k_base"])
+def test_unknown_encodings_name_the_known_ones(name: str) -> None:
+    expected = f"unknown encoding {name!r}; known encodings: o200k_base, cl100k_base"
+    with pytest.raises(ValueError) as compiled:
+        TokenCounter(name)
+    assert str(compiled.value) == expected
+    for make in (
+        lambda: ContextFragment.from_text("a", "text", 0.5, counter=name),
+        lambda: fragments_from_texts(["a"], ["text"], [0.5], counter=name),
+    ):
+        with pytest.raises(ValueError) as caught:
+            make()
+        assert str(caught.value) == expected
+
+
+def test_non_str_texts_are_type_errors_naming_their_place() -> None:
+    counter = TokenCounter()
+    with pytest.raises(TypeError, match=r"^text must be a str, got b'x' \(bytes\)$"):
+        counter.count(b"x")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^texts\[2\] must be a str, got None \(NoneType\)$"):
+        counter.count_many(["a", "b", None, 5])  # type: ignore[list-item]
+    for texts in ("a string", 5, None):
+        with pytest.raises(TypeError, match="texts must be an iterable of str"):
+            counter.count_many(texts)  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        TokenCounter(5)  # type: ignore[arg-type]
+
+
+def test_an_iterable_that_raises_passes_its_error_on() -> None:
+    def texts() -> Any:
+        yield "fine"
+        raise KeyError("from the iterable")
+
+    with pytest.raises(KeyError, match="from the iterable"):
+        TokenCounter().count_many(texts())
+
+
+COUNTERS: dict[str, Callable[[], Any]] = {
+    "default": lambda: None,
+    "name": lambda: "cl100k_base",
+    "TokenCounter": lambda: TokenCounter("cl100k_base"),
+}
+
+
+@pytest.mark.parametrize("how", COUNTERS)
+def test_fragments_from_text_with_a_built_in_encoding(how: str, counting_backend: str) -> None:
+    counter = COUNTERS[how]()
+    expected = TokenCounter(counter if isinstance(counter, str) else "o200k_base")
+    if isinstance(counter, TokenCounter):
+        expected = counter
+    if counting_backend == "python" and how != "TokenCounter":
+        # Given by name, a built-in encoding is counted on the backend in use.
+        with pytest.raises(ImportError, match="needs the compiled extension"):
+            ContextFragment.from_text("a", "text", 0.5, counter=counter)
+        with pytest.raises(ImportError, match="needs the compiled extension"):
+            fragments_from_texts(["a"], ["text"], [0.5], counter=counter)
+        return
+    fragment = ContextFragment.from_text("doc", TEXTS[0], 0.75, counter=counter)
+    assert fragment == ContextFragment("doc", expected.count(TEXTS[0]), 0.75, TEXTS[0])
+    ids = [f"t{i}" for i in range(len(TEXTS))]
+    scores = [0.1 * i for i in range(len(TEXTS))]
+    made = fragments_from_texts(ids, TEXTS, scores, counter=counter)
+    assert made == tuple(
+        ContextFragment(i, n, s, t)
+        for i, n, s, t in zip(ids, expected.count_many(TEXTS), scores, TEXTS)
+    )
+
+
+def test_callables_count_on_both_backends(counting_backend: str) -> None:
+    fragment = ContextFragment.from_text("a", "three short words", 0.5, counter=words)
+    assert fragment == ContextFragment("a", 3, 0.5, "three short words")
+    made = fragments_from_texts(iter(["a", "b"]), ("x y", "z"), [0.5, 1], counter=words)
+    assert made == (ContextFragment("a", 2, 0.5, "x y"), ContextFragment("b", 1, 1, "z"))
+    result = compress(made, 2, backend=counting_backend)
+    assert [f.fragment_id for f in result.fragments] == ["b"]
+
+
+def test_a_numpy_count_is_read_as_the_int_it_holds() -> None:
+    fragment = ContextFragment.from_text("a", "x", 0.5, counter=lambda text: np.int64(7))
+    assert fragment.token_count == 7 and type(fragment.token_count) is int
+
+
+def bad_token_count_error(fragment_id: Any, count: object) -> FragmentError:
+    with pytest.raises(FragmentError) as caught:
+        validate_fragments((ContextFragment(fragment_id, count, 0.5),))  # type: ignore[arg-type]
+    return caught.value
+
+
+@pytest.mark.parametrize("count", [-1, 2**63, 1.5, "3", True, None, np.float64(2.0)])
+def test_a_bad_count_from_a_callable_is_a_bad_token_count(count: object) -> None:
+    expected = bad_token_count_error("a", count)
+    with pytest.raises(FragmentError) as caught:
+        ContextFragment.from_text("a", "text", 0.5, counter=lambda text: count)
+    assert type(caught.value) is type(expected)
+    assert (str(caught.value), caught.value.kind) == (str(expected), expected.kind)
+
+    # Among many, named by its index (and id), as compress names fragments[i].
+    counts = {"x": 1, "y": 2, "z": count}
+    with pytest.raises(FragmentError) as caught:
+        fragments_from_texts(["a", "b", "c"], ["x", "y", "z"], [0.5] * 3, counter=counts.get)  # type: ignore[arg-type]
+    first, third = "fragments[0] (id 'a')", "fragments[2] (id 'c')"
+    assert str(caught.value) == str(expected).replace(first, third)
+    assert (caught.value.index, caught.value.fragment_id) == (2, "c")
+
+
+def test_a_bad_count_of_a_fragment_without_a_valid_id_is_named_by_index() -> None:
+    with pytest.raises(FragmentError) as caught:
+        fragments_from_texts(["ok", ""], ["x", "y"], [0.5, 0.5], counter=lambda text: -1)
+    assert str(caught.value) == "fragments[0] (id 'ok'): token_count must be >= 0, got -1"
+    with pytest.raises(FragmentError) as caught:
+        ContextFragment.from_text(7, "x", 0.5, counter=lambda text: -1)  # type: ignore[arg-type]
+    assert str(caught.value) == "fragments[0]: token_count must be >= 0, got -1"
+
+
+def test_an_error_in_the_callable_passes_through() -> None:
+    def broken(text: str) -> int:
+        raise RuntimeError("tokenizer down")
+
+    with pytest.raises(RuntimeError, match="tokenizer down"):
+        fragments_from_texts(["a"], ["x"], [0.5], counter=broken)
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(TypeError, match=r"^content must be a str, got 5 \(int\)$"):
+        ContextFragment.from_text("a", 5, 0.5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^contents\[1\] must be a str, got b'y' \(bytes\)$"):
+        fragments_from_texts(["a", "b"], ["x", b"y"], [0.5, 0.5], counter=words)  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"must have one length, got 2, 1 and 2$"):
+        fragments_from_texts(["a", "b"], ["x"], [0.5, 0.5])
+    for counter in (5, b"o200k_base", ["o200k_base"]):
+        with pytest.raises(TypeError, match="counter must be a TokenCounter, an encoding name"):
+            ContextFragment.from_text("a", "x", 0.5, counter=counter)  # type: ignore[arg-type]
+
+
+def test_nothing_but_what_is_used_is_checked() -> None:
+    # As ContextFragment(...) itself: ids and scores are for compress to check.
+    fragment = ContextFragment.from_text("", "x y", 7.5, counter=words)
+    assert fragment == ContextFragment("", 2, 7.5, "x y")
+
+
+def test_fragments_from_no_texts() -> None:
+    assert fragments_from_texts([], [], []) == ()
+
+
+def test_without_the_extension(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "skeleton_compressor._core", None)
+    monkeypatch.delenv(ENVIRONMENT_VARIABLE, raising=False)
+    with pytest.raises(ImportError, match="needs the compiled extension"):
+        ContextFragment.from_text("a", "x", 0.5)
+    assert ContextFragment.from_text("a", "x y", 0.5, counter=words).token_count == 2
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, "rust")
+    with pytest.raises(ImportError, match="maturin develop"):
+        fragments_from_texts(["a"], ["x"], [0.5], counter="o200k_base")
+
+
+def test_token_counter_stands_in_where_the_extension_is_missing() -> None:
+    # A fresh interpreter, in which the extension cannot be imported.
+    script = textwrap.dedent(
+        """
+        import sys
+        sys.modules["skeleton_compressor._core"] = None
+        from skeleton_compressor import TokenCounter, ContextFragment
+        for name in ("o200k_base", "gpt2"):
+            try:
+                TokenCounter(name)
+            except (ImportError, ValueError) as error:
+                print(type(error).__name__, error)
+        print(ContextFragment.from_text("a", "x y z", 0.5, counter=lambda t: len(t.split())))
+        """
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert completed.returncode == 0, completed.stderr
+    lines = completed.stdout.splitlines()
+    assert lines[0].startswith("ImportError the built-in encoding 'o200k_base' needs the compiled")
+    assert lines[1].startswith("ValueError unknown encoding 'gpt2'; known encodings:")
+    assert lines[2] == repr(ContextFragment("a", 3, 0.5, "x y z"))
+
+
+def test_the_readme_example_runs_and_shows_what_it_says() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    example = re.search(r"## Token counting\n.*?```python\n(.*?)```", readme, re.DOTALL)
+    assert example is not None
+    namespace: dict[str, object] = {}
+    exec(example.group(1), namespace)
+    # Every line `expression  # value...` whose comment starts with a literal shows its value.
+    shown = 0
+    for line in example.group(1).splitlines():
+        code, _, comment = line.partition("  # ")
+        literal = re.match(r"(\[[^\]]*\]|'[^']*'|\d+)", comment)
+        if literal is None or not code.strip() or code.rstrip().endswith(","):
+            continue
+        assert eval(code, namespace) == ast.literal_eval(literal.group(1)), line
+        shown += 1
+    assert shown == 6
