@@ -211,3 +211,55 @@ def test_fragments_from_text_take_the_policy_fields() -> None:
     )
     assert fragment == ContextFragment("a", 11, 0.5, "hello world", True, "tool")
     assert ContextFragment.from_text("b", "hi", 0.5, counter=len).required is False
+
+
+def test_budgets_beyond_128_bits_are_explained_exactly(backend: str) -> None:
+    for budget in (2**128, 2**130):
+        explanation = explain((TASK, F("a", 1, 0.5)), budget, backend=backend)
+        assert [d.budget_left for d in explanation.decisions] == [None, budget - 40]
+
+
+class Agreeable(float):
+    """A float that calls itself equal to everything."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return 0
+
+
+class Bogus(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return 0
+
+
+def test_options_are_read_as_their_plain_values(backend: str) -> None:
+    fragments = (F("a", 1, 0.9), F("b", 1, 0.5))
+    low = compress(fragments, 10, backend=backend, min_relevance=Agreeable(0.1))
+    assert ids(low.fragments) == ["a", "b"]
+    high = compress(fragments, 10, backend=backend, min_relevance=Agreeable(0.95))
+    assert ids(high.fragments) == []
+    for options in ({"order": Bogus("bogus")}, {"on_overflow": Bogus("x")}):
+        with pytest.raises(ValueError, match=r"must be one of .*, got ('bogus'|'x')$"):
+            SkeletonCompressorService(backend=backend, **options)
+    with pytest.raises(ValueError, match="strategy must be one of greedy, prefix"):
+        compress(fragments, 10, backend=backend, strategy=Bogus("prefix-ish"))
+
+
+def test_a_child_view_leaves_bad_contexts_to_the_compressor(backend: str) -> None:
+    from skeleton_compressor import Plan
+
+    service = SkeletonCompressorService(backend=backend)
+    as_list = Plan("p", "g", context=[F("a", 1, 0.5)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="fragments must be a tuple"):
+        as_list.spawn_subplan("c", "g", 5, compressor=service, relevance={"a": 0.9})
+    junk = Plan("p", "g", context=(F("a", 1, 0.5), "junk"))  # type: ignore[arg-type]
+    with pytest.raises(FragmentTypeError, match=r"fragments\[1\] must be a ContextFragment"):
+        junk.spawn_subplan("c", "g", 5, compressor=service, relevance={"a": 0.9})
+    bad_id = Plan("p", "g", context=(F(["x"], 1, 0.5),))  # type: ignore[arg-type]
+    with pytest.raises(FragmentTypeError, match=r"fragment_id must be a str"):
+        bad_id.spawn_subplan("c", "g", 5, compressor=service, relevance={"a": 0.9})

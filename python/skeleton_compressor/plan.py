@@ -52,14 +52,24 @@ class Plan:
     def rescored(self, relevance: Mapping[str, float] | None) -> tuple[ContextFragment, ...]:
         """This plan's context as a child sees it: each fragment named in `relevance` with
         that relevance score, the others as they are."""
-        if not relevance:
-            return self.context
-        return tuple(
-            dataclasses.replace(fragment, relevance_score=relevance[fragment.fragment_id])
-            if fragment.fragment_id in relevance
-            else fragment
-            for fragment in self.context
-        )
+        context = self.context
+        if not relevance or not isinstance(context, tuple):
+            return context  # the compressor refuses a context that is not a tuple
+        return tuple([_rescored(fragment, relevance) for fragment in context])  # type: ignore[misc]
+
+
+def _rescored(fragment: object, relevance: Mapping[str, float]) -> object:
+    """The fragment with the child's relevance, when it is a fragment with an id the mapping
+    names; anything else as it is, for the compressor to accept or refuse."""
+    if not isinstance(fragment, ContextFragment):
+        return fragment
+    try:
+        fragment_id = fragment.fragment_id
+    except Exception:
+        return fragment
+    if not isinstance(fragment_id, str) or str.__str__(fragment_id) not in relevance:
+        return fragment
+    return dataclasses.replace(fragment, relevance_score=relevance[str.__str__(fragment_id)])
 
     def to_cli_dict(self) -> dict[str, Any]:
         return {

@@ -36,9 +36,11 @@ def _floor(value: object) -> float:
 
 
 def _one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in choices:
+    # The plain str a subclass holds, so that its own `__eq__` cannot pass for a choice.
+    text = str.__str__(value) if isinstance(value, str) else None
+    if text not in choices:
         raise ValueError(f"{name} must be one of {', '.join(choices)}, got {describe(value)}")
-    return str.__str__(value)
+    return text
 
 
 def checked_policy(min_relevance: object, on_overflow: object, order: object) -> Policy:

@@ -32,6 +32,14 @@ __all__ = [
 ]
 
 
+def _checked_strategy(strategy: object) -> str:
+    """The strategy's plain str (a subclass's own `__eq__` cannot pass for one)."""
+    text = str.__str__(strategy) if isinstance(strategy, str) else None
+    if text not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+    return text
+
+
 class SkeletonCompressorService:
     """Compresses parent context for a child plan; satisfies `SkeletonCompressor`.
 
@@ -53,8 +61,7 @@ class SkeletonCompressorService:
         on_overflow: str = "keep_top",
         order: str = "ranking",
     ) -> None:
-        if not isinstance(strategy, str) or strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+        strategy = _checked_strategy(strategy)
         self._policy = checked_policy(min_relevance, on_overflow, order)
         if not isinstance(backend, str):
             raise ValueError(f"backend must be one of auto, rust, python, got {backend!r}")
@@ -156,21 +163,23 @@ _shared: dict[tuple[Any, ...], SkeletonCompressorService] = {}
 def _service(
     backend: str, strategy: str, policy: tuple[object, object, object] = Policy()
 ) -> SkeletonCompressorService:
-    # Types too: True == 1 and 1 == 1.0, but only some of them are valid options.
-    options = tuple((type(value), value) for value in policy)
-    key = (backend, strategy, options, os.environ.get(ENVIRONMENT_VARIABLE, ""))
+    # Keyed on the checked, plain values: a subclass's own `__eq__` cannot pick another
+    # service, and invalid options raise here as the constructor would raise them.
+    strategy = _checked_strategy(strategy)
+    checked = checked_policy(*policy)
+    key = (backend, strategy, checked, os.environ.get(ENVIRONMENT_VARIABLE, ""))
     try:
         service = _shared.get(key)
-    except TypeError:  # an unhashable option: checked (and refused) by the constructor
+    except TypeError:  # an unhashable backend or strategy: refused by the constructor
         service = None
     if service is None:
-        min_relevance, on_overflow, order = policy
+        min_relevance, on_overflow, order = checked
         service = SkeletonCompressorService(
             backend=backend,
             strategy=strategy,
-            min_relevance=min_relevance,  # type: ignore[arg-type]
-            on_overflow=on_overflow,  # type: ignore[arg-type]
-            order=order,  # type: ignore[arg-type]
+            min_relevance=min_relevance,
+            on_overflow=on_overflow,
+            order=order,
         )
         if len(_shared) < 64:
             _shared[key] = service

@@ -391,7 +391,18 @@ impl Compressor {
             kept.push(d.kept);
             why.push(reasons[d.reason as usize].clone());
             ranks.push(d.rank);
-            left.push(d.budget_left.map(|value| int_of(py, value)).transpose()?);
+            let shown = match d.budget_left {
+                // A budget past u128::MAX was read as u128::MAX: what is left of the real one
+                // is that budget less what the walk spent, in Python's exact ints.
+                Some(value) if budgets[0] == u128::MAX => Some(
+                    skeleton_budget
+                        .call_method1("__sub__", (u128::MAX - value,))?
+                        .into_any(),
+                ),
+                Some(value) => Some(int_of(py, value)?),
+                None => None,
+            };
+            left.push(shown);
         }
         let decisions = (kept, why, ranks, left).into_pyobject(py)?;
         Ok((
