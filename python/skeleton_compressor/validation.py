@@ -6,7 +6,7 @@ import struct
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Union
 
 from . import _messages
 from ._values import checked_budget
@@ -133,7 +133,8 @@ def _flag_column(column: object) -> list[object] | tuple[object, ...]:
     return _object_column(column, "required", "bool")
 
 
-Columns = tuple[list[object] | tuple[object, ...], Any, Any, Any, Any]
+# Union, not `|`: the alias is evaluated at run time, and Python 3.9 has no `|` for types.
+Columns = tuple[Union[list[object], tuple[object, ...]], Any, Any, Any, Any]
 
 
 def checked_columns(
