@@ -57,20 +57,6 @@ class Plan:
             return context  # the compressor refuses a context that is not a tuple
         return tuple([_rescored(fragment, relevance) for fragment in context])  # type: ignore[misc]
 
-
-def _rescored(fragment: object, relevance: Mapping[str, float]) -> object:
-    """The fragment with the child's relevance, when it is a fragment with an id the mapping
-    names; anything else as it is, for the compressor to accept or refuse."""
-    if not isinstance(fragment, ContextFragment):
-        return fragment
-    try:
-        fragment_id = fragment.fragment_id
-    except Exception:
-        return fragment
-    if not isinstance(fragment_id, str) or str.__str__(fragment_id) not in relevance:
-        return fragment
-    return dataclasses.replace(fragment, relevance_score=relevance[str.__str__(fragment_id)])
-
     def to_cli_dict(self) -> dict[str, Any]:
         return {
             "plan_id": self.plan_id,
@@ -90,3 +76,17 @@ def _rescored(fragment: object, relevance: Mapping[str, float]) -> object:
                 None if self.skeleton_metadata is None else self.skeleton_metadata.to_dict()
             ),
         }
+
+
+def _rescored(fragment: object, relevance: Mapping[str, float]) -> object:
+    """The fragment with the child's relevance, when it is a fragment with an id the mapping
+    names; anything else as it is, for the compressor to accept or refuse."""
+    if not isinstance(fragment, ContextFragment):
+        return fragment
+    try:
+        fragment_id = fragment.fragment_id
+    except Exception:
+        return fragment
+    if not isinstance(fragment_id, str) or str.__str__(fragment_id) not in relevance:
+        return fragment
+    return dataclasses.replace(fragment, relevance_score=relevance[str.__str__(fragment_id)])
