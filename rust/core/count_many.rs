@@ -37,12 +37,17 @@ impl Default for CountTuning {
 }
 
 impl CountTuning {
-    fn threads(&self) -> usize {
-        let available = thread::available_parallelism().map_or(1, |n| n.get());
-        match self.max_threads {
+    /// How many threads count `texts` texts of `bytes` bytes in all, on a machine that runs
+    /// `available` at once: one below the threshold, and never more than there are texts.
+    pub fn threads_for(&self, texts: usize, bytes: usize, available: usize) -> usize {
+        if bytes < self.parallel_from_bytes {
+            return 1;
+        }
+        let most = match self.max_threads {
             0 => available,
             most => most.min(available),
-        }
+        };
+        most.min(texts).max(1)
     }
 }
 
@@ -69,8 +74,9 @@ pub fn count_many(
 ) -> Vec<usize> {
     let bytes: usize = texts.iter().map(|text| text.len()).sum();
     let work = || {
-        let threads = tuning.threads().min(texts.len());
-        if bytes >= tuning.parallel_from_bytes && threads > 1 {
+        let available = thread::available_parallelism().map_or(1, |n| n.get());
+        let threads = tuning.threads_for(texts.len(), bytes, available);
+        if threads > 1 {
             count_on_threads(encoding, texts, tuning.block_bytes, threads)
         } else {
             texts
@@ -250,6 +256,27 @@ mod tests {
             [count("five!"), count("five?")]
         );
         assert_eq!(detached.0.get(), 2);
+    }
+
+    #[test]
+    fn threads_only_for_enough_text_and_no_more_than_asked() {
+        let tuning = CountTuning {
+            parallel_from_bytes: 100,
+            max_threads: 0,
+            ..CountTuning::default()
+        };
+        assert_eq!(tuning.threads_for(50, 99, 8), 1);
+        assert_eq!(tuning.threads_for(50, 100, 8), 8);
+        assert_eq!(tuning.threads_for(3, 100, 8), 3);
+        assert_eq!(tuning.threads_for(0, 100, 8), 1);
+        assert_eq!(tuning.threads_for(50, 100, 1), 1);
+        let capped = CountTuning {
+            max_threads: 2,
+            ..tuning
+        };
+        assert_eq!(capped.threads_for(50, 1000, 8), 2);
+        assert_eq!(capped.threads_for(50, 1000, 1), 1);
+        assert_eq!(capped.threads_for(1, 1000, 8), 1);
     }
 
     #[test]

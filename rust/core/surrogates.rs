@@ -15,7 +15,8 @@ const REPLACEMENT: char = '\u{fffd}';
 fn surrogate_at(bytes: &[u8]) -> Option<u32> {
     match *bytes {
         [0xED, second @ 0xA0..=0xBF, third @ 0x80..=0xBF, ..] => {
-            Some(0xD000 | u32::from(second & 0x3F) << 6 | u32::from(third & 0x3F))
+            // Added, not or-ed: the parts share no bit, and a sum has no equivalent mutant.
+            Some(0xD000 + (u32::from(second & 0x3F) << 6) + u32::from(third & 0x3F))
         }
         _ => None,
     }
