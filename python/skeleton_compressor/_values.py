@@ -55,13 +55,19 @@ def checked_budget(budget: object) -> int:
     return value
 
 
-def fragment_id(value: object, index: int, container: str) -> str:
+def _plain_str(value: object) -> str | None:
+    """The plain str a str (or subclass) holds; None for anything else."""
     kind = type(value)
     if kind is str:
-        text: str = value  # type: ignore[assignment]
-    elif issubclass(kind, str):
-        text = str.__str__(value)
-    else:
+        return value  # type: ignore[return-value]
+    if issubclass(kind, str):
+        return str.__str__(value)
+    return None
+
+
+def fragment_id(value: object, index: int, container: str) -> str:
+    text = _plain_str(value)
+    if text is None:
         raise _messages.fragment_error("id_type", index, None, value, container)
     if not text:
         raise _messages.fragment_error("id_empty", index, None, value, container)
@@ -126,12 +132,8 @@ def required(value: object, index: int, fid: str, container: str) -> bool:
 def group(value: object, index: int, fid: str, container: str) -> str | None:
     if value is None:
         return None
-    kind = type(value)
-    if kind is str:
-        name: str = value  # type: ignore[assignment]
-    elif issubclass(kind, str):
-        name = str.__str__(value)
-    else:
+    name = _plain_str(value)
+    if name is None:
         raise _messages.fragment_error("group_type", index, fid, value, container)
     if not name:
         raise _messages.fragment_error("group_empty", index, fid, value, container)

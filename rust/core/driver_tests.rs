@@ -79,18 +79,23 @@ fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {
         .then_with(|| input.ids[a].cmp(&input.ids[b]))
 }
 
-fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compression, Refusal> {
-    for second in 0..input.ids.len() {
-        if let Some(first) = input.ids[..second]
+/// The earliest id that repeats one before it, as the refusal the driver gives.
+pub(super) fn first_repeat(input: &Input) -> Option<Refusal> {
+    (0..input.ids.len()).find_map(|second| {
+        let first = input.ids[..second]
             .iter()
-            .position(|id| *id == input.ids[second])
-        {
-            return Err(Refusal::Duplicate(Duplicate {
-                first: first as u32,
-                second: second as u32,
-                id: input.ids[second].as_bytes().to_vec(),
-            }));
-        }
+            .position(|id| *id == input.ids[second])?;
+        Some(Refusal::Duplicate(Duplicate {
+            first: first as u32,
+            second: second as u32,
+            id: input.ids[second].as_bytes().to_vec(),
+        }))
+    })
+}
+
+fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compression, Refusal> {
+    if let Some(duplicate) = first_repeat(input) {
+        return Err(duplicate);
     }
     let mut order: Vec<usize> = (0..input.ids.len()).collect();
     order.sort_by(|&a, &b| rank_order(input, a, b));

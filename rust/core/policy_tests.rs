@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use super::driver_tests::{generated, tiny_tuning, weak_hash, Counting, Input, Lcg};
+use super::driver_tests::{first_repeat, generated, tiny_tuning, weak_hash, Counting, Input, Lcg};
 use super::*;
 
 struct Marks {
@@ -72,17 +72,8 @@ fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {
 /// The contract, read plainly: units by group, ranked by their best member, required ones
 /// first, the rest walked in rank order, then the overflow policy and the order.
 fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compression, Refusal> {
-    for second in 0..input.ids.len() {
-        if let Some(first) = input.ids[..second]
-            .iter()
-            .position(|id| *id == input.ids[second])
-        {
-            return Err(Refusal::Duplicate(Duplicate {
-                first: first as u32,
-                second: second as u32,
-                id: input.ids[second].as_bytes().to_vec(),
-            }));
-        }
+    if let Some(duplicate) = first_repeat(input) {
+        return Err(duplicate);
     }
     let mut units: Vec<Vec<usize>> = Vec::new();
     let mut by_group: BTreeMap<u8, usize> = BTreeMap::new();
