@@ -126,7 +126,10 @@ def test_missing_file(tmp_path: Path) -> None:
             "malformed JSON at line 2",
         ),
         ("[1, 2]", "record 0: expected a JSON object"),
-        ('[{"fragment_id": "a", "relevance_score": 0.5}]', "record 0: missing field 'token_count'"),
+        (
+            '[{"fragment_id": "a", "relevance_score": 0.5}]',
+            "record 0 (id 'a'): missing field 'token_count'",
+        ),
         (
             '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},'
             ' {"fragment_id": "b", "token_count": -4, "relevance_score": 0.5}]',
@@ -134,7 +137,7 @@ def test_missing_file(tmp_path: Path) -> None:
         ),
         (
             '[{"fragment_id": "a", "token_count": 1.5, "relevance_score": 0.5}]',
-            "token_count must be an int",
+            "record 0 (id 'a'): token_count must be an integer, got number 1.5",
         ),
         (
             '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},'
@@ -154,7 +157,7 @@ DEEP = "[" * 100_000 + "]" * 100_000
 DEEPLY_NESTED = {
     "array": (
         '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5, "content": ' + DEEP + "}]",
-        "malformed JSON: values nested too deeply to read",
+        "malformed JSON at line 1: values nested too deeply to read",
     ),
     "lines": (
         '{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}\n'
@@ -184,11 +187,15 @@ def test_json_lines_errors_name_the_line(tmp_path: Path) -> None:
     )
 
 
-def test_negative_budget(tmp_path: Path) -> None:
+@pytest.mark.parametrize("budget", ["-1", "1.5", "x", "", "-0.0"])
+def test_every_bad_budget_is_bad_usage(tmp_path: Path, budget: str) -> None:
     path = tmp_path / "in.json"
     path.write_text(json.dumps(RECORDS))
-    assert_clean_failure(
-        run("compress", str(path), "--budget", "-1"), "skeleton_budget must be >= 0"
+    completed = run("compress", str(path), f"--budget={budget}")
+    assert completed.returncode == 2, completed
+    assert completed.stderr == (
+        "skeleton-compressor compress: error: argument --budget: must be an integer >= 0, "
+        f"got {budget!r} (see --help)\n"
     )
 
 
@@ -338,5 +345,5 @@ def test_a_bad_required_field_names_the_record(tmp_path: Path) -> None:
     )
     assert_clean_failure(
         run("compress", str(path), "--budget", "5"),
-        "record 0 on line 1 (id 'a'): required must be a bool, got 1 (int)",
+        "record 0 on line 1 (id 'a'): required must be true or false, got number 1",
     )

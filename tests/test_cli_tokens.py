@@ -82,15 +82,25 @@ def test_compress_counts_records_without_a_token_count(encoding: str) -> None:
 
 def test_compress_without_encoding_still_needs_every_token_count() -> None:
     completed = run("compress", "-", "--budget", "10", stdin=jsonl(RECORDS))
-    assert_clean_failure(completed, "record 1: missing field 'token_count'")
+    assert_clean_failure(
+        completed, "record 1 on line 2 (id 'counted'): missing field 'token_count'"
+    )
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (None, "record 1 on line 2: no token_count, and no content to count it from"),
-        (7, "record 1 on line 2: content must be a string to count its tokens, got number"),
-        ([], "record 1 on line 2: content must be a string to count its tokens, got array"),
+        (None, "record 1 on line 2 (id 'x'): no token_count, and no content to count it from"),
+        (
+            7,
+            "record 1 on line 2 (id 'x'): content must be a string to count its tokens, "
+            "got number 7",
+        ),
+        (
+            [],
+            "record 1 on line 2 (id 'x'): content must be a string to count its tokens, "
+            "got array",
+        ),
     ],
 )
 def test_compress_record_with_nothing_to_count(content: object, message: str) -> None:

@@ -6,8 +6,6 @@ with metadata saying what the compression did.
 
 from __future__ import annotations
 
-from importlib.metadata import version as _distribution_version
-
 from .errors import BudgetExceededError, FragmentError, FragmentTypeError, FragmentValueError
 from .plan import Plan
 from .protocol import SkeletonCompressor
@@ -29,8 +27,13 @@ from .types import (
     SkeletonResult,
 )
 
-# The installed distribution's version, which maturin takes from Cargo.toml.
-__version__: str = _distribution_version("skeleton-compressor")
+# Cargo.toml's version: compiled into the extension, and given to the distribution by maturin.
+try:
+    from ._core import __version__
+except ImportError:
+    from importlib.metadata import version as _distribution_version
+
+    __version__ = _distribution_version("skeleton-compressor")
 
 __all__ = [
     "BudgetExceededError",

@@ -5,6 +5,8 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any, final
 
+from _typeshed import SupportsWrite
+
 from .types import ContextFragment
 
 _Decisions = tuple[list[bool], list[str], list[int], list[int | None]]
@@ -14,7 +16,9 @@ __all__ = [
     "ENCODINGS",
     "ERROR_KINDS",
     "SCRATCH_LIMITS",
+    "RECORD_PROBLEMS",
     "Compressor",
+    "KeptRecords",
     "TokenCounter",
     "__version__",
     "_encoding_tokens",
@@ -26,6 +30,7 @@ __all__ = [
 __version__: str
 ERROR_KINDS: tuple[str, ...]
 SCRATCH_LIMITS: tuple[int, int]
+RECORD_PROBLEMS: tuple[str, ...]
 ENCODINGS: tuple[str, ...]
 # Bytes of text from which counting releases the GIL, and from which it uses several threads.
 COUNT_THRESHOLDS: tuple[int, int]
@@ -60,6 +65,26 @@ class Compressor:
         groups: Sequence[Any] | None,
         skeleton_budget: int,
     ) -> tuple[array[int], int, int, int]: ...
+    def compress_records(
+        self,
+        data: bytes,
+        skeleton_budget: int,
+        explain: bool = False,
+        encoding: str | None = None,
+    ) -> tuple[
+        KeptRecords,
+        int,
+        int,
+        int,
+        int,
+        str,
+        tuple[list[str], _Decisions] | None,
+    ]: ...
+
+@final
+class KeptRecords:
+    def __len__(self) -> int: ...
+    def write_to(self, out: SupportsWrite[bytes]) -> None: ...
 
 def retained_scratch_bytes() -> int: ...
 def release_scratch() -> None: ...

@@ -204,7 +204,7 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 
 def run_bench(args: argparse.Namespace, out: TextIO) -> None:
     if not rust_available():
-        from .cli import InputError
+        from .cli_compress import InputError
 
         raise InputError("bench compares the Rust backend with the Python one; build the extension")
     rows = [measure(size, sys.stderr, args.scores) for size in args.sizes]

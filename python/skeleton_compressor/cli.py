@@ -7,22 +7,18 @@ import json
 import sys
 from collections.abc import Sequence
 from importlib import resources
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
-from . import __version__, _messages
-from .backend import BACKENDS
-from .errors import BudgetExceededError, FragmentError
+from . import __version__
+from .backend import BACKENDS, load_backend
+from .cli_compress import InputError, Options, compress_file, read_input, written
+from .errors import BudgetExceededError
 from .plan import Plan
 from .policy import ON_OVERFLOW, ORDERS
 from .service import STRATEGIES, SkeletonCompressorService
 from .types import ContextFragment, FragmentDecision, SkeletonMetadata
 
 PROG = "skeleton-compressor"
-_FIELDS = ("fragment_id", "token_count", "relevance_score")
-
-
-class InputError(Exception):
-    """Bad input, reported as one line on stderr."""
 
 
 class BudgetError(Exception):
@@ -32,111 +28,25 @@ class BudgetError(Exception):
 EXIT_BAD_INPUT, EXIT_USAGE, EXIT_BUDGET = 1, 2, 3
 
 
-def _fragment_from(record: object, number: int) -> ContextFragment:
-    if not isinstance(record, dict):
-        raise InputError(f"record {number}: expected a JSON object, got {type(record).__name__}")
-    missing = [field for field in _FIELDS if field not in record]
-    if missing:
-        raise InputError(f"record {number}: missing field {missing[0]!r}")
-    return ContextFragment(
-        record["fragment_id"],
-        record["token_count"],
-        record["relevance_score"],
-        record.get("content", ""),
-        record.get("required", False),
-        record.get("group"),
-    )
-
-
-# Python's JSON reader nests as deep as the interpreter's recursion limit allows.
-_TOO_DEEP = "values nested too deeply to read"
-
-
-def _decoded(text: str, line: int | None) -> Any:
-    """`json.loads(text)`, its failures as bad input naming the line: `line` for one line of
-    JSON Lines, else the line the reader stopped at."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        at = error.lineno if line is None else line
-        raise InputError(f"malformed JSON at line {at}: {error.msg}") from None
-    except RecursionError:
-        where = "" if line is None else f" at line {line}"
-        raise InputError(f"malformed JSON{where}: {_TOO_DEEP}") from None
-
-
-def parse_records(text: str) -> tuple[list[Any], list[int] | None]:
-    """A JSON array of records, or JSON Lines (one record per non-blank line); for JSON Lines,
-    also the line each record is on."""
-    if text.lstrip().startswith("["):
-        records = _decoded(text, None)
-        if not isinstance(records, list):
-            raise InputError("expected a JSON array of fragment records")
-        return records, None
-    records, lines = [], []
-    for line_number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            records.append(_decoded(line, line_number))
-            lines.append(line_number)
-    return records, lines
-
-
-def _in_record_terms(error: FragmentError, lines: list[int] | None) -> str:
-    """The error's message, naming the compressor's `fragments[i]` as record i of the input
-    (and its line, for JSON Lines)."""
-
-    def record(index: int) -> str:
-        if lines is None or not 0 <= index < len(lines):
-            return f"record {index}"
-        return f"record {index} on line {lines[index]}"
-
-    return _messages.worded(error, record)
-
-
-def _read_text(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return handle.read()
-    except OSError as error:
-        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
-    except UnicodeDecodeError as error:
-        raise InputError(f"{path} is not UTF-8: {error.reason}") from None
-
-
 def run_compress(args: argparse.Namespace, out: TextIO) -> None:
-    records, lines = parse_records(_read_text(args.file))
-    readable = records
-    if args.encoding is not None:
-        from .cli_tokens import counted_records
-
-        readable = counted_records(records, lines, args.encoding, args.backend)
-    fragments = tuple(_fragment_from(record, number) for number, record in enumerate(readable))
-    service = SkeletonCompressorService(
+    data, source = read_input(args.file)
+    options = Options(
         backend=args.backend,
         strategy=args.strategy,
         min_relevance=args.min_relevance,
         on_overflow=args.on_overflow,
         order=args.order,
+        budget=args.budget,
+        explain=args.explain,
+        encoding=args.encoding,
     )
     try:
-        explanation = service.explain(fragments, args.budget) if args.explain else None
-        result = explanation.result if explanation else service.compress(fragments, args.budget)
+        result = compress_file(data, source, options)
     except BudgetExceededError as error:
         raise BudgetError(str(error)) from None
-    except FragmentError as error:
-        raise InputError(_in_record_terms(error, lines)) from None
-    except (TypeError, ValueError) as error:
-        # Not about one record (a negative --budget): the message as it is.
-        raise InputError(str(error)) from None
-    position = {id(fragment): number for number, fragment in enumerate(fragments)}
-    kept = [records[position[id(fragment)]] for fragment in result.fragments]
-    output: dict[str, Any] = {"fragments": kept, "skeleton_metadata": result.metadata.to_dict()}
-    if explanation is not None:
-        output["decisions"] = explanation.to_dict()["decisions"]
-    json.dump(output, out)
-    out.write("\n")
+    out.flush()
+    written(result, out.buffer)
+    out.buffer.flush()
 
 
 def load_example() -> tuple[Plan, list[dict[str, Any]], float]:
@@ -228,9 +138,12 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> None:
 
 def _budget(text: str) -> int:
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return value
 
 
 def _floor(text: str) -> float:
@@ -243,47 +156,93 @@ def _floor(text: str) -> float:
     return value
 
 
+class _Parser(argparse.ArgumentParser):
+    """Bad usage as one line (and exit status 2), like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        line = " ".join(message.split())
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {line} (see --help)\n")
+
+
+_INPUT_FORMAT = """\
+input: a JSON array of records, JSON Lines (one record per line), or a JSON object whose
+first key is "fragments" (this command's own output, to compress again for a grandchild).
+UTF-8, with or without a byte order mark; standard JSON only (NaN and Infinity are refused).
+A record is an object with "fragment_id" (a non-empty string), "token_count" (an integer
+>= 0) and "relevance_score" (a number in [0, 1]), and may carry "required" (true or false),
+"group" (null or a non-empty string) and "content"; other fields are kept but not read.
+With --encoding, a record without "token_count" is counted from its "content".
+
+output: {"fragments": [the kept records, byte for byte as they came in, in output order],
+"skeleton_metadata": {...}}, and with --explain "decisions": {fragment_id: {"kept",
+"reason", "rank", "budget_left"}}.
+
+exit status: 0 done; 1 bad input (one line on stderr naming the record, and its line for
+JSON Lines); 2 bad usage; 3 the budget cannot be met under --on-overflow raise or strict.
+"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="Pick the context fragments a child plan inherits."
-    )
+    parser = _Parser(prog=PROG, description="Pick the context fragments a child plan inherits.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
     def common(command: argparse.ArgumentParser) -> None:
-        command.add_argument("--strategy", choices=STRATEGIES, default="greedy")
-        command.add_argument("--backend", choices=BACKENDS, default="auto")
+        command.add_argument(
+            "--strategy",
+            choices=STRATEGIES,
+            default="greedy",
+            help="greedy skips what does not fit and goes on; prefix stops at the first "
+            "fragment that does not fit (default: greedy)",
+        )
+        command.add_argument(
+            "--backend",
+            choices=BACKENDS,
+            default="auto",
+            help="rust (the compiled extension), python (the standard library), or auto: "
+            "$SKELETON_COMPRESSOR_BACKEND, else rust when it is built (default: auto)",
+        )
 
     demo = commands.add_parser("demo", help="compress a built-in parent plan into three subplans")
     common(demo)
     demo.set_defaults(run=run_demo)
 
     compress = commands.add_parser(
-        "compress", help="compress fragments from a JSON array or JSON Lines file"
+        "compress",
+        help="compress fragment records from a JSON array, JSON Lines or output file",
+        description="Keep the most relevant records that fit the budget.",
+        epilog=_INPUT_FORMAT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    compress.add_argument("file", help="input file, or - for standard input")
-    compress.add_argument("--budget", type=_budget, required=True, help="skeleton budget in tokens")
+    compress.add_argument("file", help="the input file, or - for standard input")
+    compress.add_argument(
+        "--budget", type=_budget, required=True, help="the skeleton budget in tokens (>= 0)"
+    )
     common(compress)
     compress.add_argument(
         "--min-relevance",
         type=_floor,
         default=0.0,
-        help="keep fragments (or groups) below this relevance out unless required",
+        help="keep records (or groups) below this relevance out unless required (default: 0)",
     )
     compress.add_argument(
         "--on-overflow",
         choices=ON_OVERFLOW,
         default="keep_top",
-        help="when the budget cannot be met: keep_top goes over it, strict never does, "
-        f"raise exits with status {EXIT_BUDGET}",
+        help="when the required records exceed the budget: keep_top keeps them and goes "
+        f"over it; strict and raise exit with status {EXIT_BUDGET} (default: keep_top)",
     )
     compress.add_argument(
-        "--order", choices=ORDERS, default="ranking", help="order of the kept fragments"
+        "--order",
+        choices=ORDERS,
+        default="ranking",
+        help="order of the kept records: ranking (best first), input (as in the file), or "
+        "edges (best at both ends) (default: ranking)",
     )
     compress.add_argument(
         "--explain",
         action="store_true",
-        help='add "decisions": why each fragment was kept or dropped',
+        help='add "decisions": why each record was kept or dropped',
     )
     compress.set_defaults(run=run_compress)
 
@@ -298,19 +257,28 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _fail(message: object, status: int) -> int:
+    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if hasattr(args, "backend"):
+            load_backend(args.backend)
+    except ValueError as error:
+        return _fail(error, EXIT_USAGE)
+    except ImportError:
+        pass  # said when the backend is used
+    try:
         args.run(args, sys.stdout)
     except InputError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return _fail(error, EXIT_BAD_INPUT)
     except BudgetError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return EXIT_BUDGET
+        return _fail(error, EXIT_BUDGET)
     except ImportError as error:
-        print(f"{PROG}: error: {error}", file=sys.stderr)
-        return 1
+        return _fail(error, EXIT_BAD_INPUT)
     except BrokenPipeError:
         return 1
     return 0

@@ -9,65 +9,17 @@ from typing import Any, TextIO
 
 from .tokens import DEFAULT_ENCODING, ENCODINGS, built_in
 
-__all__ = ["add_count_command", "add_encoding_option", "counted_records"]
-
-_JSON_NAMES = {
-    str: "string",
-    int: "number",
-    float: "number",
-    bool: "boolean",
-    type(None): "null",
-    list: "array",
-    dict: "object",
-}
+__all__ = ["add_count_command", "add_encoding_option"]
 
 
 def add_encoding_option(command: argparse.ArgumentParser, what: str) -> None:
     command.add_argument("--encoding", choices=ENCODINGS, help=what)
 
 
-def _record(number: int, lines: list[int] | None) -> str:
-    return f"record {number}" if lines is None else f"record {number} on line {lines[number]}"
-
-
-def counted_records(
-    records: list[Any], lines: list[int] | None, encoding: str, backend: str
-) -> list[Any]:
-    """The records, each without a `token_count` given one counted from its `content` (in a
-    copy: the records themselves are printed as they came in)."""
-    from .cli import InputError
-
-    uncounted = [
-        number
-        for number, record in enumerate(records)
-        if isinstance(record, dict) and "token_count" not in record
-    ]
-    if not uncounted:
-        return records
-    for number in uncounted:
-        content = records[number].get("content")
-        if content is None:
-            raise InputError(
-                f"{_record(number, lines)}: no token_count, and no content to count it from"
-            )
-        if not isinstance(content, str):
-            kind = _JSON_NAMES.get(type(content), type(content).__name__)
-            raise InputError(
-                f"{_record(number, lines)}: content must be a string to count its tokens, "
-                f"got {kind}"
-            )
-    counter = built_in(encoding, backend)
-    counts = counter.count_many([records[number]["content"] for number in uncounted])
-    counted = list(records)
-    for number, count in zip(uncounted, counts):
-        counted[number] = {**records[number], "token_count": count}
-    return counted
-
-
 def _read_exact_text(path: str) -> str:
     """The file's text as it is (no newline translation, which would change the count), less
     a UTF-8 byte order mark."""
-    from .cli import InputError
+    from .cli_compress import InputError
 
     try:
         if path == "-":

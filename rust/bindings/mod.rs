@@ -6,6 +6,7 @@ mod columns;
 mod context;
 mod errors;
 mod read;
+mod records;
 mod scratch;
 mod text;
 mod tokens;
@@ -13,7 +14,7 @@ mod tokens;
 use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 
 use crate::core::{
     self, Columns, Compression, Detach, ErrorKind, Order, Overflow, Policy, Reason, Refusal,
@@ -351,6 +352,19 @@ impl Compressor {
             self.settings,
         )
     }
+
+    /// The command line's job on an input file's bytes: see `records.rs`.
+    #[pyo3(signature = (data, skeleton_budget, explain = false, encoding = None))]
+    fn compress_records<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyBytes>,
+        skeleton_budget: &Bound<'py, PyAny>,
+        explain: bool,
+        encoding: Option<&str>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        records::compress_records(py, self.settings, data, skeleton_budget, explain, encoding)
+    }
 }
 
 type Explained<'py> = (Bound<'py, PyTuple>, u128, u128, Bound<'py, PyTuple>);
@@ -377,34 +391,7 @@ impl Compressor {
         let [selection] = &compression.selections[..] else {
             return Err(PyRuntimeError::new_err("one selection per budget"));
         };
-        // As columns of values that need no tracking by Python's garbage collector (bools,
-        // interned names, ints): the caller pairs them with the fragments.
-        let reasons = Reason::ALL.map(|reason| PyString::intern(py, reason.name()));
-        let count = compression.decisions.len();
-        let (mut kept, mut why, mut ranks, mut left) = (
-            Vec::with_capacity(count),
-            Vec::with_capacity(count),
-            Vec::with_capacity(count),
-            Vec::with_capacity(count),
-        );
-        for d in &compression.decisions {
-            kept.push(d.kept);
-            why.push(reasons[d.reason as usize].clone());
-            ranks.push(d.rank);
-            let shown = match d.budget_left {
-                // A budget past u128::MAX was read as u128::MAX: what is left of the real one
-                // is that budget less what the walk spent, in Python's exact ints.
-                Some(value) if budgets[0] == u128::MAX => Some(
-                    skeleton_budget
-                        .call_method1("__sub__", (u128::MAX - value,))?
-                        .into_any(),
-                ),
-                Some(value) => Some(int_of(py, value)?),
-                None => None,
-            };
-            left.push(shown);
-        }
-        let decisions = (kept, why, ranks, left).into_pyobject(py)?;
+        let decisions = decision_columns(py, &compression, budgets[0], skeleton_budget)?;
         Ok((
             kept_fragments(fragments, &selection.kept)?,
             compression.original_tokens,
@@ -412,6 +399,43 @@ impl Compressor {
             decisions,
         ))
     }
+}
+
+/// The decisions as four lists (kept, reason, rank, budget_left), of values that need no
+/// tracking by Python's garbage collector (bools, interned names, ints): the caller pairs them
+/// with the fragments.
+fn decision_columns<'py>(
+    py: Python<'py>,
+    compression: &Compression,
+    budget: u128,
+    skeleton_budget: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let reasons = Reason::ALL.map(|reason| PyString::intern(py, reason.name()));
+    let count = compression.decisions.len();
+    let (mut kept, mut why, mut ranks, mut left) = (
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+    );
+    for d in &compression.decisions {
+        kept.push(d.kept);
+        why.push(reasons[d.reason as usize].clone());
+        ranks.push(d.rank);
+        let shown = match d.budget_left {
+            // A budget past u128::MAX was read as u128::MAX: what is left of the real one
+            // is that budget less what the walk spent, in Python's exact ints.
+            Some(value) if budget == u128::MAX => Some(
+                skeleton_budget
+                    .call_method1("__sub__", (u128::MAX - value,))?
+                    .into_any(),
+            ),
+            Some(value) => Some(int_of(py, value)?),
+            None => None,
+        };
+        left.push(shown);
+    }
+    (kept, why, ranks, left).into_pyobject(py)
 }
 
 /// Bytes of working memory kept between calls, by all threads together.
@@ -429,6 +453,7 @@ fn release_scratch() {
 #[pymodule(gil_used = true)]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<Compressor>()?;
+    module.add_class::<records::KeptRecords>()?;
     tokens::register(module)?;
     module.add_function(wrap_pyfunction!(retained_scratch_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(release_scratch, module)?)?;
@@ -437,6 +462,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
         "ERROR_KINDS",
         PyTuple::new(module.py(), ErrorKind::ALL.map(ErrorKind::name))?,
     )?;
+    let problems = crate::core::Problem::ALL.map(crate::core::Problem::name);
+    module.add("RECORD_PROBLEMS", PyTuple::new(module.py(), problems)?)?;
     module.add(
         "SCRATCH_LIMITS",
         (scratch::KEEP_PER_THREAD, scratch::KEEP_IN_ALL),

@@ -1,6 +1,7 @@
 //! The whole compression on plain columns, with no Python in it: checks of single values,
 //! duplicate ids, ranking and packing, driven by one entry point, [`compress`]; and token
-//! counting ([`Encoding`], [`count_many`]).
+//! counting ([`Encoding`], [`count_many`]); and the command line's records, read from JSON
+//! text and written back as they came ([`compress_records`]).
 #![deny(unsafe_code)]
 
 pub mod checks;
@@ -11,8 +12,12 @@ pub mod duplicates;
 pub mod errors;
 pub mod groups;
 pub mod ids;
+pub mod json_values;
 pub mod policy;
 pub mod ranking;
+pub mod record_compression;
+pub mod record_fields;
+pub mod records;
 pub mod selection;
 pub mod surrogates;
 pub mod tokens;
@@ -26,7 +31,12 @@ pub use count_many::{count_many, count_one, CountTuning};
 pub use driver::{compress, Compression, Detach, InPlace, Request};
 pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany};
 pub use ids::FragmentIds;
+pub use json_values::JsonType;
 pub use policy::{Order, Overflow, Policy};
+pub use record_compression::{
+    compress_records, kept_len, kept_spans, write_kept, RecordsCompression, RecordsRefusal,
+};
+pub use records::{Field, Form, Got, Problem, ReadError, RecordError, Span};
 pub use selection::{Selection, Strategy};
 pub use tokens::Encoding;
 pub use tuning::Tuning;

@@ -1,0 +1,125 @@
+"""The command line's records, as the standard library read them, checked and made into the
+columns `compress_arrays` takes: the same checks, in the same order, as the Rust reader's."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from .json_records import MAX_TOKEN_COUNT, Records, _json_type, _LongInteger, _number_text
+from .record_errors import RecordsError
+
+__all__ = ["RecordColumns", "checked_columns"]
+
+_ABSENT = object()
+_NUMBERS = (int, float, _LongInteger)
+
+
+class RecordColumns(NamedTuple):
+    fragment_ids: list[str]
+    token_counts: list[int]
+    relevance_scores: list[float]
+    required: list[bool]
+    groups: list[str | None]
+    # Records without a token_count, by index, with the content to count (when counting).
+    uncounted: list[tuple[int, str]]
+
+
+class _Problem(Exception):
+    def __init__(self, kind: str, value: object = _ABSENT, field: str | None = None) -> None:
+        super().__init__(kind)
+        self.kind, self.value, self.field = kind, value, field
+
+
+def _token_count(value: object) -> int:
+    kind = type(value)
+    if kind is int:
+        if value < 0:  # type: ignore[operator]
+            raise _Problem("token_negative", value)
+        if value > MAX_TOKEN_COUNT:  # type: ignore[operator]
+            raise _Problem("token_too_large", value)
+        return value  # type: ignore[return-value]
+    if kind is _LongInteger:
+        negative = value.text.startswith("-")  # type: ignore[attr-defined]
+        raise _Problem("token_negative" if negative else "token_too_large", value)
+    raise _Problem("token_type", value)
+
+
+def _relevance(value: object) -> float:
+    if type(value) not in _NUMBERS:
+        raise _Problem("relevance_type", value)
+    if type(value) is _LongInteger or not 0 <= value <= 1:  # type: ignore[operator]
+        raise _Problem("relevance_range", value)
+    return float(value) + 0.0  # type: ignore[arg-type]
+
+
+def _checked(record: Any, counting: bool) -> tuple[str, int | None, float, bool, str | None]:
+    if type(record) is not dict:
+        raise _Problem("not_object", record)
+    fragment_id = record.get("fragment_id", _ABSENT)
+    token_count = record.get("token_count", _ABSENT)
+    relevance = record.get("relevance_score", _ABSENT)
+    if fragment_id is _ABSENT:
+        raise _Problem("missing_field", field="fragment_id")
+    if token_count is _ABSENT and not counting:
+        raise _Problem("missing_field", field="token_count")
+    if relevance is _ABSENT:
+        raise _Problem("missing_field", field="relevance_score")
+    if type(fragment_id) is not str:
+        raise _Problem("id_type", fragment_id)
+    if not fragment_id:
+        raise _Problem("id_empty")
+    if token_count is _ABSENT:
+        content = record.get("content", _ABSENT)
+        if content is _ABSENT:
+            raise _Problem("no_content")
+        if type(content) is not str:
+            raise _Problem("content_type", content)
+        tokens = None
+    else:
+        tokens = _token_count(token_count)
+    score = _relevance(relevance)
+    required = record.get("required", False)
+    if required is not True and required is not False:
+        raise _Problem("required_type", required)
+    group = record.get("group")
+    if group is not None:
+        if type(group) is not str:
+            raise _Problem("group_type", group)
+        if not group:
+            raise _Problem("group_empty")
+    return fragment_id, tokens, score, required, group
+
+
+def checked_columns(records: Records, counting: bool) -> RecordColumns:
+    """The records' columns, or the first record's problem as a `RecordsError`."""
+    columns = RecordColumns([], [], [], [], [], [])
+    ids, tokens, scores, required, groups, uncounted = columns
+    for index, record in enumerate(records.values):
+        try:
+            fragment_id, count, score, pinned, group = _checked(record, counting)
+        except _Problem as problem:
+            raise _records_error(records, index, record, problem) from None
+        if count is None:
+            uncounted.append((index, record["content"]))
+            count = 0
+        ids.append(fragment_id)
+        tokens.append(count)
+        scores.append(score)
+        required.append(pinned)
+        groups.append(group)
+    return columns
+
+
+def _records_error(records: Records, index: int, record: Any, problem: _Problem) -> RecordsError:
+    fragment_id = record.get("fragment_id") if type(record) is dict else None
+    value = problem.value
+    return RecordsError(
+        problem.kind,
+        form=records.form,
+        index=index,
+        line=records.lines[index] if records.lines is not None else None,
+        fragment_id=fragment_id if type(fragment_id) is str else None,
+        field=problem.field,
+        json_type=None if value is _ABSENT else _json_type(value),
+        number=_number_text(value),
+    )

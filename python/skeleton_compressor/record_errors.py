@@ -1,0 +1,138 @@
+"""Problems with the command line's input records, as data, and their one-line wording.
+
+Both readers (the Rust extension's and the standard library's in `json_records`) raise a
+`RecordsError` carrying what is wrong and where; `worded` makes the message, in JSON's words
+(`null`, `string`, `number`), naming the record and, for JSON Lines, its line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._messages import describe
+
+__all__ = ["KINDS", "RecordsError", "shown_number", "worded"]
+
+_RECORD_PROBLEMS = {
+    "not_object": "expected a JSON object, got {json_type}",
+    "missing_field": "missing field {field!r}",
+    "id_type": "fragment_id must be a string, got {got}",
+    "id_empty": "fragment_id must be non-empty",
+    "token_type": "token_count must be an integer, got {got}",
+    "token_negative": "token_count must be >= 0, got {number}",
+    "token_too_large": "token_count must be <= 2**63 - 1, got {number}",
+    "relevance_type": "relevance_score must be a number, got {got}",
+    "relevance_range": "relevance_score must be in [0, 1], got {number}",
+    "required_type": "required must be true or false, got {got}",
+    "group_type": "group must be null or a string, got {got}",
+    "group_empty": "group must be non-empty",
+    "no_content": "no token_count, and no content to count it from",
+    "content_type": "content must be a string to count its tokens, got {got}",
+}
+
+# Every `RecordsError.kind`; the Rust reader's problems have the same names.
+KINDS: tuple[str, ...] = (
+    *_RECORD_PROBLEMS,
+    "duplicate",
+    "malformed",
+    "fragments_not_array",
+    "no_records",
+    "not_utf8",
+    "too_many",
+)
+
+_INTEGER = re.compile(r"-?[0-9]+")
+_SHOWN_DIGITS = 40
+
+
+def shown_number(text: str) -> str:
+    """A JSON number as Python reads it (`-0` is 0, `1.50` is 1.5, `1e400` is inf), and an
+    integer past forty digits by its length."""
+    if not _INTEGER.fullmatch(text):
+        return repr(float(text))
+    digits = text.lstrip("-")
+    if len(digits) > _SHOWN_DIGITS:
+        sign = "a negative" if text.startswith("-") else "an"
+        return f"{sign} integer of {len(digits)} digits"
+    return str(int(text))
+
+
+class RecordsError(Exception):
+    """What is wrong with the input, and where: `kind` (one of `KINDS`), the input's `form`
+    (`array`, `lines` or `wrapped`), the record's `index` and `line`, its `fragment_id` (when
+    it is a string), the `field` missing, the offending value's `json_type` and, for a number,
+    its text as `number`; `first_index`/`first_line` for a duplicate's first record; `detail`
+    for malformed JSON; `start`, a byte offset, where the Rust reader gives one."""
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        form: str | None = None,
+        index: int | None = None,
+        line: int | None = None,
+        start: int | None = None,
+        fragment_id: str | None = None,
+        field: str | None = None,
+        json_type: str | None = None,
+        number: str | None = None,
+        first_index: int | None = None,
+        first_line: int | None = None,
+        first_start: int | None = None,
+        detail: str | None = None,
+    ) -> None:
+        super().__init__(kind)
+        self.kind = kind
+        self.form = form
+        self.index = index
+        self.line = line
+        self.start = start
+        self.fragment_id = fragment_id
+        self.field = field
+        self.json_type = json_type
+        self.number = number
+        self.first_index = first_index
+        self.first_line = first_line
+        self.first_start = first_start
+        self.detail = detail
+
+    def locate(self, data: bytes) -> None:
+        """Lines from the byte offsets the Rust reader gives."""
+        if self.line is None and self.start is not None:
+            self.line = data.count(b"\n", 0, self.start) + 1
+        if self.first_line is None and self.first_start is not None:
+            self.first_line = data.count(b"\n", 0, self.first_start) + 1
+
+
+def _record(index: int | None, line: int | None, form: str | None) -> str:
+    return f"record {index}" + (f" on line {line}" if form == "lines" else "")
+
+
+def worded(error: RecordsError, source: str) -> str:
+    """The error as one line; `source` names the input (a path, or standard input)."""
+    kind = error.kind
+    if kind == "not_utf8":
+        return f"{source} is not UTF-8 (line {error.line}, byte {error.start})"
+    if kind == "no_records":
+        return f"{source} has no records (an empty set of records is written [])"
+    if kind == "malformed":
+        return f"malformed JSON at line {error.line}" + (
+            f": {error.detail}" if error.detail else ""
+        )
+    if kind == "fragments_not_array":
+        return f"fragments must be an array of records, got {error.json_type}"
+    if kind == "too_many":
+        return "too many records to compress at once"
+    if kind == "duplicate":
+        first = _record(error.first_index, error.first_line, error.form)
+        second = _record(error.index, error.line, error.form)
+        return f"duplicate fragment_id {describe(error.fragment_id)} at {first} and {second}"
+    where = _record(error.index, error.line, error.form)
+    if error.fragment_id is not None:
+        where = f"{where} (id {describe(error.fragment_id)})"
+    number = shown_number(error.number) if error.number is not None else None
+    got = f"number {number}" if number is not None else error.json_type
+    detail = _RECORD_PROBLEMS[kind].format(
+        json_type=error.json_type, field=error.field, got=got, number=number
+    )
+    return f"{where}: {detail}"

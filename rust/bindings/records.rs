@@ -1,0 +1,215 @@
+//! `Compressor.compress_records`: the command line's input bytes in, the kept records' bytes
+//! out, with no Python object per record. Problems become `RecordsError`s carrying their data;
+//! `skeleton_compressor.record_errors` words them.
+
+use std::io::{BufWriter, Write};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
+
+use super::context::context;
+use super::text::id_from_bytes;
+use super::{budget_value, decision_columns, int_of, scratch, Settings};
+use crate::core::records::fragment_ids;
+use crate::core::{
+    compress_records as compress_in_core, kept_len, kept_spans, write_kept, Encoding, Form, Got,
+    Problem, ReadError, RecordError, RecordsRefusal, Request, Span, Tuning,
+};
+
+fn form_name(form: Form) -> &'static str {
+    match form {
+        Form::Array => "array",
+        Form::Lines => "lines",
+        Form::Wrapped => "wrapped",
+    }
+}
+
+/// Returns `(kept records, original_tokens, compressed_tokens, records read, records kept,
+/// form, decisions)`, where decisions are `None` unless `explain`, else the ids and the four
+/// decision columns.
+pub fn compress_records<'py>(
+    py: Python<'py>,
+    settings: Settings,
+    data: &Bound<'py, PyBytes>,
+    skeleton_budget: &Bound<'py, PyAny>,
+    explain: bool,
+    encoding: Option<&str>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let counting = encoding
+        .map(|name| {
+            Encoding::from_name(name)
+                .ok_or_else(|| PyValueError::new_err(format!("unknown encoding {name:?}")))
+        })
+        .transpose()?;
+    let budgets = [budget_value(skeleton_budget)?];
+    let input = data.as_bytes();
+    let request = Request {
+        budgets: &budgets,
+        strategy: settings.strategy,
+        policy: &settings.policy,
+        explain,
+        tuning: &Tuning::default(),
+    };
+    let mut workspace = scratch::take();
+    let outcome = py.detach(|| compress_in_core(input, counting, request, &mut workspace));
+    scratch::keep(workspace);
+    let done = outcome.map_err(|refusal| refused(py, refusal))?;
+    let selection = &done.compression.selections[0];
+    let kept = KeptRecords {
+        input: data.clone().unbind(),
+        spans: kept_spans(input, &done.starts, &selection.kept),
+    };
+    let decisions = if explain {
+        let text =
+            std::str::from_utf8(input).map_err(|error| PyValueError::new_err(error.to_string()))?;
+        let ids = fragment_ids(text, &done.starts)
+            .iter()
+            .map(|id| id_from_bytes(py, id))
+            .collect::<PyResult<Vec<_>>>()?;
+        let columns = decision_columns(py, &done.compression, budgets[0], skeleton_budget)?;
+        Some((PyList::new(py, ids)?, columns))
+    } else {
+        None
+    };
+    (
+        kept,
+        int_of(py, done.compression.original_tokens)?,
+        int_of(py, selection.compressed_tokens)?,
+        done.starts.len(),
+        selection.kept.len(),
+        form_name(done.form),
+        decisions,
+    )
+        .into_pyobject(py)
+}
+
+/// The kept records of an input, to be written as a JSON array of their bytes.
+#[pyclass(frozen, module = "skeleton_compressor._core")]
+pub struct KeptRecords {
+    input: Py<PyBytes>,
+    spans: Vec<Span>,
+}
+
+/// Bytes handed to `write` at a time: the output never costs much more memory than this.
+const WRITE_CHUNK: usize = 1 << 20;
+
+#[pymethods]
+impl KeptRecords {
+    /// The array's length in bytes.
+    fn __len__(&self) -> usize {
+        kept_len(&self.spans)
+    }
+
+    /// Writes the array to `out` (anything with a `write(bytes)`), about a megabyte at a time.
+    fn write_to(&self, py: Python<'_>, out: &Bound<'_, PyAny>) -> PyResult<()> {
+        let input = self.input.bind(py).as_bytes();
+        let mut writer = PythonWriter { out, error: None };
+        let written = {
+            let mut buffered = BufWriter::with_capacity(WRITE_CHUNK, &mut writer);
+            write_kept(input, &self.spans, &mut buffered).and_then(|()| buffered.flush())
+        };
+        match (written, writer.error) {
+            (_, Some(error)) => Err(error),
+            (Err(error), None) => Err(error.into()),
+            (Ok(()), None) => Ok(()),
+        }
+    }
+}
+
+/// Python's `out.write`, as Rust writes; the first error it raises is kept to raise again.
+struct PythonWriter<'a, 'py> {
+    out: &'a Bound<'py, PyAny>,
+    error: Option<PyErr>,
+}
+
+impl Write for PythonWriter<'_, '_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let chunk = PyBytes::new(self.out.py(), bytes);
+        match self.out.call_method1("write", (chunk,)) {
+            Ok(_) => Ok(bytes.len()),
+            Err(error) => {
+                self.error = Some(error);
+                Err(std::io::Error::other("write failed"))
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn refused(py: Python<'_>, refusal: RecordsRefusal) -> PyErr {
+    records_error(py, refusal).unwrap_or_else(|error| error)
+}
+
+/// The refusal as the Python exception that carries it.
+fn records_error(py: Python<'_>, refusal: RecordsRefusal) -> PyResult<PyErr> {
+    let fields = PyDict::new(py);
+    let kind = match refusal {
+        RecordsRefusal::BudgetExceeded(exceeded) => {
+            let made = context(py)?.messages.bind(py).call_method1(
+                "budget_exceeded_error",
+                (exceeded.budget, exceeded.needed, exceeded.required),
+            )?;
+            return Ok(PyErr::from_value(made));
+        }
+        RecordsRefusal::Duplicate {
+            form,
+            duplicate,
+            starts,
+        } => {
+            fields.set_item("form", form_name(form))?;
+            fields.set_item("fragment_id", id_from_bytes(py, &duplicate.id)?)?;
+            fields.set_item("first_index", duplicate.first)?;
+            fields.set_item("first_start", starts[0])?;
+            fields.set_item("index", duplicate.second)?;
+            fields.set_item("start", starts[1])?;
+            "duplicate"
+        }
+        RecordsRefusal::Read(ReadError::NotUtf8 { offset }) => {
+            fields.set_item("start", offset)?;
+            "not_utf8"
+        }
+        RecordsRefusal::Read(ReadError::NoRecords) => "no_records",
+        RecordsRefusal::Read(ReadError::TooMany) => "too_many",
+        RecordsRefusal::Read(ReadError::Malformed { form, resume, line }) => {
+            fields.set_item("form", form_name(form))?;
+            fields.set_item("start", resume)?;
+            fields.set_item("line", line)?;
+            "malformed"
+        }
+        RecordsRefusal::Read(ReadError::FragmentsNotArray(json_type)) => {
+            fields.set_item("json_type", json_type.name())?;
+            "fragments_not_array"
+        }
+        RecordsRefusal::Read(ReadError::Record { form, error }) => {
+            let RecordError {
+                index,
+                start,
+                fragment_id,
+                problem,
+                got,
+            } = error;
+            fields.set_item("form", form_name(form))?;
+            fields.set_item("index", index)?;
+            fields.set_item("start", start)?;
+            if let Some(id) = fragment_id {
+                fields.set_item("fragment_id", id_from_bytes(py, &id)?)?;
+            }
+            if let Problem::Missing(field) = problem {
+                fields.set_item("field", field.name())?;
+            }
+            if let Some(Got { json_type, number }) = got {
+                fields.set_item("json_type", json_type.name())?;
+                fields.set_item("number", number)?;
+            }
+            problem.name()
+        }
+    };
+    let class = py
+        .import("skeleton_compressor.record_errors")?
+        .getattr("RecordsError")?;
+    Ok(PyErr::from_value(class.call((kind,), Some(&fields))?))
+}

@@ -1,0 +1,96 @@
+//! The command line's whole job on an input's bytes: read and check its records, compress
+//! them, and write the kept ones back exactly as they came in.
+
+use std::io::{self, Write};
+
+use super::columns::Columns;
+use super::driver::{compress, Compression, InPlace, Request};
+use super::errors::{BudgetExceeded, Duplicate, Refusal};
+use super::records::{read_records, record_span, room_for, Form, ReadError, Span};
+use super::tokens::Encoding;
+use super::workspace::Workspace;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordsCompression {
+    pub form: Form,
+    /// Where each record starts in the input, in input order.
+    pub starts: Vec<usize>,
+    pub compression: Compression,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordsRefusal {
+    Read(ReadError),
+    /// Two records share a `fragment_id`; `starts` are where they start in the input.
+    Duplicate {
+        form: Form,
+        duplicate: Duplicate,
+        starts: [usize; 2],
+    },
+    BudgetExceeded(BudgetExceeded),
+}
+
+/// Reads the records of `input` (see [`read_records`]) and compresses them as `request` asks.
+pub fn compress_records(
+    input: &[u8],
+    counting: Option<Encoding>,
+    request: Request<'_>,
+    workspace: &mut Workspace,
+) -> Result<RecordsCompression, RecordsRefusal> {
+    let mut columns = Columns::new(room_for(input.len()), workspace)
+        .map_err(|_| RecordsRefusal::Read(ReadError::TooMany))?;
+    let records = match read_records(input, counting, &mut columns) {
+        Ok(records) => records,
+        Err(error) => {
+            columns.recycle(workspace);
+            return Err(RecordsRefusal::Read(error));
+        }
+    };
+    let starts = records.starts;
+    let compression =
+        compress(columns, request, &InPlace, workspace).map_err(|refusal| match refusal {
+            Refusal::Duplicate(duplicate) => RecordsRefusal::Duplicate {
+                form: records.form,
+                starts: [
+                    starts[duplicate.first as usize],
+                    starts[duplicate.second as usize],
+                ],
+                duplicate,
+            },
+            Refusal::BudgetExceeded(exceeded) => RecordsRefusal::BudgetExceeded(exceeded),
+        })?;
+    Ok(RecordsCompression {
+        form: records.form,
+        starts,
+        compression,
+    })
+}
+
+const SEPARATOR: &[u8] = b", ";
+
+/// Where the records at `kept` (indices into `starts`) are in `input`, in that order.
+pub fn kept_spans(input: &[u8], starts: &[usize], kept: &[u32]) -> Vec<Span> {
+    // The records were read from it, so `input` is UTF-8 (a byte order mark included).
+    let text = std::str::from_utf8(input).unwrap_or_default();
+    kept.iter()
+        .map(|&index| record_span(text, starts[index as usize]))
+        .collect()
+}
+
+/// The length of [`write_kept`]'s array.
+pub fn kept_len(spans: &[Span]) -> usize {
+    let records: usize = spans.iter().map(|span| span.end - span.start).sum();
+    2 + records + SEPARATOR.len() * spans.len().saturating_sub(1)
+}
+
+/// Writes the records at `spans` of `input`, in that order, as a JSON array, to `out`.
+pub fn write_kept(input: &[u8], spans: &[Span], out: &mut impl Write) -> io::Result<()> {
+    out.write_all(b"[")?;
+    for (position, span) in spans.iter().enumerate() {
+        if position > 0 {
+            out.write_all(SEPARATOR)?;
+        }
+        out.write_all(&input[span.start..span.end])?;
+    }
+    out.write_all(b"]")
+}

@@ -1,0 +1,425 @@
+use super::*;
+use crate::core::record_compression::{
+    compress_records, kept_len, kept_spans, write_kept, RecordsRefusal,
+};
+use crate::core::{Order, Overflow, Policy, Request, Strategy, Tuning, Workspace};
+
+fn read(input: &str) -> Result<Records, ReadError> {
+    read_bytes(input.as_bytes(), None)
+}
+
+fn read_bytes(input: &[u8], counting: Option<Encoding>) -> Result<Records, ReadError> {
+    let mut workspace = Workspace::default();
+    let mut columns = Columns::new(4, &mut workspace).unwrap();
+    read_records(input, counting, &mut columns)
+}
+
+fn texts<'a>(input: &'a str, records: &Records) -> Vec<&'a str> {
+    records
+        .starts
+        .iter()
+        .map(|&start| {
+            let span = record_span(input, start);
+            &input[span.start..span.end]
+        })
+        .collect()
+}
+
+fn record(id: &str, tokens: u64, score: &str) -> String {
+    format!(r#"{{"fragment_id": "{id}", "token_count": {tokens}, "relevance_score": {score}}}"#)
+}
+
+fn problem_of(input: &str) -> RecordError {
+    match read(input) {
+        Err(ReadError::Record { error, .. }) => error,
+        other => panic!("expected a record's problem, got {other:?}"),
+    }
+}
+
+fn malformed(input: &str) -> (Form, usize, usize) {
+    match read(input) {
+        Err(ReadError::Malformed { form, resume, line }) => (form, resume, line),
+        other => panic!("expected malformed JSON, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_three_forms_and_where_each_record_is() {
+    let (a, b) = (record("a", 1, "0.5"), record("b", 2, "1"));
+    let array = format!("[\n  {a},\n  {b}\n]\n");
+    let records = read(&array).unwrap();
+    assert_eq!(records.form, Form::Array);
+    assert_eq!(texts(&array, &records), [a.as_str(), b.as_str()]);
+
+    let lines = format!("\n{a}\r\n   \n\t{b}  \n");
+    let records = read(&lines).unwrap();
+    assert_eq!(records.form, Form::Lines);
+    assert_eq!(texts(&lines, &records), [a.as_str(), b.as_str()]);
+
+    let wrapped = format!(r#" {{ "fragments" : [{a},{b}], "skeleton_metadata": {{"x": [1]}}}}"#);
+    let records = read(&wrapped).unwrap();
+    assert_eq!(records.form, Form::Wrapped);
+    assert_eq!(texts(&wrapped, &records), [a.as_str(), b.as_str()]);
+}
+
+#[test]
+fn an_object_whose_first_key_is_not_fragments_is_a_line_of_records() {
+    let line = r#"{"fragment_id": "f", "token_count": 1, "relevance_score": 0, "fragments": []}"#;
+    assert_eq!(read(line).unwrap().form, Form::Lines);
+    assert_eq!(form_of(br#"{"fragments" 1"#), Some(Form::Lines));
+    assert_eq!(form_of(b" \n"), None);
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_and_spans_count_it() {
+    let input = format!("\u{feff}[{}]", record("a", 1, "0.5"));
+    let records = read(&input).unwrap();
+    assert_eq!(records.starts[0], 4);
+}
+
+#[test]
+fn empty_inputs_have_no_records_but_empty_arrays_are_fine() {
+    for empty in ["", " \n\t\r\n", "\u{feff}", "\n\n"] {
+        assert_eq!(read(empty), Err(ReadError::NoRecords), "{empty:?}");
+    }
+    assert!(read("[]").unwrap().starts.is_empty());
+    assert!(read(r#"{"fragments": []}"#).unwrap().starts.is_empty());
+}
+
+#[test]
+fn invalid_utf8_says_where() {
+    let mut input = b"[\n".to_vec();
+    input.extend_from_slice(b"\xff]");
+    assert_eq!(
+        read_bytes(&input, None),
+        Err(ReadError::NotUtf8 { offset: 2 })
+    );
+    let mut input = BOM.to_vec();
+    input.extend_from_slice(b"[\xed\xa0\x80]");
+    assert_eq!(
+        read_bytes(&input, None),
+        Err(ReadError::NotUtf8 { offset: 4 })
+    );
+}
+
+#[test]
+fn malformed_json_says_where_to_look() {
+    let a = record("a", 1, "0.5");
+    let text = format!("[{a},\n{a} {a}]");
+    assert_eq!(malformed(&text), (Form::Array, a.len() + 3, 2));
+    assert_eq!(malformed("[1,]").0, Form::Array);
+    assert_eq!(malformed(&format!("[{a}] x")).0, Form::Array);
+    let lines = format!("{a}\n\n{{oops}}\n{a}");
+    assert_eq!(malformed(&lines), (Form::Lines, a.len() + 2, 3));
+    assert_eq!(malformed(&format!("{a} {a}")), (Form::Lines, 0, 1));
+    for constant in ["NaN", "Infinity", "-Infinity"] {
+        let text =
+            format!(r#"[{{"fragment_id": "a", "token_count": 1, "relevance_score": {constant}}}]"#);
+        assert_eq!(malformed(&text).0, Form::Array, "{constant}");
+    }
+    assert_eq!(
+        malformed(&format!(r#"{{"fragments": [{a}], "fragments": []}}"#)).0,
+        Form::Wrapped
+    );
+}
+
+#[test]
+fn values_nested_past_the_limit_are_malformed() {
+    let nested = |levels: usize| "[".repeat(levels) + &"]".repeat(levels);
+    let at = |levels: usize| {
+        format!(
+            r#"[{{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5, "x": {}}}]"#,
+            nested(levels)
+        )
+    };
+    assert!(read(&at(MAX_DEPTH - 1)).is_ok());
+    assert_eq!(malformed(&at(MAX_DEPTH)), (Form::Array, 1, 1));
+    assert_eq!(
+        malformed(&format!("[{}]", nested(MAX_DEPTH + 1))).0,
+        Form::Array
+    );
+    assert!(matches!(
+        read(&format!("[{}]", nested(MAX_DEPTH))),
+        Err(ReadError::Record { .. })
+    ));
+    let member = format!(r#"{{"fragments": [], "other": {}}}"#, nested(MAX_DEPTH + 1));
+    assert_eq!(malformed(&member).0, Form::Wrapped);
+    let member = format!(r#"{{"fragments": [], "other": {}}}"#, nested(MAX_DEPTH));
+    assert!(read(&member).is_ok());
+}
+
+#[test]
+fn malformed_json_anywhere_comes_before_a_records_problem() {
+    let text = format!("[{}, {}, oops]", record("a", 1, "2"), record("b", 1, "0.5"));
+    assert_eq!(malformed(&text).0, Form::Array);
+}
+
+#[test]
+fn fragments_must_be_an_array() {
+    assert_eq!(
+        read(r#"{"fragments": {"a": 1}}"#),
+        Err(ReadError::FragmentsNotArray(JsonType::Object))
+    );
+    assert_eq!(
+        read(r#"{"fragments": null}"#),
+        Err(ReadError::FragmentsNotArray(JsonType::Null))
+    );
+}
+
+fn got(json_type: JsonType, number: Option<&str>) -> Option<Got> {
+    Some(Got {
+        json_type,
+        number: number.map(str::to_owned),
+    })
+}
+
+#[test]
+fn each_problem_of_a_record() {
+    let one = |fields: &str| problem_of(&format!("[{{{fields}}}]"));
+    let base = r#""fragment_id": "a", "token_count": 1, "relevance_score": 0.5"#;
+    let cases: Vec<(String, Problem, Option<Got>)> = vec![
+        (
+            r#""token_count": 1, "relevance_score": 0.5"#.into(),
+            Problem::Missing(Field::FragmentId),
+            None,
+        ),
+        (
+            r#""fragment_id": "a", "relevance_score": 0.5"#.into(),
+            Problem::Missing(Field::TokenCount),
+            None,
+        ),
+        (
+            r#""fragment_id": 7, "token_count": 1"#.into(),
+            Problem::Missing(Field::RelevanceScore),
+            None,
+        ),
+        (
+            r#""fragment_id": 7, "token_count": 1, "relevance_score": 0.5"#.into(),
+            Problem::Value(ErrorKind::IdType),
+            got(JsonType::Number, Some("7")),
+        ),
+        (
+            r#""fragment_id": "", "token_count": 1, "relevance_score": 0.5"#.into(),
+            Problem::Value(ErrorKind::IdEmpty),
+            None,
+        ),
+        (
+            r#""fragment_id": "a", "token_count": 1.0, "relevance_score": 0.5"#.into(),
+            Problem::Value(ErrorKind::TokenType),
+            got(JsonType::Number, Some("1.0")),
+        ),
+        (
+            r#""fragment_id": "a", "token_count": "1", "relevance_score": 0.5"#.into(),
+            Problem::Value(ErrorKind::TokenType),
+            got(JsonType::String, None),
+        ),
+        (
+            r#""fragment_id": "a", "token_count": true, "relevance_score": 0.5"#.into(),
+            Problem::Value(ErrorKind::TokenType),
+            got(JsonType::Boolean, None),
+        ),
+        (
+            r#""fragment_id": "a", "token_count": -4, "relevance_score": 0.5"#.into(),
+            Problem::Value(ErrorKind::TokenNegative),
+            got(JsonType::Number, Some("-4")),
+        ),
+        (
+            r#""fragment_id": "a", "token_count": 9223372036854775808, "relevance_score": 0.5"#
+                .into(),
+            Problem::Value(ErrorKind::TokenTooLarge),
+            got(JsonType::Number, Some("9223372036854775808")),
+        ),
+        (
+            format!(
+                r#""fragment_id": "a", "token_count": {}, "relevance_score": 0.5"#,
+                "1".repeat(5000)
+            ),
+            Problem::Value(ErrorKind::TokenTooLarge),
+            got(JsonType::Number, Some(&"1".repeat(5000))),
+        ),
+        (
+            r#""fragment_id": "a", "token_count": 1, "relevance_score": null"#.into(),
+            Problem::Value(ErrorKind::RelevanceType),
+            got(JsonType::Null, None),
+        ),
+        (
+            r#""fragment_id": "a", "token_count": 1, "relevance_score": 1e400"#.into(),
+            Problem::Value(ErrorKind::RelevanceRange),
+            got(JsonType::Number, Some("1e400")),
+        ),
+        (
+            r#""fragment_id": "a", "token_count": 1, "relevance_score": 2"#.into(),
+            Problem::Value(ErrorKind::RelevanceRange),
+            got(JsonType::Number, Some("2")),
+        ),
+        (
+            format!(r#"{base}, "required": 1"#),
+            Problem::Value(ErrorKind::RequiredType),
+            got(JsonType::Number, Some("1")),
+        ),
+        (
+            format!(r#"{base}, "required": null"#),
+            Problem::Value(ErrorKind::RequiredType),
+            got(JsonType::Null, None),
+        ),
+        (
+            format!(r#"{base}, "group": ["g"]"#),
+            Problem::Value(ErrorKind::GroupType),
+            got(JsonType::Array, None),
+        ),
+        (
+            format!(r#"{base}, "group": """#),
+            Problem::Value(ErrorKind::GroupEmpty),
+            None,
+        ),
+    ];
+    for (fields, problem, expected) in cases {
+        let error = one(&fields);
+        assert_eq!((error.problem, error.got), (problem, expected), "{fields}");
+    }
+    let error = problem_of("[\"text\"]");
+    assert_eq!(error.problem, Problem::NotObject);
+    assert_eq!(error.got, got(JsonType::String, None));
+}
+
+#[test]
+fn a_problem_names_its_record_and_id() {
+    let text = format!(
+        "{}\n{}\n{}",
+        record("a", 1, "0.5"),
+        record("b\\u00e9", 1, "3"),
+        record("c", 1, "7")
+    );
+    let error = problem_of(&text);
+    assert_eq!(error.index, 1);
+    assert_eq!(error.start, text.find('\n').unwrap() + 1);
+    assert_eq!(error.fragment_id.as_deref(), Some("b\u{e9}".as_bytes()));
+    assert!(problem_of(r#"[{"fragment_id": 3}]"#).fragment_id.is_none());
+}
+
+#[test]
+fn the_ids_of_records_read() {
+    let text = format!(
+        "[{}, {}]",
+        record("a\\ud800", 1, "0.5"),
+        record("b", 1, "0.5")
+    );
+    let records = read(&text).unwrap();
+    let ids = fragment_ids(&text, &records.starts);
+    assert_eq!(ids, [&b"a\xed\xa0\x80"[..], b"b"]);
+}
+
+#[test]
+fn the_last_of_repeated_keys_counts_and_keys_may_be_escaped() {
+    let text = r#"[{"fragment_id": 1, "fragment\u005fid": "a", "token_count": -1, "token_count": 2, "relevance_score": 0.5}]"#;
+    assert_eq!(read(text).unwrap().starts.len(), 1);
+    let text =
+        r#"[{"\ud800": 1, "fragment_id": "\udc00", "token_count": 2, "relevance_score": 0.5}]"#;
+    assert_eq!(read(text).unwrap().starts.len(), 1);
+}
+
+#[test]
+fn counting_content_without_a_token_count() {
+    let encoding = Some(Encoding::Cl100kBase);
+    let text = br#"[{"fragment_id": "a", "relevance_score": 0.5, "content": "hello world"}]"#;
+    assert!(read_bytes(text, encoding).is_ok());
+    let error = |text: &[u8]| match read_bytes(text, encoding) {
+        Err(ReadError::Record { error, .. }) => (error.problem, error.got),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        error(br#"[{"fragment_id": "a", "relevance_score": 0.5}]"#),
+        (Problem::NoContent, None)
+    );
+    assert_eq!(
+        error(br#"[{"fragment_id": "a", "relevance_score": 0.5, "content": 5}]"#),
+        (Problem::ContentType, got(JsonType::Number, Some("5")))
+    );
+}
+
+fn request<'a>(budgets: &'a [u128], policy: &'a Policy, tuning: &'a Tuning) -> Request<'a> {
+    Request {
+        budgets,
+        strategy: Strategy::Greedy,
+        policy,
+        explain: false,
+        tuning,
+    }
+}
+
+#[test]
+fn compress_and_write_the_kept_records_back_as_they_were() {
+    let text = format!(
+        "{}\n{}\n{}\n",
+        r#"{"fragment_id": "a", "token_count": 5, "relevance_score": 0.1}"#,
+        r#"{ "relevance_score": 0.9, "token_count": 5, "fragment_id": "b" ,"x": [1,2]}"#,
+        r#"{"fragment_id": "c", "token_count": 5, "relevance_score": 0.5e0}"#,
+    );
+    let (policy, tuning) = (Policy::default(), Tuning::default());
+    let done = compress_records(
+        text.as_bytes(),
+        None,
+        request(&[10], &policy, &tuning),
+        &mut Workspace::default(),
+    )
+    .unwrap();
+    let selection = &done.compression.selections[0];
+    assert_eq!(selection.kept, [1, 2]);
+    let spans = kept_spans(text.as_bytes(), &done.starts, &selection.kept);
+    let mut out = Vec::new();
+    write_kept(text.as_bytes(), &spans, &mut out).unwrap();
+    assert_eq!(out.len(), kept_len(&spans));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(out, format!("[{}, {}]", lines[1], lines[2]).into_bytes());
+
+    let mut none = Vec::new();
+    write_kept(text.as_bytes(), &[], &mut none).unwrap();
+    assert_eq!(none.len(), kept_len(&[]));
+    assert_eq!(none, b"[]");
+}
+
+#[test]
+fn duplicates_and_budgets_are_refused_with_where_they_are() {
+    let (a, b) = (record("a", 5, "0.5"), record("b", 5, "0.5"));
+    let text = format!("[{a}, {b}, {a}]");
+    let (policy, tuning) = (Policy::default(), Tuning::default());
+    let refusal = compress_records(
+        text.as_bytes(),
+        None,
+        request(&[10], &policy, &tuning),
+        &mut Workspace::default(),
+    )
+    .unwrap_err();
+    let RecordsRefusal::Duplicate {
+        form,
+        duplicate,
+        starts,
+    } = refusal
+    else {
+        panic!("{refusal:?}")
+    };
+    assert_eq!(
+        (form, duplicate.first, duplicate.second),
+        (Form::Array, 0, 2)
+    );
+    assert_eq!(starts, [1, text.rfind('{').unwrap()]);
+
+    let text =
+        r#"[{"fragment_id": "a", "token_count": 5, "relevance_score": 0.5, "required": true}]"#;
+    let strict = Policy {
+        overflow: Overflow::Raise,
+        order: Order::Ranking,
+        min_relevance: 0.0,
+    };
+    let refusal = compress_records(
+        text.as_bytes(),
+        None,
+        request(&[4], &strict, &tuning),
+        &mut Workspace::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(refusal, RecordsRefusal::BudgetExceeded(_)),
+        "{refusal:?}"
+    );
+}
