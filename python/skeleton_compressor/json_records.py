@@ -244,13 +244,12 @@ def read_records(data: bytes, resume: int = 0) -> Records:
     if form is None:
         raise RecordsError("no_records")
     reader = _Reader(text, form)
+    skip = len(_BOM) if data.startswith(_BOM) else 0
+    at = len(data[skip:resume].decode("utf-8")) if resume > skip else 0
     if form == "lines":
-        skip = len(_BOM) if data.startswith(_BOM) else 0
-        reader.json_lines(len(data[skip:resume].decode("utf-8")) if resume > skip else 0)
-    elif form == "array" and resume > 0:
-        skip = len(_BOM) if data.startswith(_BOM) else 0
-        record = len(data[skip:resume].decode("utf-8"))
-        reader.finish(reader.array(record - 1))
+        reader.json_lines(at)
+    elif form == "array" and at > 0:
+        reader.finish(reader.array(at - 1))
     else:
         reader.document(_WHITE.match(text).end())  # type: ignore[union-attr]
     return Records(form, text, reader.spans, reader.values, reader.lines)
