@@ -84,7 +84,6 @@ fn run(
         original_tokens,
         zero_token_fragments,
         required,
-        grouped,
         groups,
     } = columns;
     let ids: &IdArena = &arena;
@@ -94,7 +93,7 @@ fn run(
     } else {
         workspace.entries(len)
     };
-    let mut rank = |entries: &mut Vec<Entry>| {
+    let rank = |entries: &mut Vec<Entry>| {
         // Entries are still in input order: index i is at position i.
         for index in shared_prefix.stale() {
             entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
@@ -107,14 +106,7 @@ fn run(
             ranking.extend(first, ids);
             return Ranked::Plain(ranking);
         }
-        let units = Units::new(
-            entries,
-            &token_counts,
-            &required,
-            &grouped,
-            groups.len(),
-            ids,
-        );
+        let units = Units::new(entries, &token_counts, &required, groups.into_groups(), ids);
         Ranked::Units(UnitRanking::new(
             units,
             entries,
