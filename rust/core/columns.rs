@@ -1,7 +1,7 @@
 //! Checked fragments as plain columns, filled one fragment at a time by whoever reads them.
 
 use super::errors::TooMany;
-use super::groups::GroupNames;
+use super::groups::GroupMarks;
 use super::ids::{IdArena, SharedPrefix};
 use super::ranking::Entry;
 use super::workspace::Workspace;
@@ -20,9 +20,8 @@ pub struct Columns {
     pub(super) zero_token_fragments: usize,
     /// Required fragments, by ascending index.
     pub(super) required: Vec<u32>,
-    /// (fragment, group number) for fragments in a group, by ascending fragment.
-    pub(super) grouped: Vec<(u32, u32)>,
-    pub(super) groups: GroupNames,
+    /// The group names of fragments in a group.
+    pub(super) groups: GroupMarks,
 }
 
 impl Columns {
@@ -42,8 +41,7 @@ impl Columns {
             original_tokens: 0,
             zero_token_fragments: 0,
             required: Vec::new(),
-            grouped: Vec::new(),
-            groups: GroupNames::default(),
+            groups: GroupMarks::default(),
         })
     }
 
@@ -82,14 +80,13 @@ impl Columns {
             self.required.push(last);
         }
         if let Some((name, hash)) = group {
-            let number = self.groups.number(name, hash);
-            self.grouped.push((last, number));
+            self.groups.push(last, name, hash);
         }
     }
 
     /// Whether any fragment is required or grouped.
     pub fn has_units(&self) -> bool {
-        !self.required.is_empty() || !self.grouped.is_empty()
+        !self.required.is_empty() || !self.groups.is_empty()
     }
 
     pub fn len(&self) -> usize {

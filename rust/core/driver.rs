@@ -84,7 +84,6 @@ fn run(
         original_tokens,
         zero_token_fragments,
         required,
-        grouped,
         groups,
     } = columns;
     let ids: &IdArena = &arena;
@@ -94,7 +93,7 @@ fn run(
     } else {
         workspace.entries(len)
     };
-    let mut rank = |entries: &mut Vec<Entry>| {
+    let rank = |entries: &mut Vec<Entry>| {
         // Entries are still in input order: index i is at position i.
         for index in shared_prefix.stale() {
             entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
@@ -107,14 +106,7 @@ fn run(
             ranking.extend(first, ids);
             return Ranked::Plain(ranking);
         }
-        let units = Units::new(
-            entries,
-            &token_counts,
-            &required,
-            &grouped,
-            groups.len(),
-            ids,
-        );
+        let units = Units::new(entries, &token_counts, &required, groups.into_groups(), ids);
         Ranked::Units(UnitRanking::new(
             units,
             entries,
@@ -199,28 +191,24 @@ impl UnitRanking {
         ids: &impl FragmentIds,
     ) -> Self {
         let floor = request.policy.min_relevance;
-        let candidate: Vec<bool> = (0..units.len() as u32)
-            .map(|unit| {
-                let lead = &fragments[units.lead(unit) as usize];
-                !units.is_required(unit) && relevance_of_key(lead.key) >= floor
-            })
-            .collect();
         let (mut required_tokens, mut candidate_tokens, mut zero_token_candidates) = (0, 0, 0);
+        let mut candidate = Vec::with_capacity(units.len());
+        unit_entries.clear();
         for unit in 0..units.len() as u32 {
+            let lead = fragments[units.lead(unit) as usize];
             let tokens = units.tokens(unit);
+            let is_candidate = !units.is_required(unit) && relevance_of_key(lead.key) >= floor;
             if units.is_required(unit) {
                 required_tokens += tokens;
-            } else if candidate[unit as usize] {
+            } else if is_candidate {
                 candidate_tokens += tokens;
                 zero_token_candidates += usize::from(tokens == 0);
             }
+            if request.explain || is_candidate {
+                unit_entries.push(lead);
+            }
+            candidate.push(is_candidate);
         }
-        unit_entries.clear();
-        unit_entries.extend(
-            (0..units.len() as u32)
-                .filter(|&unit| request.explain || candidate[unit as usize])
-                .map(|unit| fragments[units.lead(unit) as usize]),
-        );
         let len = unit_entries.len();
         let first = if request.explain {
             len

@@ -1,117 +1,101 @@
-//! Group names as small numbers, in order of first appearance.
+//! Group names as read, one per grouped fragment, and the groups they make.
+//!
+//! Names are gathered as they come and grouped once, by sorting their hashes: a hash table
+//! looked up per fragment would jump all over memory, a sort walks it in order.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// Passes on a hash the caller already has (the bindings give the one Python keeps with each
-/// `str`), so names are not hashed twice.
-#[derive(Default)]
-struct GivenHash(u64);
-
-impl Hasher for GivenHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    // Keys are u64 hashes, written with `write_u64`; bytes are folded in for completeness.
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.0 = self.0.wrapping_mul(31).wrapping_add(u64::from(byte));
-        }
-    }
-
-    fn write_u64(&mut self, value: u64) {
-        self.0 = value;
-    }
-}
-
-/// Names seen so far: equal bytes get one number. Names sharing a hash are chained.
+/// Group names of the grouped fragments, in the order they were marked.
 #[derive(Debug, Default)]
-pub struct GroupNames {
-    /// The first group seen with each hash, with the start of its name kept inline: most
-    /// lookups are settled by this one entry, without reading the name elsewhere.
-    first_with_hash: HashMap<u64, Slot, BuildHasherDefault<GivenHash>>,
-    next_with_hash: Vec<u32>,
-    bytes: Vec<u8>,
+pub struct GroupMarks {
+    /// Per mark, its name's hash, its fragment and the mark itself, high bits to low: sorted,
+    /// marks that share a hash sit together, by ascending fragment.
+    keys: Vec<u128>,
+    names: Vec<u8>,
+    /// Where each name ends in `names`.
     ends: Vec<usize>,
 }
 
-const INLINE: usize = 16;
-
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    group: u32,
-    len: usize,
-    head: [u8; INLINE],
+/// Fragments that share a group name: group `g` is `members[starts[g]..starts[g + 1]]`,
+/// ascending.
+#[derive(Debug, Default)]
+pub struct Groups {
+    pub members: Vec<u32>,
+    pub starts: Vec<u32>,
 }
 
-impl Slot {
-    fn new(group: u32, name: &[u8]) -> Self {
-        let mut head = [0; INLINE];
-        let shown = name.len().min(INLINE);
-        head[..shown].copy_from_slice(&name[..shown]);
-        Slot {
-            group,
-            len: name.len(),
-            head,
-        }
-    }
-
-    /// Whether `name` may be this slot's name: always decided for short names.
-    fn may_be(&self, name: &[u8]) -> bool {
-        let shown = name.len().min(INLINE);
-        self.len == name.len() && self.head[..shown] == name[..shown]
-    }
-}
-
-const NONE: u32 = u32::MAX;
-
-impl GroupNames {
+impl Groups {
     pub fn len(&self) -> usize {
-        self.ends.len()
+        self.starts.len().saturating_sub(1)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.len() == 0
     }
 
-    pub fn name(&self, group: u32) -> &[u8] {
-        let group = group as usize;
-        let start = if group == 0 { 0 } else { self.ends[group - 1] };
-        &self.bytes[start..self.ends[group]]
+    pub fn members(&self, group: usize) -> &[u32] {
+        &self.members[self.starts[group] as usize..self.starts[group + 1] as usize]
     }
 
-    /// The number of `name`, new or seen before; `hash` must be equal for equal names.
-    pub fn number(&mut self, name: &[u8], hash: u64) -> u32 {
-        let first = self.first_with_hash.get(&hash).copied();
-        if let Some(slot) = first {
-            if slot.may_be(name) && (name.len() <= INLINE || self.name(slot.group) == name) {
-                return slot.group;
+    fn add(&mut self, keys: &[u128]) {
+        self.members
+            .extend(keys.iter().map(|&key| fragment_of(key)));
+        self.starts.push(self.members.len() as u32);
+    }
+}
+
+fn hash_of(key: u128) -> u64 {
+    (key >> 64) as u64
+}
+
+fn fragment_of(key: u128) -> u32 {
+    (key >> 32) as u32
+}
+
+impl GroupMarks {
+    /// Marks `fragment` as a member of the group named `name`; `hash` must be equal for
+    /// equal names. Fragments are marked in ascending order.
+    pub fn push(&mut self, fragment: u32, name: &[u8], hash: u64) {
+        let mark = self.keys.len() as u128;
+        self.keys
+            .push(u128::from(hash) << 64 | u128::from(fragment) << 32 | mark);
+        self.names.extend_from_slice(name);
+        self.ends.push(self.names.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    fn name(&self, key: u128) -> &[u8] {
+        let mark = key as u32 as usize;
+        let start = if mark == 0 { 0 } else { self.ends[mark - 1] };
+        &self.names[start..self.ends[mark]]
+    }
+
+    /// The groups, in no particular order.
+    pub fn into_groups(mut self) -> Groups {
+        let mut keys = std::mem::take(&mut self.keys);
+        keys.sort_unstable();
+        let mut groups = Groups {
+            members: Vec::with_capacity(keys.len()),
+            starts: vec![0],
+        };
+        for same_hash in keys.chunk_by_mut(|&a, &b| hash_of(a) == hash_of(b)) {
+            let first = self.name(same_hash[0]);
+            if same_hash[1..].iter().all(|&key| self.name(key) == first) {
+                groups.add(same_hash);
+                continue;
             }
-            let mut candidate = self.next_with_hash[slot.group as usize];
-            while candidate != NONE {
-                if self.name(candidate) == name {
-                    return candidate;
-                }
-                candidate = self.next_with_hash[candidate as usize];
+            // Names that share a hash, rare: apart by name, each still ascending.
+            same_hash.sort_unstable_by(|&a, &b| self.name(a).cmp(self.name(b)).then(a.cmp(&b)));
+            for same_name in same_hash.chunk_by(|&a, &b| self.name(a) == self.name(b)) {
+                groups.add(same_name);
             }
         }
-        let group = self.ends.len() as u32;
-        self.bytes.extend_from_slice(name);
-        self.ends.push(self.bytes.len());
-        match first {
-            // Chained right after the first group with this hash.
-            Some(slot) => {
-                let after_first = &mut self.next_with_hash[slot.group as usize];
-                let next = std::mem::replace(after_first, group);
-                self.next_with_hash.push(next);
-            }
-            None => {
-                self.first_with_hash.insert(hash, Slot::new(group, name));
-                self.next_with_hash.push(NONE);
-            }
-        }
-        group
+        groups
     }
 }
 
@@ -119,47 +103,60 @@ impl GroupNames {
 mod tests {
     use super::*;
 
-    #[test]
-    fn equal_names_share_a_number_even_when_hashes_collide() {
-        let mut names = GroupNames::default();
-        assert_eq!(names.number(b"tool", 7), 0);
-        assert_eq!(names.number(b"other", 7), 1);
-        assert_eq!(names.number(b"third", 9), 2);
-        assert_eq!(names.number(b"tool", 7), 0);
-        assert_eq!(names.number(b"other", 7), 1);
-        assert_eq!(names.number(b"fourth", 7), 3);
-        assert_eq!(names.number(b"other", 7), 1);
-        assert_eq!(names.len(), 4);
-        assert_eq!(names.name(3), b"fourth");
-        assert_eq!(names.name(0), b"tool");
-        assert!(!names.is_empty());
-        assert!(GroupNames::default().is_empty());
+    fn grouped(marks: &[(u32, &str, u64)]) -> Vec<Vec<u32>> {
+        let mut names = GroupMarks::default();
+        for &(fragment, name, hash) in marks {
+            names.push(fragment, name.as_bytes(), hash);
+        }
+        assert_eq!(names.len(), marks.len());
+        let groups = names.into_groups();
+        let mut all: Vec<Vec<u32>> = (0..groups.len())
+            .map(|g| groups.members(g).to_vec())
+            .collect();
+        all.sort();
+        all
     }
 
     #[test]
-    fn long_names_are_compared_whole() {
-        let mut names = GroupNames::default();
-        let long = b"a group name longer than sixteen bytes";
-        let other = b"a group name longer than sixteen bytes, too";
-        let same_start = b"a group name longer than sixteen BYTES";
-        assert_eq!(names.number(long, 1), 0);
-        assert_eq!(names.number(same_start, 1), 1);
-        assert_eq!(names.number(other, 1), 2);
-        assert_eq!(names.number(long, 1), 0);
-        assert_eq!(names.number(same_start, 1), 1);
-        assert_eq!(names.number(other, 1), 2);
-        assert_eq!(names.number(b"short", 1), 3);
-        assert_eq!(names.number(b"short", 1), 3);
-        assert_eq!(names.number(b"shorT", 1), 4);
+    fn equal_names_group_together_even_when_hashes_collide() {
+        let marks = [
+            (0, "tool", 7),
+            (1, "other", 7),
+            (2, "third", 9),
+            (3, "tool", 7),
+            (5, "other", 7),
+            (6, "fourth", 7),
+            (8, "other", 7),
+        ];
+        assert_eq!(
+            grouped(&marks),
+            vec![vec![0, 3], vec![1, 5, 8], vec![2], vec![6]]
+        );
     }
 
     #[test]
-    fn the_hasher_passes_a_given_hash_on() {
-        let mut hasher = GivenHash::default();
-        hasher.write_u64(42);
-        assert_eq!(hasher.finish(), 42);
-        let mut bytes = GivenHash::default();
-        bytes.write(&[1, 2]);
-        assert_eq!(bytes.finish(), 33);
+    fn names_are_compared_whole() {
+        let long = "a group name longer than sixteen bytes";
+        let marks = [
+            (0, long, 1),
+            (1, "a group name longer than sixteen BYTES", 1),
+            (2, "a group name longer than sixteen bytes, too", 1),
+            (3, long, 1),
+            (4, "short", 1),
+            (5, "shorT", 1),
+            (6, "short", 1),
+        ];
+        assert_eq!(
+            grouped(&marks),
+            vec![vec![0, 3], vec![1], vec![2], vec![4, 6], vec![5]]
+        );
+    }
+
+    #[test]
+    fn no_marks_make_no_groups() {
+        let names = GroupMarks::default();
+        assert!(names.is_empty());
+        let groups = names.into_groups();
+        assert!(groups.is_empty() && groups.members.is_empty());
     }
 }

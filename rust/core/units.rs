@@ -5,6 +5,7 @@
 use std::cmp::Ordering;
 
 use super::errors::BudgetExceeded;
+use super::groups::Groups;
 use super::ids::FragmentIds;
 use super::policy::{Order, Overflow, Policy};
 use super::ranking::Entry;
@@ -20,78 +21,58 @@ pub struct Units {
     lead: Vec<u32>,
     tokens: Vec<u128>,
     required: Vec<bool>,
-    /// Members of unit `u`, in input order: `members[starts[u]..starts[u + 1]]`.
-    starts: Vec<u32>,
-    members: Vec<u32>,
+    /// The first units, one per group, in their order; every other unit is one fragment.
+    groups: Groups,
 }
 
 impl Units {
     /// `entries` are in input order (entry `i` is fragment `i`), with tie keys set;
-    /// `required` lists required fragments and `grouped` (fragment, group number) pairs, both
-    /// by ascending fragment.
+    /// `required` lists required fragments, by ascending fragment.
     pub fn new(
         entries: &[Entry],
         token_counts: &[u64],
         required: &[u32],
-        grouped: &[(u32, u32)],
-        group_count: usize,
+        groups: Groups,
         ids: &(impl FragmentIds + ?Sized),
     ) -> Units {
         let len = entries.len();
-        let mut unit_of_group = vec![NONE; group_count];
-        let mut units = Units {
-            unit_of: Vec::with_capacity(len),
-            lead: Vec::new(),
-            tokens: Vec::new(),
-            required: Vec::new(),
-            starts: Vec::new(),
-            members: Vec::with_capacity(len),
-        };
-        let mut sizes: Vec<u32> = Vec::new();
-        let mut groups = grouped.iter().peekable();
-        for (fragment, entry) in entries.iter().enumerate() {
-            let fragment = fragment as u32;
-            let group = groups.next_if(|&&(at, _)| at == fragment).map(|&(_, g)| g);
-            let existing = group.map_or(NONE, |g| unit_of_group[g as usize]);
-            let unit = if existing == NONE {
-                let unit = units.lead.len() as u32;
-                if let Some(g) = group {
-                    unit_of_group[g as usize] = unit;
+        let mut unit_of = vec![NONE; len];
+        let count = groups.len() + (len - groups.members.len());
+        let mut lead = Vec::with_capacity(count);
+        let mut tokens = Vec::with_capacity(count);
+        for group in 0..groups.len() {
+            let members = groups.members(group);
+            let mut best = entries[members[0] as usize];
+            let mut sum = 0;
+            for &fragment in members {
+                let entry = &entries[fragment as usize];
+                if entry.rank_order(&best, ids).is_lt() {
+                    best = *entry;
                 }
-                units.lead.push(fragment);
-                units.tokens.push(0);
-                units.required.push(false);
-                sizes.push(0);
-                unit
-            } else {
-                let lead = &mut units.lead[existing as usize];
-                if entry.rank_order(&entries[*lead as usize], ids).is_lt() {
-                    *lead = fragment;
-                }
-                existing
-            };
-            units.unit_of.push(unit);
-            units.tokens[unit as usize] += u128::from(token_counts[fragment as usize]);
-            sizes[unit as usize] += 1;
+                sum += u128::from(entry.token_count(token_counts));
+                unit_of[fragment as usize] = group as u32;
+            }
+            lead.push(best.index);
+            tokens.push(sum);
         }
+        for (fragment, unit) in unit_of.iter_mut().enumerate() {
+            if *unit == NONE {
+                *unit = lead.len() as u32;
+                lead.push(fragment as u32);
+                tokens.push(u128::from(token_counts[fragment]));
+            }
+        }
+        let mut required_units = vec![false; lead.len()];
         for &fragment in required {
-            units.required[units.unit_of[fragment as usize] as usize] = true;
+            required_units[unit_of[fragment as usize] as usize] = true;
         }
-        let mut start = 0;
-        units.starts.reserve(sizes.len() + 1);
-        for &size in &sizes {
-            units.starts.push(start);
-            start += size;
+        Units {
+            unit_of,
+            lead,
+            tokens,
+            required: required_units,
+            groups,
         }
-        units.starts.push(start);
-        let mut cursor: Vec<u32> = units.starts[..sizes.len()].to_vec();
-        units.members.resize(len, 0);
-        for (fragment, &unit) in units.unit_of.iter().enumerate() {
-            let at = &mut cursor[unit as usize];
-            units.members[*at as usize] = fragment as u32;
-            *at += 1;
-        }
-        units
     }
 
     pub fn len(&self) -> usize {
@@ -120,7 +101,11 @@ impl Units {
 
     fn members(&self, unit: u32) -> &[u32] {
         let unit = unit as usize;
-        &self.members[self.starts[unit] as usize..self.starts[unit + 1] as usize]
+        if unit < self.groups.len() {
+            self.groups.members(unit)
+        } else {
+            std::slice::from_ref(&self.lead[unit])
+        }
     }
 }
 
@@ -421,20 +406,29 @@ impl Finished {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::groups::GroupMarks;
     use crate::core::ranking::Entry;
 
     #[test]
     fn units_group_fragments_in_input_order() {
-        let entries: Vec<Entry> = (0..4).map(|i| Entry::new(0.5, i, i as u32, 1)).collect();
+        let entries: Vec<Entry> = (0..4)
+            .map(|i| Entry::new(0.5, i, i as u32, i + 1))
+            .collect();
         let ids: Vec<&str> = vec!["a", "b", "c", "d"];
-        let units = Units::new(&entries, &[1, 2, 3, 4], &[3], &[(1, 0), (3, 0)], 1, &ids);
+        let mut marks = GroupMarks::default();
+        marks.push(1, b"g", 0);
+        marks.push(3, b"g", 0);
+        let units = Units::new(&entries, &[1, 2, 3, 4], &[3], marks.into_groups(), &ids);
         assert_eq!(units.len(), 3);
         assert!(!units.is_empty());
-        assert_eq!(units.members(1), [1, 3]);
-        assert_eq!(units.tokens(1), 6);
-        assert!(units.is_required(1) && !units.is_required(0));
-        assert_eq!(units.lead(1), 1);
-        let none = Units::new(&[], &[], &[], &[], 0, &ids);
+        let group = units.unit_of(3);
+        assert_eq!(units.unit_of(1), group);
+        assert_eq!(units.members(group), [1, 3]);
+        assert_eq!(units.tokens(group), 6);
+        assert_eq!(units.members(units.unit_of(2)), [2]);
+        assert!(units.is_required(group) && !units.is_required(units.unit_of(0)));
+        assert_eq!(units.lead(group), 1);
+        let none = Units::new(&[], &[], &[], Groups::default(), &ids);
         assert!(none.is_empty());
     }
 }
