@@ -208,6 +208,17 @@ def test_bench_json() -> None:
     assert "bench: 200 fragments" in completed.stderr
 
 
+def test_bench_cli_json() -> None:
+    completed = run("bench", "--cli", "--sizes", "300", "--json")
+    assert completed.returncode == 0, completed.stderr
+    rows = json.loads(completed.stdout)
+    assert [(row["records"], row["form"]) for row in rows] == [(300, "lines"), (300, "array")]
+    for row in rows:
+        assert row["file_bytes"] > 300 * 90
+        assert row["rust_seconds"] > 0 and row["python_seconds"] > 0
+        assert row["rust_peak_bytes"] > row["file_bytes"]
+
+
 def records_text(records: list[dict[str, object]], form: str) -> str:
     """A JSON array, or JSON Lines with a blank line after the first record (so that record i
     is on line i + 2 from the second on)."""

@@ -5,10 +5,20 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import tempfile
+from collections.abc import Callable
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from skeleton_compressor.cli_compress import InputError, Options, compress_file, written
+from skeleton_compressor.cli_compress import (
+    Compressed,
+    InputError,
+    Options,
+    compress_data,
+    compress_file,
+    written,
+)
 from skeleton_compressor.errors import BudgetExceededError
 
 JSON_SCALARS = st.one_of(
@@ -111,16 +121,32 @@ def inputs(draw: st.DrawFn) -> bytes:
     return data
 
 
-def outcome(data: bytes, options: Options) -> tuple[str, bytes | str]:
+def outcome(data: bytes, options: Options, from_file: bool) -> tuple[str, bytes | str]:
+    """What compressing `data` gives, from a file or from the bytes, with the input named
+    `path_name()` in messages."""
+    if not from_file:
+        return _outcome(lambda: compress_data(data, path_name(), options), path_name())
+    with tempfile.TemporaryDirectory() as directory:
+        path = os.path.join(directory, "IN")
+        with open(path, "wb") as handle:
+            handle.write(data)
+        return _outcome(lambda: compress_file(path, options), path)
+
+
+def _outcome(run: Callable[[], Compressed], source: str) -> tuple[str, bytes | str]:
     try:
-        result = compress_file(data, "IN", options)
+        result = run()
     except InputError as error:
-        return "input", str(error)
+        return "input", str(error).replace(source, path_name())
     except BudgetExceededError as error:
         return "budget", str(error)
     out = io.BytesIO()
     written(result, out)
     return "done", out.getvalue()
+
+
+def path_name() -> str:
+    return os.path.join("somewhere", "IN")
 
 
 @settings(
@@ -142,8 +168,10 @@ def test_both_backends_read_every_input_alike(
     def options(backend: str) -> Options:
         return Options(backend, "greedy", floor, on_overflow, order, budget, explain, None)
 
-    rust, python = outcome(data, options("rust")), outcome(data, options("python"))
-    assert rust == python
+    python = outcome(data, options("python"), from_file=False)
+    assert outcome(data, options("rust"), from_file=False) == python
+    assert outcome(data, options("rust"), from_file=True) == python
+    rust = python
     if rust[0] == "done":
         document = json.loads(rust[1])
         assert document["skeleton_metadata"]["skeleton_budget"] == budget

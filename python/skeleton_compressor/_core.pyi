@@ -81,6 +81,13 @@ class Compressor:
         tuple[list[str], _Decisions] | None,
     ]: ...
 
+    def compress_record_file(
+        self,
+        path: str,
+        skeleton_budget: int,
+        encoding: str | None = None,
+    ) -> tuple[KeptRecords, int, int, int, int, str, None] | None: ...
+
 @final
 class KeptRecords:
     def __len__(self) -> int: ...

@@ -207,7 +207,12 @@ def run_bench(args: argparse.Namespace, out: TextIO) -> None:
         from .cli_compress import InputError
 
         raise InputError("bench compares the Rust backend with the Python one; build the extension")
-    rows = [measure(size, sys.stderr, args.scores) for size in args.sizes]
+    if args.cli:
+        from .bench_cli import run_cli_bench
+
+        run_cli_bench(args.sizes or [1_000_000], out, args.json)
+        return
+    rows = [measure(size, sys.stderr, args.scores) for size in args.sizes or DEFAULT_SIZES]
     if args.json:
         json.dump(rows, out, indent=2)
         out.write("\n")
@@ -233,9 +238,9 @@ def add_bench_command(commands: Any) -> None:
         "--sizes",
         type=_size,
         nargs="+",
-        default=list(DEFAULT_SIZES),
         metavar="N",
-        help="fragment set sizes (default: %(default)s)",
+        help=f"fragment set sizes (default: {' '.join(map(str, DEFAULT_SIZES))}; with --cli, "
+        "1000000)",
     )
     bench.add_argument(
         "--scores",
@@ -243,6 +248,12 @@ def add_bench_command(commands: Any) -> None:
         default="random",
         help="relevance scores: random in [0, 1), five levels (0, 0.25, ..., 1.0) at random,"
         " or all equal (0.5), to time ties (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--cli",
+        action="store_true",
+        help="time `compress` as a process on generated JSON Lines and JSON array files, "
+        "next to reading the file plus one compress_arrays call",
     )
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(run=run_bench)

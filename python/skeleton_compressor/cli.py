@@ -11,7 +11,7 @@ from typing import Any, NoReturn, TextIO
 
 from . import __version__
 from .backend import BACKENDS, load_backend
-from .cli_compress import InputError, Options, compress_file, read_input, written
+from .cli_compress import InputError, Options, compress_file, written
 from .errors import BudgetExceededError
 from .plan import Plan
 from .policy import ON_OVERFLOW, ORDERS
@@ -29,7 +29,6 @@ EXIT_BAD_INPUT, EXIT_USAGE, EXIT_BUDGET = 1, 2, 3
 
 
 def run_compress(args: argparse.Namespace, out: TextIO) -> None:
-    data, source = read_input(args.file)
     options = Options(
         backend=args.backend,
         strategy=args.strategy,
@@ -41,7 +40,7 @@ def run_compress(args: argparse.Namespace, out: TextIO) -> None:
         encoding=args.encoding,
     )
     try:
-        result = compress_file(data, source, options)
+        result = compress_file(args.file, options)
     except BudgetExceededError as error:
         raise BudgetError(str(error)) from None
     out.flush()

@@ -20,7 +20,14 @@ from .record_checks import checked_columns
 from .record_errors import RecordsError, worded
 from .types import ContextFragment, SkeletonMetadata
 
-__all__ = ["Compressed", "InputError", "Options", "compress_file", "read_input", "written"]
+__all__ = [
+    "Compressed",
+    "InputError",
+    "Options",
+    "compress_data",
+    "compress_file",
+    "written",
+]
 
 
 class InputError(Exception):
@@ -49,13 +56,12 @@ class Compressed(NamedTuple):
     decisions: dict[str, dict[str, Any]] | None
 
 
-def read_input(path: str) -> tuple[bytes, str]:
-    """The input's bytes, and its name for messages."""
+def _read(path: str) -> bytes:
     if path == "-":
-        return sys.stdin.buffer.read(), "standard input"
+        return sys.stdin.buffer.read()
     try:
         with open(path, "rb") as handle:
-            return handle.read(), path
+            return handle.read()
     except OSError as error:
         raise InputError(f"cannot read {path}: {error.strerror or error}") from None
 
@@ -71,19 +77,53 @@ class Options(NamedTuple):
     encoding: str | None
 
 
-def compress_file(data: bytes, source: str, options: Options) -> Compressed:
-    """Raises `InputError` for bad input (named as `source`) and `BudgetExceededError` when
-    the overflow policy refuses the budget."""
+def compress_file(path: str, options: Options) -> Compressed:
+    """The records of the file at `path` (`-` for standard input) compressed. Raises
+    `InputError` for bad input and `BudgetExceededError` when the overflow policy refuses the
+    budget.
+
+    The Rust backend reads a file a chunk at a time when it is of the common kind (JSON Lines
+    or an array, every record good); any other input is read whole, which words what is
+    wrong exactly as the Python backend does."""
+    name, factory = load_backend(options.backend)
+    compressor = factory(
+        options.strategy, options.min_relevance, options.on_overflow, options.order
+    )
+    source = "standard input" if path == "-" else path
+    data = None
+    try:
+        if name == "rust" and path != "-" and not options.explain:
+            try:
+                done = compressor.compress_record_file(path, options.budget, options.encoding)
+            except OSError as error:
+                raise InputError(f"cannot read {path}: {error.strerror or error}") from None
+            if done is not None:
+                return _compressed(done, options)
+        data = _read(path)
+        return _compress_data(name, compressor, data, options)
+    except RecordsError as error:
+        raise InputError(worded(_explained(error, data or _read(path)), source)) from None
+
+
+def compress_data(data: bytes, source: str, options: Options) -> Compressed:
+    """`compress_file` on an input's bytes, named `source` in messages."""
     name, factory = load_backend(options.backend)
     compressor = factory(
         options.strategy, options.min_relevance, options.on_overflow, options.order
     )
     try:
-        if name == "rust":
-            return _compressed_in_rust(compressor, data, options)
-        return _compressed_in_python(compressor, data, options)
+        return _compress_data(name, compressor, data, options)
     except RecordsError as error:
         raise InputError(worded(_explained(error, data), source)) from None
+
+
+def _compress_data(name: str, compressor: Any, data: bytes, options: Options) -> Compressed:
+    if name == "rust":
+        done = compressor.compress_records(
+            data, options.budget, options.explain, options.encoding
+        )
+        return _compressed(done, options)
+    return _compressed_in_python(compressor, data, options)
 
 
 def _explained(error: RecordsError, data: bytes) -> RecordsError:
@@ -100,10 +140,9 @@ def _explained(error: RecordsError, data: bytes) -> RecordsError:
     return error
 
 
-def _compressed_in_rust(compressor: Any, data: bytes, options: Options) -> Compressed:
-    kept, original, compressed, total, kept_count, _, decided = compressor.compress_records(
-        data, options.budget, options.explain, options.encoding
-    )
+def _compressed(done: Any, options: Options) -> Compressed:
+    """`Compressor.compress_records`'s (or `compress_record_file`'s) result."""
+    kept, original, compressed, total, kept_count, _, decided = done
     metadata = SkeletonMetadata.of(original, compressed, options.budget, total, kept_count)
     decisions = None
     if decided is not None:

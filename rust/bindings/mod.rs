@@ -365,6 +365,19 @@ impl Compressor {
     ) -> PyResult<Bound<'py, PyTuple>> {
         records::compress_records(py, self.settings, data, skeleton_budget, explain, encoding)
     }
+
+    /// `compress_records` on the file at `path`, read a chunk at a time; `None` when the
+    /// file is not of the common kind: see `records.rs`.
+    #[pyo3(signature = (path, skeleton_budget, encoding = None))]
+    fn compress_record_file<'py>(
+        &self,
+        py: Python<'py>,
+        path: std::path::PathBuf,
+        skeleton_budget: &Bound<'py, PyAny>,
+        encoding: Option<&str>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        records::compress_record_file(py, self.settings, path, skeleton_budget, encoding)
+    }
 }
 
 type Explained<'py> = (Bound<'py, PyTuple>, u128, u128, Bound<'py, PyTuple>);

@@ -2,7 +2,9 @@
 //! out, with no Python object per record. Problems become `RecordsError`s carrying their data;
 //! `skeleton_compressor.record_errors` words them.
 
+use std::fs::File;
 use std::io::{BufWriter, Write};
+use std::path::PathBuf;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -13,8 +15,9 @@ use super::text::id_from_bytes;
 use super::{budget_value, decision_columns, int_of, scratch, Settings};
 use crate::core::records::fragment_ids;
 use crate::core::{
-    compress_records as compress_in_core, kept_len, kept_spans, write_kept, Encoding, Form, Got,
-    Problem, ReadError, RecordError, RecordsRefusal, Request, Span, Tuning,
+    compress_record_file as compress_record_file_in_core, compress_records as compress_in_core,
+    kept_len, kept_spans, write_kept, Encoding, FileCompression, Form, Got, Problem, ReadError,
+    RecordError, RecordsRefusal, Request, Span, StreamTuning, Tuning,
 };
 
 fn form_name(form: Form) -> &'static str {
@@ -36,12 +39,7 @@ pub fn compress_records<'py>(
     explain: bool,
     encoding: Option<&str>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let counting = encoding
-        .map(|name| {
-            Encoding::from_name(name)
-                .ok_or_else(|| PyValueError::new_err(format!("unknown encoding {name:?}")))
-        })
-        .transpose()?;
+    let counting = counting_with(encoding)?;
     let budgets = [budget_value(skeleton_budget)?];
     let input = data.as_bytes();
     let request = Request {
@@ -57,7 +55,7 @@ pub fn compress_records<'py>(
     let done = outcome.map_err(|refusal| refused(py, refusal))?;
     let selection = &done.compression.selections[0];
     let kept = KeptRecords {
-        input: data.clone().unbind(),
+        input: Input::Python(data.clone().unbind()),
         spans: kept_spans(input, &done.starts, &selection.kept),
     };
     let decisions = if explain {
@@ -84,10 +82,16 @@ pub fn compress_records<'py>(
         .into_pyobject(py)
 }
 
+/// Where kept records' bytes are: in the input, or read back from a file.
+enum Input {
+    Python(Py<PyBytes>),
+    Owned(Vec<u8>),
+}
+
 /// The kept records of an input, to be written as a JSON array of their bytes.
 #[pyclass(frozen, module = "skeleton_compressor._core")]
 pub struct KeptRecords {
-    input: Py<PyBytes>,
+    input: Input,
     spans: Vec<Span>,
 }
 
@@ -103,7 +107,10 @@ impl KeptRecords {
 
     /// Writes the array to `out` (anything with a `write(bytes)`), about a megabyte at a time.
     fn write_to(&self, py: Python<'_>, out: &Bound<'_, PyAny>) -> PyResult<()> {
-        let input = self.input.bind(py).as_bytes();
+        let input = match &self.input {
+            Input::Python(bytes) => bytes.bind(py).as_bytes(),
+            Input::Owned(bytes) => bytes,
+        };
         let mut writer = PythonWriter { out, error: None };
         let written = {
             let mut buffered = BufWriter::with_capacity(WRITE_CHUNK, &mut writer);
@@ -138,6 +145,67 @@ impl Write for PythonWriter<'_, '_> {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// `compress_records` on a file read a chunk at a time, for inputs of the common kind (JSON
+/// Lines or an array, every record good); `None` for any other, which `compress_records` on
+/// the whole input then reads and words.
+pub fn compress_record_file<'py>(
+    py: Python<'py>,
+    settings: Settings,
+    path: PathBuf,
+    skeleton_budget: &Bound<'py, PyAny>,
+    encoding: Option<&str>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let counting = counting_with(encoding)?;
+    let budgets = [budget_value(skeleton_budget)?];
+    let request = Request {
+        budgets: &budgets,
+        strategy: settings.strategy,
+        policy: &settings.policy,
+        explain: false,
+        tuning: &Tuning::default(),
+    };
+    let mut workspace = scratch::take();
+    let outcome = py.detach(|| {
+        let mut file = File::open(path)?;
+        compress_record_file_in_core(
+            &mut file,
+            counting,
+            request,
+            &mut workspace,
+            &StreamTuning::default(),
+        )
+    });
+    scratch::keep(workspace);
+    let (done, (bytes, spans)) = match outcome?.map_err(|refusal| refused(py, refusal))? {
+        FileCompression::Compressed { records, kept } => (records, kept),
+        FileCompression::Unsure => return Ok(None),
+    };
+    let selection = &done.compression.selections[0];
+    let kept = KeptRecords {
+        input: Input::Owned(bytes),
+        spans,
+    };
+    let result = (
+        kept,
+        int_of(py, done.compression.original_tokens)?,
+        int_of(py, selection.compressed_tokens)?,
+        done.starts.len(),
+        selection.kept.len(),
+        form_name(done.form),
+        py.None(),
+    );
+    Ok(Some(result.into_pyobject(py)?))
+}
+
+fn counting_with(encoding: Option<&str>) -> PyResult<Option<Encoding>> {
+    encoding
+        .map(|name| {
+            Encoding::from_name(name)
+                .ok_or_else(|| PyValueError::new_err(format!("unknown encoding {name:?}")))
+        })
+        .transpose()
 }
 
 fn refused(py: Python<'_>, refusal: RecordsRefusal) -> PyErr {

@@ -17,6 +17,7 @@ pub mod policy;
 pub mod ranking;
 pub mod record_compression;
 pub mod record_fields;
+pub mod record_stream;
 pub mod records;
 pub mod selection;
 pub mod surrogates;
@@ -34,8 +35,10 @@ pub use ids::FragmentIds;
 pub use json_values::JsonType;
 pub use policy::{Order, Overflow, Policy};
 pub use record_compression::{
-    compress_records, kept_len, kept_spans, write_kept, RecordsCompression, RecordsRefusal,
+    compress_record_file, compress_records, kept_len, kept_spans, write_kept, FileCompression,
+    RecordsCompression, RecordsRefusal,
 };
+pub use record_stream::StreamTuning;
 pub use records::{Field, Form, Got, Problem, ReadError, RecordError, Span};
 pub use selection::{Selection, Strategy};
 pub use tokens::Encoding;

@@ -1,11 +1,12 @@
 //! The command line's whole job on an input's bytes: read and check its records, compress
 //! them, and write the kept ones back exactly as they came in.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use super::columns::Columns;
 use super::driver::{compress, Compression, InPlace, Request};
 use super::errors::{BudgetExceeded, Duplicate, Refusal};
+use super::record_stream::{read_kept, stream_records, StreamTuning, Streamed};
 use super::records::{read_records, record_span, room_for, Form, ReadError, Span};
 use super::tokens::Encoding;
 use super::workspace::Workspace;
@@ -47,23 +48,27 @@ pub fn compress_records(
         }
     };
     let starts = records.starts;
-    let compression =
-        compress(columns, request, &InPlace, workspace).map_err(|refusal| match refusal {
-            Refusal::Duplicate(duplicate) => RecordsRefusal::Duplicate {
-                form: records.form,
-                starts: [
-                    starts[duplicate.first as usize],
-                    starts[duplicate.second as usize],
-                ],
-                duplicate,
-            },
-            Refusal::BudgetExceeded(exceeded) => RecordsRefusal::BudgetExceeded(exceeded),
-        })?;
+    let compression = compress(columns, request, &InPlace, workspace)
+        .map_err(|refusal| refused(records.form, &starts, refusal))?;
     Ok(RecordsCompression {
         form: records.form,
         starts,
         compression,
     })
+}
+
+fn refused(form: Form, starts: &[usize], refusal: Refusal) -> RecordsRefusal {
+    match refusal {
+        Refusal::Duplicate(duplicate) => RecordsRefusal::Duplicate {
+            form,
+            starts: [
+                starts[duplicate.first as usize],
+                starts[duplicate.second as usize],
+            ],
+            duplicate,
+        },
+        Refusal::BudgetExceeded(exceeded) => RecordsRefusal::BudgetExceeded(exceeded),
+    }
 }
 
 const SEPARATOR: &[u8] = b", ";
@@ -93,4 +98,59 @@ pub fn write_kept(input: &[u8], spans: &[Span], out: &mut impl Write) -> io::Res
         out.write_all(&input[span.start..span.end])?;
     }
     out.write_all(b"]")
+}
+
+/// What [`compress_record_file`] made of a file.
+#[derive(Debug)]
+pub enum FileCompression {
+    Compressed {
+        records: RecordsCompression,
+        /// The kept records' bytes one after another, and where each is in them.
+        kept: (Vec<u8>, Vec<Span>),
+    },
+    /// Not the common case: read the whole file and use [`compress_records`].
+    Unsure,
+}
+
+/// [`compress_records`] on a file, read a chunk at a time (see [`stream_records`]): the whole
+/// file is never in memory, and the kept records are read back from it afterwards.
+pub fn compress_record_file(
+    file: &mut (impl Read + Seek),
+    counting: Option<Encoding>,
+    request: Request<'_>,
+    workspace: &mut Workspace,
+    tuning: &StreamTuning,
+) -> io::Result<Result<FileCompression, RecordsRefusal>> {
+    let len = usize::try_from(file.seek(SeekFrom::End(0))?).unwrap_or(usize::MAX);
+    file.seek(SeekFrom::Start(0))?;
+    let Ok(mut columns) = Columns::new(room_for(len), workspace) else {
+        return Ok(Ok(FileCompression::Unsure));
+    };
+    let records = match stream_records(file, counting, &mut columns, tuning)? {
+        Streamed::Read(records) => records,
+        Streamed::Unsure => {
+            columns.recycle(workspace);
+            return Ok(Ok(FileCompression::Unsure));
+        }
+    };
+    let starts = records.starts;
+    let compression = match compress(columns, request, &InPlace, workspace) {
+        Ok(compression) => compression,
+        Err(refusal) => return Ok(Err(refused(records.form, &starts, refusal))),
+    };
+    let kept = match compression.selections.first() {
+        Some(selection) => read_kept(file, &starts, &selection.kept, tuning)?,
+        None => Some((Vec::new(), Vec::new())),
+    };
+    Ok(Ok(match kept {
+        Some(kept) => FileCompression::Compressed {
+            records: RecordsCompression {
+                form: records.form,
+                starts,
+                compression,
+            },
+            kept,
+        },
+        None => FileCompression::Unsure,
+    }))
 }

@@ -183,7 +183,7 @@ pub fn form_of(text: &[u8]) -> Option<Form> {
     })
 }
 
-fn first_key_is_fragments(rest: &[u8]) -> bool {
+pub(super) fn first_key_is_fragments(rest: &[u8]) -> bool {
     let rest = trim_start(rest);
     let Some(rest) = rest.strip_prefix(b"\"fragments\"") else {
         return false;
@@ -342,7 +342,7 @@ fn finish(bytes: &[u8], at: usize) -> Result<(), usize> {
 
 /// Reads the record at `text[at]` into the sink; where it ends, or `None` when it is not
 /// JSON or the sink stopped.
-fn read_record<'a>(
+pub(super) fn read_record<'a>(
     text: &'a str,
     at: usize,
     skip: usize,
@@ -376,7 +376,7 @@ fn read_lines<'a>(text: &'a str, skip: usize, sink: &mut Sink<'a, '_>) -> Result
     Ok(())
 }
 
-fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+pub(super) fn skip_space(bytes: &[u8], mut at: usize) -> usize {
     while at < bytes.len() && is_space(bytes[at]) {
         at += 1;
     }
@@ -392,7 +392,7 @@ enum Stop {
 }
 
 /// Where records go as they are read.
-struct Sink<'a, 'c> {
+pub(super) struct Sink<'a, 'c> {
     input: &'a [u8],
     counting: Option<Encoding>,
     columns: &'c mut Columns,
@@ -403,6 +403,37 @@ struct Sink<'a, 'c> {
     /// Where the record (or line) being read starts.
     resume: usize,
     count_tuning: CountTuning,
+}
+
+impl<'a, 'c> Sink<'a, 'c> {
+    /// A sink for records read from `input` into `columns`, after those at `starts`.
+    pub(super) fn new(
+        input: &'a [u8],
+        counting: Option<Encoding>,
+        columns: &'c mut Columns,
+        starts: Vec<usize>,
+    ) -> Self {
+        Sink {
+            input,
+            counting,
+            columns,
+            starts,
+            problem: None,
+            stop: None,
+            resume: 0,
+            count_tuning: CountTuning::default(),
+        }
+    }
+
+    /// Where the records taken start; `Err` with them when one had a problem or reading
+    /// stopped.
+    pub(super) fn into_starts(self) -> Result<Vec<usize>, Vec<usize>> {
+        if self.problem.is_none() && self.stop.is_none() {
+            Ok(self.starts)
+        } else {
+            Err(self.starts)
+        }
+    }
 }
 
 impl<'a> Sink<'a, '_> {

@@ -1,0 +1,144 @@
+"""What `skeleton-compressor compress` costs on a generated file of records, end to end as a
+process, next to the least any reader could cost: reading the file (as `cat` does) plus one
+`compress_arrays` call on the same rows."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from .service import compress_arrays
+
+FORMS = ("lines", "array")
+
+# Runs the command given after it, and prints its peak memory (kilobytes on Linux).
+_PEAK_MEMORY = (
+    "import resource, subprocess, sys; "
+    "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
+    "print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
+def write_records(path: Path, size: int, form: str, seed: int = 0) -> tuple[int, int]:
+    """A file of `size` records with ids like `src/module_00042.py#chunk-3`, token counts 1 to
+    2000 and random relevance, as JSON Lines or a JSON array; returns its size in bytes and a
+    tenth of its tokens (the budget the figures use)."""
+    rng = random.Random(seed)
+    tokens = 0
+    lines = []
+    for number in range(size):
+        count = rng.randint(1, 2000)
+        tokens += count
+        fragment_id = f"src/module_{number // 10:05d}.py#chunk-{number % 10}"
+        record = {"fragment_id": fragment_id, "token_count": count, "relevance_score": rng.random()}
+        lines.append(json.dumps(record))
+    text = "\n".join(lines) + "\n" if form == "lines" else "[" + ",\n".join(lines) + "]\n"
+    path.write_text(text, encoding="utf-8")
+    return path.stat().st_size, tokens // 10
+
+
+def _command(path: Path, budget: int, backend: str) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "skeleton_compressor",
+        "compress",
+        str(path),
+        "--budget",
+        str(budget),
+        "--backend",
+        backend,
+    ]
+
+
+def timed_run(command: list[str]) -> tuple[float, int]:
+    """Seconds the command took as a process, and its peak memory in bytes."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK_MEMORY, *command], capture_output=True, text=True
+    )
+    seconds = time.perf_counter() - start
+    status, peak = done.stdout.split()
+    if status != "0":
+        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr}")
+    scale = 1 if sys.platform == "darwin" else 1024
+    return seconds, int(peak) * scale
+
+
+def read_floor(path: Path, budget: int, rounds: int = 3) -> float:
+    """Reading the file as `cat FILE > /dev/null` does, plus one `compress_arrays` call on its
+    rows (read beforehand, untimed): the best of `rounds`."""
+    ids, tokens, scores = [], [], []
+    text = path.read_text(encoding="utf-8")
+    records = json.loads(text) if text.startswith("[") else map(json.loads, text.splitlines())
+    for record in records:
+        ids.append(record["fragment_id"])
+        tokens.append(record["token_count"])
+        scores.append(record["relevance_score"])
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)
+        compress_arrays(ids, tokens, scores, budget, backend="rust")
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def measure_cli(size: int, form: str, progress: TextIO, rounds: int = 3) -> dict[str, Any]:
+    """The command's figures on a generated file: Rust best of `rounds`, Python once."""
+    label = f"bench: compress on {size:,} records ({form})"
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / ("records.jsonl" if form == "lines" else "records.json")
+        progress.write(f"{label}: writing the file\n")
+        file_bytes, budget = write_records(path, size, form)
+        progress.write(f"{label}: timing\n")
+        floor = read_floor(path, budget)
+        rust = [timed_run(_command(path, budget, "rust")) for _ in range(rounds)]
+        python = timed_run(_command(path, budget, "python"))
+    rust_seconds = min(seconds for seconds, _ in rust)
+    rust_peak = max(peak for _, peak in rust)
+    return {
+        "records": size,
+        "form": form,
+        "file_bytes": file_bytes,
+        "rust_seconds": rust_seconds,
+        "python_seconds": python[0],
+        "floor_seconds": floor,
+        "speedup": python[0] / rust_seconds,
+        "rust_over_floor": rust_seconds / floor,
+        "rust_peak_bytes": rust_peak,
+        "peak_over_file": rust_peak / file_bytes,
+    }
+
+
+def format_cli_table(rows: list[dict[str, Any]]) -> str:
+    lines = [
+        "compress as a process, best of 3 (Rust) and 1 (Python); floor = cat FILE + one "
+        "compress_arrays",
+        f"{'records':>10}  {'form':<5}  {'file':>8}  {'rust':>7}  {'python':>7}  "
+        f"{'floor':>7}  {'speedup':>7}  {'/floor':>6}  {'peak':>8}  {'/file':>5}",
+    ]
+    for row in rows:
+        lines.append(
+            f"{row['records']:>10,}  {row['form']:<5}  {row['file_bytes'] / 1e6:>6.1f}MB  "
+            f"{row['rust_seconds']:>6.2f}s  {row['python_seconds']:>6.2f}s  "
+            f"{row['floor_seconds']:>6.2f}s  {row['speedup']:>6.1f}x  "
+            f"{row['rust_over_floor']:>5.2f}x  {row['rust_peak_bytes'] / 1e6:>6.1f}MB  "
+            f"{row['peak_over_file']:>4.2f}x"
+        )
+    return "\n".join(lines)
+
+
+def run_cli_bench(sizes: list[int], out: TextIO, as_json: bool) -> None:
+    rows = [measure_cli(size, form, sys.stderr) for size in sizes for form in FORMS]
+    if as_json:
+        json.dump(rows, out, indent=2)
+        out.write("\n")
+    else:
+        out.write(format_cli_table(rows) + "\n")

@@ -1,0 +1,293 @@
+//! Records read from a file a piece at a time, so that a million of them never cost the
+//! whole file in memory: the common case (JSON Lines or an array, every record good) read
+//! here, and the kept records read back from the file afterwards. Anything else (an object
+//! with `fragments`, a problem anywhere, a record larger than the tuning allows) is left to
+//! [`super::records::read_records`] on the whole input, which says exactly what is wrong.
+
+use std::io::{self, Read, Seek, SeekFrom};
+
+use super::columns::Columns;
+use super::record_fields::{flat_record, value_at};
+use super::records::{first_key_is_fragments, read_record, skip_space, Form, Records, Sink, Span};
+use super::tokens::Encoding;
+
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// How much of the file is held at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamTuning {
+    /// Bytes read at a time.
+    pub chunk_bytes: usize,
+    /// A record (or line) longer than this is left to the whole-input reader.
+    pub largest_record: usize,
+}
+
+impl Default for StreamTuning {
+    fn default() -> Self {
+        StreamTuning {
+            chunk_bytes: 8 << 20,
+            largest_record: 64 << 20,
+        }
+    }
+}
+
+/// What streaming made of a file.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Streamed {
+    Read(Records),
+    /// Not the common case: read the whole input instead (into fresh columns).
+    Unsure,
+}
+
+/// Where the array reader is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum At {
+    Open,
+    First,
+    Record,
+    AfterRecord,
+    Closed,
+}
+
+/// Reads the records of `source` into `columns`, a chunk at a time.
+pub fn stream_records(
+    source: &mut impl Read,
+    counting: Option<Encoding>,
+    columns: &mut Columns,
+    tuning: &StreamTuning,
+) -> io::Result<Streamed> {
+    let mut buffer: Vec<u8> = Vec::with_capacity(tuning.chunk_bytes);
+    let mut base = 0; // where `buffer` starts in the file
+    let mut starts = Vec::new();
+    let mut form = None;
+    let mut at_array = At::Open;
+    let mut bom_checked = false;
+    loop {
+        let end_of_file = read_more(source, &mut buffer, tuning.chunk_bytes)?;
+        if !bom_checked {
+            if buffer.len() < BOM.len() && !end_of_file {
+                continue;
+            }
+            if buffer.starts_with(BOM) {
+                buffer.drain(..BOM.len());
+                base = BOM.len();
+            }
+            bom_checked = true;
+        }
+        let text = match std::str::from_utf8(&buffer) {
+            Ok(text) => text,
+            Err(error) if error.error_len().is_none() && !end_of_file => {
+                std::str::from_utf8(&buffer[..error.valid_up_to()]).unwrap_or_default()
+            }
+            Err(_) => return Ok(Streamed::Unsure),
+        };
+        let form = match form {
+            Some(form) => form,
+            None => match form_of_start(text, end_of_file) {
+                Some(Form::Wrapped) => return Ok(Streamed::Unsure),
+                Some(found) => *form.insert(found),
+                None if end_of_file => return Ok(Streamed::Unsure),
+                None => continue,
+            },
+        };
+        let mut sink = Sink::new(
+            text.as_bytes(),
+            counting,
+            columns,
+            std::mem::take(&mut starts),
+        );
+        let consumed = match form {
+            Form::Lines => take_lines(text, base, end_of_file, &mut sink),
+            _ => take_array(text, base, end_of_file, &mut at_array, &mut sink),
+        };
+        starts = match sink.into_starts() {
+            Ok(starts) => starts,
+            Err(_) => return Ok(Streamed::Unsure),
+        };
+        let Some(consumed) = consumed else {
+            return Ok(Streamed::Unsure);
+        };
+        if end_of_file {
+            let done = form == Form::Lines || at_array == At::Closed;
+            return Ok(
+                if done && consumed == text.len() && text.len() == buffer.len() {
+                    Streamed::Read(Records { form, starts })
+                } else {
+                    Streamed::Unsure
+                },
+            );
+        }
+        if buffer.len() - consumed > tuning.largest_record {
+            return Ok(Streamed::Unsure);
+        }
+        buffer.drain(..consumed);
+        base += consumed;
+    }
+}
+
+fn read_fully(source: &mut impl Read, mut out: &mut [u8]) -> io::Result<usize> {
+    let mut total = 0;
+    while !out.is_empty() {
+        match source.read(out) {
+            Ok(0) => break,
+            Ok(got) => {
+                total += got;
+                out = &mut out[got..];
+            }
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(total)
+}
+
+/// The form, once the text shows it.
+fn form_of_start(text: &str, end_of_file: bool) -> Option<Form> {
+    let bytes = text.as_bytes();
+    let start = skip_space(bytes, 0);
+    match bytes.get(start)? {
+        b'[' => Some(Form::Array),
+        b'{' if first_key_is_fragments(&bytes[start + 1..]) => Some(Form::Wrapped),
+        // Too little read to say whether the first key is `fragments`.
+        b'{' if !end_of_file && bytes.len() - start < 64 => None,
+        _ => Some(Form::Lines),
+    }
+}
+
+/// Takes every whole line of `text` (all of it at the end of the file); how much of it that
+/// was, or `None` when a line is not one good record.
+fn take_lines<'a>(
+    text: &'a str,
+    base: usize,
+    end_of_file: bool,
+    sink: &mut Sink<'a, '_>,
+) -> Option<usize> {
+    let whole = if end_of_file {
+        text.len()
+    } else {
+        text.rfind('\n').map_or(0, |newline| newline + 1)
+    };
+    let mut start = 0;
+    for line in text[..whole].split_inclusive('\n') {
+        let line_start = start;
+        start += line.len();
+        let bytes = line.as_bytes();
+        let lead = skip_space(bytes, 0);
+        if lead == bytes.len() {
+            continue;
+        }
+        let end = read_record(line, lead, base + line_start, sink)?;
+        if skip_space(bytes, end) != bytes.len() {
+            return None;
+        }
+    }
+    Some(whole)
+}
+
+/// Takes the array's records found whole in `text`; how much of it that was, or `None` when
+/// something is not as a good array of records has it.
+fn take_array<'a>(
+    text: &'a str,
+    base: usize,
+    end_of_file: bool,
+    at_array: &mut At,
+    sink: &mut Sink<'a, '_>,
+) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    loop {
+        at = skip_space(bytes, at);
+        let Some(&next) = bytes.get(at) else {
+            return Some(at);
+        };
+        match (*at_array, next) {
+            (At::Open, b'[') => (at, *at_array) = (at + 1, At::First),
+            (At::First, b']') | (At::AfterRecord, b']') => (at, *at_array) = (at + 1, At::Closed),
+            (At::First | At::Record, b'{') => {
+                let Some(end) = read_record(text, at, base, sink) else {
+                    // Cut off by the chunk's end, or not JSON: more text tells which.
+                    return (!end_of_file).then_some(at);
+                };
+                (at, *at_array) = (end, At::AfterRecord);
+            }
+            (At::AfterRecord, b',') => (at, *at_array) = (at + 1, At::Record),
+            _ => return None,
+        }
+    }
+}
+
+/// The records at `kept` (indices into `starts`), read back from `file` in one pass: their
+/// bytes one after another, and where each is in them, in `kept`'s order. `None` when the
+/// file no longer holds them.
+pub fn read_kept(
+    file: &mut (impl Read + Seek),
+    starts: &[usize],
+    kept: &[u32],
+    tuning: &StreamTuning,
+) -> io::Result<Option<(Vec<u8>, Vec<Span>)>> {
+    let mut by_start: Vec<(usize, usize)> = kept
+        .iter()
+        .enumerate()
+        .map(|(position, &index)| (starts[index as usize], position))
+        .collect();
+    by_start.sort_unstable();
+    let mut bytes = Vec::new();
+    let mut spans = vec![Span { start: 0, end: 0 }; kept.len()];
+    let mut buffer: Vec<u8> = Vec::new();
+    let mut base = 0; // where `buffer` starts in the file
+    let mut end_of_file = false;
+    file.seek(SeekFrom::Start(0))?;
+    for (start, position) in by_start {
+        while base + buffer.len() <= start && !end_of_file {
+            base += buffer.len();
+            buffer.clear();
+            end_of_file = read_more(file, &mut buffer, tuning.chunk_bytes)?;
+        }
+        if start < base || start > base + buffer.len() {
+            return Ok(None);
+        }
+        buffer.drain(..start - base);
+        base = start;
+        loop {
+            if let Some(len) = record_len(&buffer) {
+                spans[position] = Span {
+                    start: bytes.len(),
+                    end: bytes.len() + len,
+                };
+                bytes.extend_from_slice(&buffer[..len]);
+                break;
+            }
+            if end_of_file || buffer.len() > tuning.largest_record {
+                return Ok(None);
+            }
+            end_of_file = read_more(file, &mut buffer, tuning.chunk_bytes)?;
+        }
+    }
+    Ok(Some((bytes, spans)))
+}
+
+/// Appends up to `chunk` bytes of `file` to `buffer`; whether the file has ended.
+fn read_more(file: &mut impl Read, buffer: &mut Vec<u8>, chunk: usize) -> io::Result<bool> {
+    let filled = buffer.len();
+    buffer.resize(filled + chunk, 0);
+    let got = read_fully(file, &mut buffer[filled..])?;
+    buffer.truncate(filled + got);
+    Ok(got == 0)
+}
+
+/// The length of the object record `bytes` starts with, when they hold all of it.
+fn record_len(bytes: &[u8]) -> Option<usize> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(error) => std::str::from_utf8(&bytes[..error.valid_up_to()]).ok()?,
+    };
+    // Whatever parses is whole: an object's text is cut short of its closing brace.
+    match flat_record(text, 0) {
+        Some((_, end)) => Some(end),
+        None => value_at(text, 0).map(str::len),
+    }
+}
+
+#[cfg(test)]
+#[path = "record_stream_tests.rs"]
+mod tests;

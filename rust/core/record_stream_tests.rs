@@ -1,0 +1,141 @@
+use std::io::Cursor;
+
+use super::*;
+use crate::core::record_compression::kept_spans;
+use crate::core::records::read_records;
+use crate::core::Workspace;
+
+fn tuning(chunk_bytes: usize) -> StreamTuning {
+    StreamTuning {
+        chunk_bytes,
+        largest_record: 4096,
+    }
+}
+
+fn streamed(input: &[u8], chunk_bytes: usize) -> Streamed {
+    let mut workspace = Workspace::default();
+    let mut columns = Columns::new(4, &mut workspace).unwrap();
+    stream_records(
+        &mut Cursor::new(input),
+        None,
+        &mut columns,
+        &tuning(chunk_bytes),
+    )
+    .unwrap()
+}
+
+fn whole(input: &[u8]) -> Records {
+    let mut workspace = Workspace::default();
+    let mut columns = Columns::new(4, &mut workspace).unwrap();
+    read_records(input, None, &mut columns).unwrap()
+}
+
+fn record(index: usize) -> String {
+    format!(
+        r#"{{"fragment_id": "src/m_{index}.py#chunk-\u00e9{index}", "token_count": {},
+ "relevance_score": 0.{index}, "extra": [{index}, {{"deep": "日本"}}]}}"#,
+        index * 7 % 50
+    )
+}
+
+fn inputs() -> Vec<String> {
+    let records: Vec<String> = (0..23).map(record).collect();
+    let flat: Vec<String> = (0..23)
+        .map(|index| {
+            format!(r#"{{"fragment_id":"f{index}","token_count":{index},"relevance_score":1}}"#)
+        })
+        .collect();
+    vec![
+        format!("[{}]", records.join(",")),
+        format!("\u{feff}  [\n{}\n]\n\n", flat.join(" ,\n ")),
+        flat.join("\n"),
+        format!("\u{feff}{}\r\n\r\n", flat.join("\r\n\n")),
+        "[]".into(),
+        " [ ] ".into(),
+        records
+            .iter()
+            .map(|record| record.replace('\n', " "))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    ]
+}
+
+#[test]
+fn streaming_reads_what_the_whole_input_reader_reads_at_every_chunk_size() {
+    for input in inputs() {
+        let expected = whole(input.as_bytes());
+        for chunk in [1, 2, 3, 5, 17, 64, 1000, 1 << 20] {
+            assert_eq!(
+                streamed(input.as_bytes(), chunk),
+                Streamed::Read(expected.clone()),
+                "chunk {chunk}: {input}"
+            );
+        }
+    }
+}
+
+#[test]
+fn anything_but_the_common_case_is_left_to_the_whole_input_reader() {
+    let good = r#"{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}"#;
+    let cases = [
+        String::new(),
+        "  \n ".into(),
+        format!(r#"{{"fragments": [{good}]}}"#),
+        format!("[{good}, {good}"),
+        format!("[{good}] x"),
+        format!("[{good},]"),
+        format!("{good}\n{{oops}}\n"),
+        format!("{good} {good}"),
+        format!("[{good}, 1]"),
+        r#"[{"fragment_id": "a", "token_count": -1, "relevance_score": 0.5}]"#.into(),
+        format!("[{good}, \"\u{ff}\"]"),
+        format!("{good}\n{}", "x".repeat(5000)),
+    ];
+    for input in &cases {
+        for chunk in [1, 7, 1 << 20] {
+            assert_eq!(
+                streamed(input.as_bytes(), chunk),
+                Streamed::Unsure,
+                "{input}"
+            );
+        }
+    }
+    let mut invalid = good.as_bytes().to_vec();
+    invalid.extend_from_slice(b"\n\xff\n");
+    assert_eq!(streamed(&invalid, 3), Streamed::Unsure);
+}
+
+#[test]
+fn kept_records_are_read_back_from_the_file() {
+    for input in inputs() {
+        let records = whole(input.as_bytes());
+        let count = records.starts.len() as u32;
+        let kept: Vec<u32> = (0..count).rev().filter(|index| index % 3 != 1).collect();
+        let expected = kept_spans(input.as_bytes(), &records.starts, &kept);
+        for chunk in [1, 4, 33, 1 << 20] {
+            let (bytes, spans) = read_kept(
+                &mut Cursor::new(input.as_bytes()),
+                &records.starts,
+                &kept,
+                &tuning(chunk),
+            )
+            .unwrap()
+            .unwrap();
+            let got: Vec<&[u8]> = spans.iter().map(|s| &bytes[s.start..s.end]).collect();
+            let want: Vec<&[u8]> = expected
+                .iter()
+                .map(|s| &input.as_bytes()[s.start..s.end])
+                .collect();
+            assert_eq!(got, want, "chunk {chunk}");
+        }
+    }
+}
+
+#[test]
+fn a_file_that_changed_is_not_read_back() {
+    let input = r#"[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}]"#;
+    let records = whole(input.as_bytes());
+    let changed = &input[..input.len() - 5];
+    let back = read_kept(&mut Cursor::new(changed), &records.starts, &[0], &tuning(8)).unwrap();
+    assert_eq!(back, None);
+}
