@@ -246,20 +246,22 @@ pub fn read_kept(
         if start < base || start > base + buffer.len() {
             return Ok(None);
         }
-        buffer.drain(..start - base);
-        base = start;
         loop {
-            if let Some(len) = record_len(&buffer) {
+            let from = start - base;
+            if let Some(len) = record_len(&buffer[from..]) {
                 spans[position] = Span {
                     start: bytes.len(),
                     end: bytes.len() + len,
                 };
-                bytes.extend_from_slice(&buffer[..len]);
+                bytes.extend_from_slice(&buffer[from..from + len]);
                 break;
             }
-            if end_of_file || buffer.len() > tuning.largest_record {
+            if end_of_file || buffer.len() - from > tuning.largest_record {
                 return Ok(None);
             }
+            // Keep the record's beginning, and read on.
+            buffer.drain(..from);
+            base = start;
             end_of_file = read_more(file, &mut buffer, tuning.chunk_bytes)?;
         }
     }
@@ -275,16 +277,25 @@ fn read_more(file: &mut impl Read, buffer: &mut Vec<u8>, chunk: usize) -> io::Re
     Ok(got == 0)
 }
 
-/// The length of the object record `bytes` starts with, when they hold all of it.
+/// The length of the object record `bytes` starts with, when they hold all of it. Looks at
+/// a window that doubles until the record fits, not at everything after the record.
 fn record_len(bytes: &[u8]) -> Option<usize> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(error) => std::str::from_utf8(&bytes[..error.valid_up_to()]).ok()?,
-    };
-    // Whatever parses is whole: an object's text is cut short of its closing brace.
-    match flat_record(text, 0) {
-        Some((_, end)) => Some(end),
-        None => value_at(text, 0).map(str::len),
+    let mut window = 4096;
+    loop {
+        let part = &bytes[..window.min(bytes.len())];
+        let text = match std::str::from_utf8(part) {
+            Ok(text) => text,
+            Err(error) => std::str::from_utf8(&part[..error.valid_up_to()]).ok()?,
+        };
+        // Whatever parses is whole: an object's text is cut short of its closing brace.
+        let found = match flat_record(text, 0) {
+            Some((_, end)) => Some(end),
+            None => value_at(text, 0).map(str::len),
+        };
+        if found.is_some() || part.len() == bytes.len() {
+            return found;
+        }
+        window *= 2;
     }
 }
 

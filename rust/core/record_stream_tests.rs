@@ -139,3 +139,27 @@ fn a_file_that_changed_is_not_read_back() {
     let back = read_kept(&mut Cursor::new(changed), &records.starts, &[0], &tuning(8)).unwrap();
     assert_eq!(back, None);
 }
+
+#[test]
+fn long_records_are_read_back_whole() {
+    let long = "é".repeat(20_000);
+    let input = format!(
+        "[{{\"fragment_id\": \"a\", \"token_count\": 1, \"relevance_score\": 0.5, \"x\": \"{long}\"}}, \
+         {{\"fragment_id\": \"b\", \"token_count\": 1, \"relevance_score\": 0.5}}]"
+    );
+    let records = whole(input.as_bytes());
+    let tuning = StreamTuning {
+        chunk_bytes: 1000,
+        largest_record: 1 << 20,
+    };
+    let (bytes, spans) = read_kept(&mut Cursor::new(&input), &records.starts, &[1, 0], &tuning)
+        .unwrap()
+        .unwrap();
+    let first = &input.as_bytes()[1..input.find("}, ").unwrap() + 1];
+    assert_eq!(&bytes[spans[1].start..spans[1].end], first);
+    assert!(bytes[spans[0].start..spans[0].end].starts_with(br#"{"fragment_id": "b""#));
+    let mut workspace = Workspace::default();
+    let mut columns = Columns::new(4, &mut workspace).unwrap();
+    let streamed = stream_records(&mut Cursor::new(&input), None, &mut columns, &tuning).unwrap();
+    assert_eq!(streamed, Streamed::Read(records));
+}
