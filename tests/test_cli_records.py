@@ -131,8 +131,7 @@ BAD_INPUTS: dict[str, tuple[bytes, str]] = {
     ),
     "token count past 2**63 - 1": (
         record("a", 2**63).encode(),
-        "record 0 on line 1 (id 'a'): token_count must be <= 2**63 - 1, "
-        "got 9223372036854775808",
+        "record 0 on line 1 (id 'a'): token_count must be <= 2**63 - 1, got 9223372036854775808",
     ),
     "a 5000-digit token count": (
         ('{"fragment_id": "a", "token_count": ' + "7" * 5000 + ', "relevance_score": 1}').encode(),
@@ -140,7 +139,9 @@ BAD_INPUTS: dict[str, tuple[bytes, str]] = {
         "got an integer of 5000 digits",
     ),
     "a negative 5000-digit token count": (
-        ('[{"fragment_id": "a", "token_count": -' + "7" * 5000 + ', "relevance_score": 1}]').encode(),
+        (
+            '[{"fragment_id": "a", "token_count": -' + "7" * 5000 + ', "relevance_score": 1}]'
+        ).encode(),
         "record 0 (id 'a'): token_count must be >= 0, got a negative integer of 5000 digits",
     ),
     "relevance an object": (
@@ -209,7 +210,7 @@ def test_standard_input_reads_as_files_do(backend: str) -> None:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_empty_array_is_an_empty_set(tmp_path: Path, backend: str) -> None:
-    for text in ("[]", ' \n[ ]\n', '{"fragments": []}'):
+    for text in ("[]", " \n[ ]\n", '{"fragments": []}'):
         path = tmp_path / "in.json"
         path.write_text(text)
         completed = compress(path, backend)
@@ -223,7 +224,8 @@ def test_an_empty_array_is_an_empty_set(tmp_path: Path, backend: str) -> None:
 ODD_RECORDS = [
     '{ "fragment_id" : "src/a.py#chunk-1" ,"token_count":40, "relevance_score" : 0.90 }',
     '{"relevance_score": 8e-1, "token_count": 30, "fragment_id": "caf\\u00e9 \\"quoted\\""}',
-    '{"fragment_id": "\\ud800 lone", "token_count": 20, "relevance_score": 0.7, "x": [1, {"y": []}]}',
+    '{"fragment_id": "\\ud800 lone", "token_count": 20, "relevance_score": 0.7,'
+    ' "x": [1, {"y": []}]}',
     '{"fragment_id": "日本語", "token_count": 25, "relevance_score": 0.75, "content": "naïve"}',
     '{"fragment_id": "dup-key", "token_count": -1, "token_count": 5, "relevance_score": 1}',
     '{"fragment_id": "zero", "token_count": 0, "relevance_score": -0.0, "required": false}',
@@ -257,8 +259,9 @@ def test_kept_records_are_written_back_byte_for_byte(
         original = next(r for r in ODD_RECORDS if json.loads(r) == kept)
         assert original in kept_text
     assert output["skeleton_metadata"]["fragments_total"] == len(ODD_RECORDS)
-    assert output["skeleton_metadata"]["compressed_tokens"] <= max(int(budget), 0) or (
-        output["skeleton_metadata"]["over_budget"]
+    assert (
+        output["skeleton_metadata"]["compressed_tokens"] <= max(int(budget), 0)
+        or (output["skeleton_metadata"]["over_budget"])
     )
 
 
@@ -277,9 +280,7 @@ def test_the_output_compresses_again_for_a_grandchild(tmp_path: Path, backend: s
     assert kept
     child_kept = json.loads(child.stdout)["fragments"]
     assert all(fragment in child_kept for fragment in kept)
-    assert json.loads(grandchild.stdout)["skeleton_metadata"]["fragments_total"] == len(
-        child_kept
-    )
+    assert json.loads(grandchild.stdout)["skeleton_metadata"]["fragments_total"] == len(child_kept)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

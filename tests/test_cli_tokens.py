@@ -98,8 +98,7 @@ def test_compress_without_encoding_still_needs_every_token_count() -> None:
         ),
         (
             [],
-            "record 1 on line 2 (id 'x'): content must be a string to count its tokens, "
-            "got array",
+            "record 1 on line 2 (id 'x'): content must be a string to count its tokens, got array",
         ),
     ],
 )

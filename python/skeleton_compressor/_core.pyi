@@ -15,8 +15,8 @@ __all__ = [
     "COUNT_THRESHOLDS",
     "ENCODINGS",
     "ERROR_KINDS",
-    "SCRATCH_LIMITS",
     "RECORD_PROBLEMS",
+    "SCRATCH_LIMITS",
     "Compressor",
     "KeptRecords",
     "TokenCounter",
@@ -80,7 +80,6 @@ class Compressor:
         str,
         tuple[list[str], _Decisions] | None,
     ]: ...
-
     def compress_record_file(
         self,
         path: str,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from json.decoder import scanstring
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from .record_errors import RecordsError
@@ -50,6 +50,9 @@ def _constant(name: str) -> Any:
     raise _NotStandard(name)
 
 
+# A JSON string's value and where it ends, from just after its opening quote (the standard
+# library's own, which typeshed does not list).
+_scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _decode = json.JSONDecoder(parse_int=_integer, parse_constant=_constant).raw_decode
 
 _JSON_TYPES: dict[type, str] = {
@@ -70,7 +73,7 @@ def _json_type(value: object) -> str:
 
 def _number_text(value: object) -> str | None:
     if type(value) is _LongInteger:
-        return value.text  # type: ignore[attr-defined, no-any-return]
+        return value.text
     if type(value) is int or type(value) is float:
         return repr(value)
     return None
@@ -79,7 +82,7 @@ def _number_text(value: object) -> str | None:
 def _depth(value: object, limit: int = MAX_DEPTH + 1) -> int:
     """How deeply `value` nests lists and dicts, counted no further than `limit`."""
     if type(value) is dict:
-        items: Any = value.values()  # type: ignore[attr-defined]
+        items: Any = value.values()
     elif type(value) is list:
         items = value
     else:
@@ -177,7 +180,7 @@ class _Reader:
                     self.line_at(at), "Expecting property name enclosed in double quotes"
                 )
             try:
-                key, at = scanstring(text, at + 1)
+                key, at = _scanstring(text, at + 1)
             except json.JSONDecodeError as error:
                 raise self.malformed(error.lineno, error.msg) from None
             at = white(text, at).end()  # type: ignore[union-attr]
