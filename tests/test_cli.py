@@ -79,6 +79,8 @@ def test_demo(backend: str) -> None:
     # Each child scores the parent's fragments for its own goal: three different skeletons,
     # each led by a different fragment.
     assert len({table[0] for table in tables}) == 3
+    assert "a million JSON Lines records" in completed.stdout
+    assert "bench --cli" in completed.stdout
 
 
 @pytest.mark.parametrize("backend", ["rust", "python"])

@@ -332,3 +332,11 @@ def test_help_describes_the_input_and_every_option() -> None:
         assert option in text
     for words in ("JSON Lines", "byte order mark", '"fragments"', "exit status", "NaN"):
         assert words in " ".join(text.split()), words
+
+
+def test_record_problems_are_named_alike_in_rust_and_python() -> None:
+    from skeleton_compressor import _core, record_errors
+
+    whole_input = {"duplicate", "malformed", "fragments_not_array", "no_records", "not_utf8"}
+    named_in_python = set(record_errors.KINDS) - whole_input - {"too_many"}
+    assert set(_core.RECORD_PROBLEMS) == named_in_python
