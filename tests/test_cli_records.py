@@ -340,3 +340,27 @@ def test_record_problems_are_named_alike_in_rust_and_python() -> None:
     whole_input = {"duplicate", "malformed", "fragments_not_array", "no_records", "not_utf8"}
     named_in_python = set(record_errors.KINDS) - whole_input - {"too_many"}
     assert set(_core.RECORD_PROBLEMS) == named_in_python
+
+
+class _Trickle:
+    """A raw stream that takes at most seven bytes a call, as raw streams may."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def write(self, chunk: bytes) -> int:
+        self.data += bytes(chunk[:7])
+        return min(len(chunk), 7)
+
+
+def test_kept_records_reach_a_stream_that_takes_little_at_a_time() -> None:
+    from skeleton_compressor import _core
+
+    data = "\n".join(ODD_RECORDS).encode()
+    kept = _core.Compressor("greedy").compress_records(data, 1000)[0]
+    out = _Trickle()
+    kept.write_to(out)
+    assert len(out.data) == len(kept)
+    assert sorted(map(json.dumps, json.loads(out.data))) == sorted(
+        json.dumps(json.loads(record)) for record in ODD_RECORDS
+    )

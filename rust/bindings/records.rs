@@ -134,7 +134,8 @@ impl Write for PythonWriter<'_, '_> {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         let chunk = PyBytes::new(self.out.py(), bytes);
         match self.out.call_method1("write", (chunk,)) {
-            Ok(_) => Ok(bytes.len()),
+            // A raw stream may take part of it, and says how much; a buffered one takes all.
+            Ok(written) => Ok(written.extract::<usize>().unwrap_or(bytes.len())),
             Err(error) => {
                 self.error = Some(error);
                 Err(std::io::Error::other("write failed"))
