@@ -17,7 +17,7 @@ use crate::core::records::fragment_ids;
 use crate::core::{
     compress_record_file as compress_record_file_in_core, compress_records as compress_in_core,
     kept_len, kept_spans, write_kept, Encoding, FileCompression, Form, Got, Problem, ReadError,
-    RecordError, RecordsRefusal, Request, Span, StreamTuning, Tuning,
+    RecordError, RecordsCompression, RecordsRefusal, Request, Span, StreamTuning, Tuning,
 };
 
 fn form_name(form: Form) -> &'static str {
@@ -70,6 +70,17 @@ pub fn compress_records<'py>(
     } else {
         None
     };
+    result(py, &done, kept, decisions)
+}
+
+/// The tuple both methods return.
+fn result<'py>(
+    py: Python<'py>,
+    done: &RecordsCompression,
+    kept: KeptRecords,
+    decisions: Option<(Bound<'py, PyList>, Bound<'py, PyTuple>)>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let selection = &done.compression.selections[0];
     (
         kept,
         int_of(py, done.compression.original_tokens)?,
@@ -183,21 +194,11 @@ pub fn compress_record_file<'py>(
         FileCompression::Compressed { records, kept } => (records, kept),
         FileCompression::Unsure => return Ok(None),
     };
-    let selection = &done.compression.selections[0];
     let kept = KeptRecords {
         input: Input::Owned(bytes),
         spans,
     };
-    let result = (
-        kept,
-        int_of(py, done.compression.original_tokens)?,
-        int_of(py, selection.compressed_tokens)?,
-        done.starts.len(),
-        selection.kept.len(),
-        form_name(done.form),
-        py.None(),
-    );
-    Ok(Some(result.into_pyobject(py)?))
+    result(py, &done, kept, None).map(Some)
 }
 
 fn counting_with(encoding: Option<&str>) -> PyResult<Option<Encoding>> {
