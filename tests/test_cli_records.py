@@ -364,3 +364,10 @@ def test_kept_records_reach_a_stream_that_takes_little_at_a_time() -> None:
     assert sorted(map(json.dumps, json.loads(out.data))) == sorted(
         json.dumps(json.loads(record)) for record in ODD_RECORDS
     )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_directory_is_not_an_input(tmp_path: Path, backend: str) -> None:
+    completed = run("compress", str(tmp_path), "--budget", "5", "--backend", backend)
+    assert completed.returncode == 1
+    assert completed.stderr.decode() == PROG + f"cannot read {tmp_path}: Is a directory\n"

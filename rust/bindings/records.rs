@@ -181,6 +181,10 @@ pub fn compress_record_file<'py>(
     let mut workspace = scratch::take();
     let outcome = py.detach(|| {
         let mut file = File::open(path)?;
+        if !file.metadata()?.is_file() {
+            // A directory, a pipe or a device: read whole, which says what is wrong.
+            return Ok(Ok(FileCompression::Unsure));
+        }
         compress_record_file_in_core(
             &mut file,
             counting,

@@ -123,7 +123,10 @@ pub fn compress_record_file(
 ) -> io::Result<Result<FileCompression, RecordsRefusal>> {
     let len = usize::try_from(file.seek(SeekFrom::End(0))?).unwrap_or(usize::MAX);
     file.seek(SeekFrom::Start(0))?;
-    let Ok(mut columns) = Columns::new(room_for(len), workspace) else {
+    // Room reserved up front, never touched unless filled; past it the columns grow as
+    // needed, so that no length (a huge file, or what a device reports) asks for too much.
+    let room = room_for(len).min(tuning.reserve_records);
+    let Ok(mut columns) = Columns::new(room, workspace) else {
         return Ok(Ok(FileCompression::Unsure));
     };
     let records = match stream_records(file, counting, &mut columns, tuning)? {

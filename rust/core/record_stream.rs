@@ -20,6 +20,8 @@ pub struct StreamTuning {
     pub chunk_bytes: usize,
     /// A record (or line) longer than this is left to the whole-input reader.
     pub largest_record: usize,
+    /// Records room is reserved for before reading, at most.
+    pub reserve_records: usize,
 }
 
 impl Default for StreamTuning {
@@ -27,6 +29,7 @@ impl Default for StreamTuning {
         StreamTuning {
             chunk_bytes: 8 << 20,
             largest_record: 64 << 20,
+            reserve_records: 1 << 22,
         }
     }
 }

@@ -9,6 +9,7 @@ fn tuning(chunk_bytes: usize) -> StreamTuning {
     StreamTuning {
         chunk_bytes,
         largest_record: 4096,
+        reserve_records: 2,
     }
 }
 
@@ -151,6 +152,7 @@ fn long_records_are_read_back_whole() {
     let tuning = StreamTuning {
         chunk_bytes: 1000,
         largest_record: 1 << 20,
+        reserve_records: 1,
     };
     let (bytes, spans) = read_kept(&mut Cursor::new(&input), &records.starts, &[1, 0], &tuning)
         .unwrap()
@@ -162,4 +164,61 @@ fn long_records_are_read_back_whole() {
     let mut columns = Columns::new(4, &mut workspace).unwrap();
     let streamed = stream_records(&mut Cursor::new(&input), None, &mut columns, &tuning).unwrap();
     assert_eq!(streamed, Streamed::Read(records));
+}
+
+#[test]
+fn a_file_compresses_as_its_bytes_do() {
+    use crate::core::record_compression::{compress_record_file, compress_records};
+    use crate::core::{FileCompression, Policy, Request, Strategy, Tuning};
+
+    let (policy, core_tuning) = (Policy::default(), Tuning::default());
+    let request = Request {
+        budgets: &[60],
+        strategy: Strategy::Greedy,
+        policy: &policy,
+        explain: false,
+        tuning: &core_tuning,
+    };
+    for input in inputs() {
+        let whole =
+            compress_records(input.as_bytes(), None, request, &mut Workspace::default()).unwrap();
+        let expected = kept_spans(
+            input.as_bytes(),
+            &whole.starts,
+            &whole.compression.selections[0].kept,
+        );
+        for chunk in [3, 64, 1 << 20] {
+            let outcome = compress_record_file(
+                &mut Cursor::new(input.as_bytes()),
+                None,
+                request,
+                &mut Workspace::default(),
+                &tuning(chunk),
+            )
+            .unwrap()
+            .unwrap();
+            let FileCompression::Compressed { records, kept } = outcome else {
+                panic!("{input}")
+            };
+            assert_eq!(records, whole);
+            let (bytes, spans) = kept;
+            let got: Vec<&[u8]> = spans.iter().map(|s| &bytes[s.start..s.end]).collect();
+            let want: Vec<&[u8]> = expected
+                .iter()
+                .map(|s| &input.as_bytes()[s.start..s.end])
+                .collect();
+            assert_eq!(got, want);
+        }
+    }
+    let wrapped = r#"{"fragments": []}"#;
+    let outcome = compress_record_file(
+        &mut Cursor::new(wrapped),
+        None,
+        request,
+        &mut Workspace::default(),
+        &tuning(8),
+    )
+    .unwrap()
+    .unwrap();
+    assert!(matches!(outcome, FileCompression::Unsure));
 }
