@@ -90,7 +90,7 @@ fn number_end(bytes: &[u8], mut at: usize) -> Option<usize> {
     }
     match bytes.get(at)? {
         b'0' => at += 1,
-        b'1'..=b'9' => at = digits_end(bytes, at + 1),
+        b'1'..=b'9' => at = digits_end(bytes, at),
         _ => return None,
     }
     if bytes.get(at) == Some(&b'.') {
