@@ -371,3 +371,29 @@ def test_a_directory_is_not_an_input(tmp_path: Path, backend: str) -> None:
     completed = run("compress", str(tmp_path), "--budget", "5", "--backend", backend)
     assert completed.returncode == 1
     assert completed.stderr.decode() == PROG + f"cannot read {tmp_path}: Is a directory\n"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_file_that_cannot_be_opened_says_why_in_one_way(tmp_path: Path, backend: str) -> None:
+    missing = tmp_path / "missing.jsonl"
+    completed = run("compress", str(missing), "--budget", "5", "--backend", backend)
+    assert completed.returncode == 1
+    assert completed.stderr.decode() == (
+        PROG + f"cannot read {missing}: No such file or directory\n"
+    )
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_object_whose_first_key_comes_late_is_still_read_as_one(
+    tmp_path: Path, backend: str
+) -> None:
+    # The key "fragments" starts past the first 8 MiB chunk of the file.
+    inner = record("inner", 1, 0.5)
+    outer = (
+        f'"fragments": [{inner}], "fragment_id": "outer", "token_count": 2, "relevance_score": 1'
+    )
+    path = tmp_path / "late.json"
+    path.write_text("{" + " " * (8 << 20) + outer + "}\n")
+    completed = run("compress", str(path), "--budget", "10", "--backend", backend)
+    assert completed.returncode == 0, completed
+    assert json.loads(completed.stdout)["fragments"] == [json.loads(inner)]

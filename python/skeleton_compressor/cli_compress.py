@@ -96,8 +96,8 @@ def compress_file(path: str, options: Options) -> Compressed:
         if name == "rust" and path != "-" and not options.explain:
             try:
                 done = compressor.compress_record_file(path, options.budget, options.encoding)
-            except OSError as error:
-                raise InputError(f"cannot read {path}: {error.strerror or error}") from None
+            except OSError:
+                done = None  # reading it again says why, as the Python backend says it
             if done is not None:
                 return _compressed(done, options)
         data = _read(path)

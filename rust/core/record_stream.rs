@@ -8,7 +8,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 
 use super::columns::Columns;
 use super::record_fields::{flat_record, value_at};
-use super::records::{first_key_is_fragments, read_record, skip_space, Form, Records, Sink, Span};
+use super::records::{fragments_first, read_record, skip_space, Form, Records, Sink, Span};
 use super::tokens::Encoding;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
@@ -150,9 +150,13 @@ fn form_of_start(text: &str, end_of_file: bool) -> Option<Form> {
     let start = skip_space(bytes, 0);
     match bytes.get(start)? {
         b'[' => Some(Form::Array),
-        b'{' if first_key_is_fragments(&bytes[start + 1..]) => Some(Form::Wrapped),
-        // Too little read to say whether the first key is `fragments`.
-        b'{' if !end_of_file && bytes.len() - start < 64 => None,
+        b'{' => match fragments_first(&bytes[start + 1..]) {
+            Some(true) => Some(Form::Wrapped),
+            Some(false) => Some(Form::Lines),
+            // Too little read to say whether the first key is `fragments`.
+            None if !end_of_file => None,
+            None => Some(Form::Lines),
+        },
         _ => Some(Form::Lines),
     }
 }

@@ -82,6 +82,11 @@ fn anything_but_the_common_case_is_left_to_the_whole_input_reader() {
         String::new(),
         "  \n ".into(),
         format!(r#"{{"fragments": [{good}]}}"#),
+        format!(
+            "{{{}\"fragments\" \n: [{good}], {}}}",
+            " ".repeat(300),
+            &good[1..good.len() - 1]
+        ),
         format!("[{good}, {good}"),
         format!("[{good}] x"),
         format!("[{good},]"),

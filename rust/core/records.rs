@@ -183,12 +183,26 @@ pub fn form_of(text: &[u8]) -> Option<Form> {
     })
 }
 
-pub(super) fn first_key_is_fragments(rest: &[u8]) -> bool {
+fn first_key_is_fragments(rest: &[u8]) -> bool {
+    fragments_first(rest) == Some(true)
+}
+
+/// Whether the object whose text follows its `{` in `rest` has `fragments` as its first key;
+/// `None` when `rest` ends too soon to tell.
+pub(super) fn fragments_first(rest: &[u8]) -> Option<bool> {
+    const KEY: &[u8] = b"\"fragments\"";
     let rest = trim_start(rest);
-    let Some(rest) = rest.strip_prefix(b"\"fragments\"") else {
-        return false;
+    if rest.len() < KEY.len() {
+        return if KEY.starts_with(rest) {
+            None
+        } else {
+            Some(false)
+        };
+    }
+    let Some(rest) = rest.strip_prefix(KEY) else {
+        return Some(false);
     };
-    trim_start(rest).first() == Some(&b':')
+    trim_start(rest).first().map(|&byte| byte == b':')
 }
 
 fn is_space(byte: u8) -> bool {
