@@ -113,12 +113,6 @@ def _text(
     return f"{where}{separator}{detail}"
 
 
-def worded(error: FragmentError, name: Callable[[int], str]) -> str:
-    """`str(error)` with `name(i)` in place of `fragments[i]` (or `rows[i]`), for callers that
-    know the fragments by other names, like the command line's input records."""
-    return _text(error.kind, error.index, error.fragment_id, error.detail, error.first_index, name)
-
-
 def _error(
     error_type: type[_Error],
     kind: str,
