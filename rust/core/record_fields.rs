@@ -57,7 +57,8 @@ fn is_space(byte: u8) -> bool {
     matches!(byte, b' ' | b'\t' | b'\r' | b'\n')
 }
 
-fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+/// Where the JSON white space from `at` on ends.
+pub fn skip_space(bytes: &[u8], mut at: usize) -> usize {
     while at < bytes.len() && is_space(bytes[at]) {
         at += 1;
     }

@@ -7,8 +7,8 @@
 use std::io::{self, Read, Seek, SeekFrom};
 
 use super::columns::Columns;
-use super::record_fields::{flat_record, value_at};
-use super::records::{fragments_first, read_record, skip_space, Form, Records, Sink, Span};
+use super::record_fields::{flat_record, skip_space, value_at};
+use super::records::{fragments_first, read_record, Form, Records, Sink, Span};
 use super::tokens::Encoding;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";

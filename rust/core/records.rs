@@ -19,7 +19,7 @@ use super::count_many::{count_one, CountTuning};
 use super::driver::InPlace;
 use super::errors::ErrorKind;
 use super::json_values::{depth, float, integer, is_integer, string_bytes, Integer, JsonType};
-use super::record_fields::{fields_of, flat_record, value_at, Fields, Key};
+use super::record_fields::{fields_of, flat_record, skip_space, value_at, Fields, Key};
 use super::tokens::Encoding;
 
 /// Values nested deeper than this are refused: Python's JSON reader recurses once per level
@@ -175,8 +175,8 @@ struct Checked<'a> {
 /// The form of a text: by its first character, and for `{`, by whether its first key is
 /// `fragments`.
 pub fn form_of(text: &[u8]) -> Option<Form> {
-    let start = text.iter().position(|byte| !is_space(*byte))?;
-    Some(match text[start] {
+    let start = skip_space(text, 0);
+    Some(match *text.get(start)? {
         b'[' => Form::Array,
         b'{' if first_key_is_fragments(&text[start + 1..]) => Form::Wrapped,
         _ => Form::Lines,
@@ -205,16 +205,8 @@ pub(super) fn fragments_first(rest: &[u8]) -> Option<bool> {
     trim_start(rest).first().map(|&byte| byte == b':')
 }
 
-fn is_space(byte: u8) -> bool {
-    matches!(byte, b' ' | b'\t' | b'\r' | b'\n')
-}
-
 fn trim_start(bytes: &[u8]) -> &[u8] {
-    let start = bytes
-        .iter()
-        .position(|byte| !is_space(*byte))
-        .unwrap_or(bytes.len());
-    &bytes[start..]
+    &bytes[skip_space(bytes, 0)..]
 }
 
 /// Reads every record of `input` into `columns` (counting the `content` of records without a
@@ -388,13 +380,6 @@ fn read_lines<'a>(text: &'a str, skip: usize, sink: &mut Sink<'a, '_>) -> Result
         }
     }
     Ok(())
-}
-
-pub(super) fn skip_space(bytes: &[u8], mut at: usize) -> usize {
-    while at < bytes.len() && is_space(bytes[at]) {
-        at += 1;
-    }
-    at
 }
 
 /// Why reading stopped before the end.
