@@ -11,7 +11,7 @@ use super::policy::Policy;
 use super::ranking::{relevance_of_key, Entry, Ranking};
 use super::selection::{Packer, Selection, Strategy};
 use super::tuning::Tuning;
-use super::units::{Decision, UnitPacker, Units, Walked};
+use super::units::{Decision, LeadIds, UnitPacker, Units, Walked};
 use super::workspace::Workspace;
 
 /// Runs long work the caller's way: the Python bindings release the GIL around it.
@@ -66,7 +66,7 @@ pub fn compress(
 /// What is ranked: fragments for the plain compression, or units under a policy.
 enum Ranked {
     Plain(Ranking),
-    Units(UnitRanking),
+    Units(Box<UnitRanking>),
 }
 
 fn run(
@@ -106,14 +106,15 @@ fn run(
             ranking.extend(first, ids);
             return Ranked::Plain(ranking);
         }
-        let units = Units::new(entries, &token_counts, &required, groups.into_groups(), ids);
-        Ranked::Units(UnitRanking::new(
+        let per_bucket = request.tuning.members_per_bucket;
+        let groups = groups.into_groups(entries, &token_counts, ids, per_bucket);
+        let units = Units::new(entries, &token_counts, &required, groups);
+        Ranked::Units(Box::new(UnitRanking::new(
             units,
-            entries,
             std::mem::take(&mut unit_entries),
             request,
             ids,
-        ))
+        )))
     };
     let mut bits = workspace.words(bitmap_words(len));
     let scan = |bits: &mut Vec<u64>| colliding_groups_with(&id_hashes, bits);
@@ -156,7 +157,7 @@ fn run(
                 Ok((selections, Vec::new()))
             }
             Ranked::Units(mut unit_ranking) => {
-                let packed = unit_ranking.pack(&entries, ids, request);
+                let packed = unit_ranking.pack(ids, request);
                 workspace.give_entries(unit_ranking.ranking.into_entries());
                 packed.map_err(Refusal::BudgetExceeded)
             }
@@ -173,7 +174,7 @@ fn run(
 }
 
 /// Units ranked by their leads, as far as the budgets need (all of them when explaining,
-/// since every unit's rank is told).
+/// since every unit's rank is told). The ranking's entries are numbered by unit.
 struct UnitRanking {
     units: Units,
     ranking: Ranking,
@@ -185,7 +186,6 @@ struct UnitRanking {
 impl UnitRanking {
     fn new(
         units: Units,
-        fragments: &[Entry],
         mut unit_entries: Vec<Entry>,
         request: Request<'_>,
         ids: &impl FragmentIds,
@@ -195,7 +195,7 @@ impl UnitRanking {
         let mut candidate = Vec::with_capacity(units.len());
         unit_entries.clear();
         for unit in 0..units.len() as u32 {
-            let lead = fragments[units.lead(unit) as usize];
+            let lead = units.lead_entry(unit);
             let tokens = units.tokens(unit);
             let is_candidate = !units.is_required(unit) && relevance_of_key(lead.key) >= floor;
             if units.is_required(unit) {
@@ -205,7 +205,7 @@ impl UnitRanking {
                 zero_token_candidates += usize::from(tokens == 0);
             }
             if request.explain || is_candidate {
-                unit_entries.push(lead);
+                unit_entries.push(units.ranking_entry(unit));
             }
             candidate.push(is_candidate);
         }
@@ -218,7 +218,7 @@ impl UnitRanking {
                 .first_sort_size(request.budgets, candidate_tokens, len)
         };
         let mut ranking = Ranking::new(unit_entries);
-        ranking.extend(first, ids);
+        ranking.extend(first, &LeadIds { units: &units, ids });
         UnitRanking {
             units,
             ranking,
@@ -231,7 +231,6 @@ impl UnitRanking {
     /// Packs every budget; the first budget the overflow policy refuses is the answer.
     fn pack(
         &mut self,
-        fragments: &[Entry],
         ids: &impl FragmentIds,
         request: Request<'_>,
     ) -> Result<(Vec<Selection>, Vec<Decision>), super::errors::BudgetExceeded> {
@@ -258,14 +257,15 @@ impl UnitRanking {
             if !wanting || self.ranking.is_complete() {
                 break;
             }
-            self.ranking.extend(self.ranking.len(), ids);
+            let lead_ids = LeadIds {
+                units: &self.units,
+                ids,
+            };
+            self.ranking.extend(self.ranking.len(), &lead_ids);
         }
         let units = &self.units;
-        let key = |unit: u32| fragments[units.lead(unit) as usize].sort_key();
-        let rank_order = |a: u32, b: u32| {
-            let (a, b) = (units.lead(a) as usize, units.lead(b) as usize);
-            fragments[a].rank_order(&fragments[b], ids)
-        };
+        let key = |unit: u32| units.lead_entry(unit).sort_key();
+        let rank_order = |a: u32, b: u32| units.lead_entry(a).rank_order(units.lead_entry(b), ids);
         let mut selections = Vec::with_capacity(packers.len());
         let mut decisions = Vec::new();
         for (at, packer) in packers.into_iter().enumerate() {
@@ -274,10 +274,10 @@ impl UnitRanking {
             if request.explain && at == 0 {
                 let mut ranks = vec![0u32; units.len()];
                 for (rank, entry) in self.ranking.ranked().iter().enumerate() {
-                    ranks[units.unit_of(entry.index) as usize] = rank as u32;
+                    ranks[entry.index as usize] = rank as u32;
                 }
                 let by_unit = finished.decisions(&walked, &ranks);
-                decisions = (0..fragments.len() as u32)
+                decisions = (0..units.fragments() as u32)
                     .map(|fragment| by_unit[units.unit_of(fragment) as usize])
                     .collect();
             }

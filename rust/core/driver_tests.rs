@@ -177,6 +177,7 @@ pub(super) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         first_sort_margin: rng.below(300) as f64 / 100.0,
         first_sort_extra: rng.below(4) as usize,
         whole_sort_share: rng.below(120) as f64 / 100.0,
+        members_per_bucket: rng.below(4) as usize,
     }
 }
 

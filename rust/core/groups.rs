@@ -1,13 +1,17 @@
 //! Group names as read, one per grouped fragment, and the groups they make.
 //!
-//! Names are gathered as they come and grouped once, by sorting their hashes: a hash table
-//! looked up per fragment would jump all over memory, a sort walks it in order.
+//! Names are gathered as they come and grouped once, by sorting the members on their names'
+//! hashes: a hash table looked up per fragment would jump all over memory, a sort walks it in
+//! order. Each member carries its ranking entry through the sort, so a group's lead and
+//! tokens are found from members lying side by side.
+
+use super::ids::FragmentIds;
+use super::ranking::Entry;
 
 /// Group names of the grouped fragments, in the order they were marked.
 #[derive(Debug, Default)]
 pub struct GroupMarks {
-    /// Per mark, its name's hash, its fragment and the mark itself, high bits to low: sorted,
-    /// marks that share a hash sit together, by ascending fragment.
+    /// Per mark, its name's hash and its fragment, high bits to low.
     keys: Vec<u128>,
     names: Vec<u8>,
     /// Where each name ends in `names`.
@@ -15,11 +19,14 @@ pub struct GroupMarks {
 }
 
 /// Fragments that share a group name: group `g` is `members[starts[g]..starts[g + 1]]`,
-/// ascending.
+/// ascending, led by `leads[g]` (the entry of its member that ranks first) and holding
+/// `tokens[g]` tokens in all.
 #[derive(Debug, Default)]
 pub struct Groups {
     pub members: Vec<u32>,
     pub starts: Vec<u32>,
+    pub leads: Vec<Entry>,
+    pub tokens: Vec<u128>,
 }
 
 impl Groups {
@@ -35,28 +42,54 @@ impl Groups {
         &self.members[self.starts[group] as usize..self.starts[group + 1] as usize]
     }
 
-    fn add(&mut self, keys: &[u128]) {
-        self.members
-            .extend(keys.iter().map(|&key| fragment_of(key)));
+    fn add(&mut self, members: &[Member], token_counts: &[u64], ids: &(impl FragmentIds + ?Sized)) {
+        let mut lead = members[0].entry;
+        for member in &members[1..] {
+            if member.entry.rank_order(&lead, ids).is_lt() {
+                lead = member.entry;
+            }
+        }
+        let mut tokens = 0;
+        for member in members {
+            tokens += u128::from(member.entry.token_count(token_counts));
+            self.members.push(member.entry.index);
+        }
         self.starts.push(self.members.len() as u32);
+        self.leads.push(lead);
+        self.tokens.push(tokens);
     }
 }
 
-fn hash_of(key: u128) -> u64 {
-    (key >> 64) as u64
+/// A grouped fragment on its way to its group, with where its name lies among the names
+/// of its bucket.
+#[derive(Debug, Clone, Copy)]
+struct Member {
+    hash: u64,
+    entry: Entry,
+    name_at: usize,
+    name_len: usize,
 }
 
-fn fragment_of(key: u128) -> u32 {
-    (key >> 32) as u32
+impl Member {
+    const NONE: Member = Member {
+        hash: 0,
+        entry: Entry::NONE,
+        name_at: 0,
+        name_len: 0,
+    };
+
+    /// Members sharing a hash sit together, by ascending fragment.
+    fn sort_key(&self) -> u128 {
+        u128::from(self.hash) << 64 | u128::from(self.entry.index)
+    }
 }
 
 impl GroupMarks {
     /// Marks `fragment` as a member of the group named `name`; `hash` must be equal for
     /// equal names. Fragments are marked in ascending order.
     pub fn push(&mut self, fragment: u32, name: &[u8], hash: u64) {
-        let mark = self.keys.len() as u128;
         self.keys
-            .push(u128::from(hash) << 64 | u128::from(fragment) << 32 | mark);
+            .push(u128::from(hash) << 64 | u128::from(fragment));
         self.names.extend_from_slice(name);
         self.ends.push(self.names.len());
     }
@@ -69,30 +102,80 @@ impl GroupMarks {
         self.keys.is_empty()
     }
 
-    fn name(&self, key: u128) -> &[u8] {
-        let mark = key as u32 as usize;
+    fn name_span(&self, mark: usize) -> std::ops::Range<usize> {
         let start = if mark == 0 { 0 } else { self.ends[mark - 1] };
-        &self.names[start..self.ends[mark]]
+        start..self.ends[mark]
     }
 
-    /// The groups, in no particular order.
-    pub fn into_groups(mut self) -> Groups {
-        let mut keys = std::mem::take(&mut self.keys);
-        keys.sort_unstable();
+    /// The groups, in no particular order. `entries` are the fragments' ranking entries in
+    /// input order (entry `i` is fragment `i`), with their final tie keys.
+    ///
+    /// The marks are spread into buckets of about `members_per_bucket` by their hashes' top
+    /// bits, in one pass in their own order (which is the order of the entries and of the
+    /// names), each carrying its entry and a copy of its name; each bucket is then sorted and
+    /// grouped where it lies.
+    pub fn into_groups(
+        self,
+        entries: &[Entry],
+        token_counts: &[u64],
+        ids: &(impl FragmentIds + ?Sized),
+        members_per_bucket: usize,
+    ) -> Groups {
+        let buckets = (self.keys.len() / members_per_bucket.max(1)).next_power_of_two();
+        let shift = 64 - buckets.trailing_zeros();
+        let bucket_of = |key: u128| ((key >> 64) as u64).checked_shr(shift).unwrap_or(0) as usize;
+        let mut starts = vec![0usize; buckets + 1];
+        let mut name_starts = vec![0usize; buckets + 1];
+        for (mark, &key) in self.keys.iter().enumerate() {
+            let bucket = bucket_of(key);
+            starts[bucket + 1] += 1;
+            name_starts[bucket + 1] += self.name_span(mark).len();
+        }
+        for at in 1..=buckets {
+            starts[at] += starts[at - 1];
+            name_starts[at] += name_starts[at - 1];
+        }
+        let mut members = vec![Member::NONE; self.keys.len()];
+        let mut names = vec![0u8; self.names.len()];
+        let (mut next, mut next_name) = (starts.clone(), name_starts.clone());
+        for (mark, &key) in self.keys.iter().enumerate() {
+            let bucket = bucket_of(key);
+            let span = self.name_span(mark);
+            let name_at = next_name[bucket];
+            names[name_at..name_at + span.len()].copy_from_slice(&self.names[span.clone()]);
+            members[next[bucket]] = Member {
+                hash: (key >> 64) as u64,
+                entry: entries[key as u32 as usize],
+                name_at,
+                name_len: span.len(),
+            };
+            next[bucket] += 1;
+            next_name[bucket] += span.len();
+        }
+        let name = |member: &Member| &names[member.name_at..member.name_at + member.name_len];
         let mut groups = Groups {
-            members: Vec::with_capacity(keys.len()),
+            members: Vec::with_capacity(members.len()),
             starts: vec![0],
+            leads: Vec::new(),
+            tokens: Vec::new(),
         };
-        for same_hash in keys.chunk_by_mut(|&a, &b| hash_of(a) == hash_of(b)) {
-            let first = self.name(same_hash[0]);
-            if same_hash[1..].iter().all(|&key| self.name(key) == first) {
-                groups.add(same_hash);
-                continue;
-            }
-            // Names that share a hash, rare: apart by name, each still ascending.
-            same_hash.sort_unstable_by(|&a, &b| self.name(a).cmp(self.name(b)).then(a.cmp(&b)));
-            for same_name in same_hash.chunk_by(|&a, &b| self.name(a) == self.name(b)) {
-                groups.add(same_name);
+        for bucket in starts.windows(2) {
+            let bucket = &mut members[bucket[0]..bucket[1]];
+            bucket.sort_unstable_by_key(Member::sort_key);
+            for same_hash in bucket.chunk_by_mut(|a, b| a.hash == b.hash) {
+                let first = name(&same_hash[0]);
+                if same_hash[1..].iter().all(|member| name(member) == first) {
+                    groups.add(same_hash, token_counts, ids);
+                    continue;
+                }
+                // Names that share a hash, rare: apart by name, each still ascending.
+                same_hash.sort_unstable_by(|a, b| {
+                    let by_name = name(a).cmp(name(b));
+                    by_name.then(a.entry.index.cmp(&b.entry.index))
+                });
+                for same_name in same_hash.chunk_by(|a, b| name(a) == name(b)) {
+                    groups.add(same_name, token_counts, ids);
+                }
             }
         }
         groups
@@ -109,7 +192,9 @@ mod tests {
             names.push(fragment, name.as_bytes(), hash);
         }
         assert_eq!(names.len(), marks.len());
-        let groups = names.into_groups();
+        let entries: Vec<Entry> = (0..10).map(|i| Entry::new(0.5, i, i as u32, 1)).collect();
+        let ids: Vec<String> = (0..10).map(|i| i.to_string()).collect();
+        let groups = names.into_groups(&entries, &[1; 10], &ids, 2);
         let mut all: Vec<Vec<u32>> = (0..groups.len())
             .map(|g| groups.members(g).to_vec())
             .collect();
@@ -156,7 +241,44 @@ mod tests {
     fn no_marks_make_no_groups() {
         let names = GroupMarks::default();
         assert!(names.is_empty());
-        let groups = names.into_groups();
+        let groups = names.into_groups(&[], &[], &[""; 0], 1);
         assert!(groups.is_empty() && groups.members.is_empty());
+        assert!(groups.leads.is_empty() && groups.tokens.is_empty());
+    }
+
+    #[test]
+    fn each_group_is_led_by_its_best_member_and_sums_its_tokens() {
+        // Fragment 2 ranks first on relevance; 0 and 3 tie whole, so their ids decide.
+        let scores = [0.5, 0.2, 0.9, 0.5, 0.5];
+        let ids = ["b", "z", "c", "a", "d"];
+        let big = u64::from(u32::MAX) + 1;
+        let token_counts = [1, 2, big, 4, 5];
+        let entries: Vec<Entry> = (0..5)
+            .map(|i| Entry::new(scores[i], 0, i as u32, token_counts[i]))
+            .collect();
+        let mut names = GroupMarks::default();
+        for (fragment, name) in [(0, "x"), (1, "y"), (2, "y"), (3, "x"), (4, "w")] {
+            names.push(fragment, name.as_bytes(), 1);
+        }
+        let groups = names.into_groups(&entries, &token_counts, &ids, 1);
+        let mut found: Vec<(Vec<u32>, u32, u128)> = (0..groups.len())
+            .map(|g| {
+                (
+                    groups.members(g).to_vec(),
+                    groups.leads[g].index,
+                    groups.tokens[g],
+                )
+            })
+            .collect();
+        found.sort();
+        assert_eq!(
+            found,
+            vec![
+                (vec![0, 3], 3, 5),
+                (vec![1, 2], 2, u128::from(big) + 2),
+                (vec![4], 4, 5),
+            ]
+        );
+        assert_eq!(groups.leads.len(), groups.len());
     }
 }

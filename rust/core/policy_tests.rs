@@ -42,7 +42,7 @@ fn run(
         if marks.required[i] || name.is_some() {
             let group = name
                 .as_ref()
-                .map(|n| (n.as_bytes(), u64::from(marks.groups[i].unwrap() % 2)));
+                .map(|n| (n.as_bytes(), group_hash(marks.groups[i].unwrap())));
             columns.mark_last(marks.required[i], group);
         }
     }
@@ -60,6 +60,12 @@ fn run(
         usize::from(input.ids.len() >= tuning.detach_from)
     );
     result
+}
+
+/// A hash that spreads groups over the top bits (which pick their bucket) while different
+/// names share it (group 1 and group 4, say).
+fn group_hash(group: u8) -> u64 {
+    u64::from(group % 3) << 62
 }
 
 fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {

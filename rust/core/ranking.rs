@@ -36,6 +36,14 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// A placeholder, for buffers filled out of order.
+    pub const NONE: Entry = Entry {
+        key: 0,
+        tie: 0,
+        index: 0,
+        tokens_hint: 0,
+    };
+
     pub fn new(relevance: f64, tie: u64, index: u32, token_count: u64) -> Self {
         let tokens_hint = u32::try_from(token_count).unwrap_or(u32::MAX);
         Entry {
@@ -52,6 +60,26 @@ impl Entry {
             token_counts[self.index as usize]
         } else {
             u64::from(self.tokens_hint)
+        }
+    }
+
+    /// This entry's relevance and tie key for a unit numbered `index` of `token_count` tokens.
+    pub fn renumbered(&self, index: u32, token_count: u128) -> Entry {
+        Entry {
+            index,
+            tokens_hint: u32::try_from(token_count).unwrap_or(u32::MAX),
+            ..*self
+        }
+    }
+
+    /// The tokens of a unit's entry (see [`Entry::renumbered`]), looked up in `tokens` when
+    /// the entry could not carry them.
+    #[inline]
+    pub fn unit_tokens(&self, tokens: &[u128]) -> u128 {
+        if self.tokens_hint == u32::MAX {
+            tokens[self.index as usize]
+        } else {
+            u128::from(self.tokens_hint)
         }
     }
 

@@ -17,6 +17,9 @@ pub struct Tuning {
     pub first_sort_extra: usize,
     /// From this share of all tokens on, the whole ranking is sorted at once.
     pub whole_sort_share: f64,
+    /// Grouped fragments are spread into buckets of about this many by their names' hashes,
+    /// few enough for each bucket to be grouped within the CPU caches.
+    pub members_per_bucket: usize,
 }
 
 impl Default for Tuning {
@@ -27,6 +30,7 @@ impl Default for Tuning {
             first_sort_margin: 1.25,
             first_sort_extra: 1024,
             whole_sort_share: 0.5,
+            members_per_bucket: 256,
         }
     }
 }

@@ -18,7 +18,8 @@ const NONE: u32 = u32::MAX;
 #[derive(Debug)]
 pub struct Units {
     unit_of: Vec<u32>,
-    lead: Vec<u32>,
+    /// Each unit's lead's ranking entry.
+    leads: Vec<Entry>,
     tokens: Vec<u128>,
     required: Vec<bool>,
     /// The first units, one per group, in their order; every other unit is one fragment.
@@ -26,49 +27,40 @@ pub struct Units {
 }
 
 impl Units {
-    /// `entries` are in input order (entry `i` is fragment `i`), with tie keys set;
-    /// `required` lists required fragments, by ascending fragment.
+    /// `entries` are in input order (entry `i` is fragment `i`), with tie keys set, and
+    /// `groups` made from them; `required` lists required fragments, by ascending fragment.
     pub fn new(
         entries: &[Entry],
         token_counts: &[u64],
         required: &[u32],
-        groups: Groups,
-        ids: &(impl FragmentIds + ?Sized),
+        mut groups: Groups,
     ) -> Units {
         let len = entries.len();
         let mut unit_of = vec![NONE; len];
-        let count = groups.len() + (len - groups.members.len());
-        let mut lead = Vec::with_capacity(count);
-        let mut tokens = Vec::with_capacity(count);
         for group in 0..groups.len() {
-            let members = groups.members(group);
-            let mut best = entries[members[0] as usize];
-            let mut sum = 0;
-            for &fragment in members {
-                let entry = &entries[fragment as usize];
-                if entry.rank_order(&best, ids).is_lt() {
-                    best = *entry;
-                }
-                sum += u128::from(entry.token_count(token_counts));
+            for &fragment in groups.members(group) {
                 unit_of[fragment as usize] = group as u32;
             }
-            lead.push(best.index);
-            tokens.push(sum);
         }
-        for (fragment, unit) in unit_of.iter_mut().enumerate() {
+        let count = groups.len() + (len - groups.members.len());
+        let mut leads = std::mem::take(&mut groups.leads);
+        let mut tokens = std::mem::take(&mut groups.tokens);
+        leads.reserve_exact(count - leads.len());
+        tokens.reserve_exact(count - tokens.len());
+        for ((unit, entry), &token_count) in unit_of.iter_mut().zip(entries).zip(token_counts) {
             if *unit == NONE {
-                *unit = lead.len() as u32;
-                lead.push(fragment as u32);
-                tokens.push(u128::from(token_counts[fragment]));
+                *unit = leads.len() as u32;
+                leads.push(*entry);
+                tokens.push(u128::from(token_count));
             }
         }
-        let mut required_units = vec![false; lead.len()];
+        let mut required_units = vec![false; leads.len()];
         for &fragment in required {
             required_units[unit_of[fragment as usize] as usize] = true;
         }
         Units {
             unit_of,
-            lead,
+            leads,
             tokens,
             required: required_units,
             groups,
@@ -76,15 +68,25 @@ impl Units {
     }
 
     pub fn len(&self) -> usize {
-        self.lead.len()
+        self.leads.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.lead.is_empty()
+        self.leads.is_empty()
+    }
+
+    /// How many fragments the units hold.
+    pub fn fragments(&self) -> usize {
+        self.unit_of.len()
     }
 
     pub fn lead(&self, unit: u32) -> u32 {
-        self.lead[unit as usize]
+        self.leads[unit as usize].index
+    }
+
+    /// The ranking entry of the unit's lead (its index is the lead fragment).
+    pub fn lead_entry(&self, unit: u32) -> &Entry {
+        &self.leads[unit as usize]
     }
 
     pub fn tokens(&self, unit: u32) -> u128 {
@@ -104,8 +106,26 @@ impl Units {
         if unit < self.groups.len() {
             self.groups.members(unit)
         } else {
-            std::slice::from_ref(&self.lead[unit])
+            std::slice::from_ref(&self.leads[unit].index)
         }
+    }
+
+    /// A ranking entry for `unit`: its lead's relevance and tie key, its own number as the
+    /// index and its tokens.
+    pub fn ranking_entry(&self, unit: u32) -> Entry {
+        self.leads[unit as usize].renumbered(unit, self.tokens[unit as usize])
+    }
+}
+
+/// The ids that rank units: each unit's lead's, by unit number.
+pub struct LeadIds<'a, I: ?Sized> {
+    pub units: &'a Units,
+    pub ids: &'a I,
+}
+
+impl<I: FragmentIds + ?Sized> FragmentIds for LeadIds<'_, I> {
+    fn bytes(&self, unit: u32) -> &[u8] {
+        self.ids.bytes(self.units.lead(unit))
     }
 }
 
@@ -209,11 +229,12 @@ impl UnitPacker {
             if self.done {
                 break;
             }
-            let unit = units.unit_of(entry.index);
+            // Entries of units carry the unit's number and, mostly, its tokens.
+            let unit = entry.index;
             if !walked.candidate[unit as usize] {
                 continue;
             }
-            let tokens = units.tokens[unit as usize];
+            let tokens = entry.unit_tokens(&units.tokens);
             self.top.get_or_insert(unit);
             self.smallest = Some(self.smallest.map_or(tokens, |least| least.min(tokens)));
             self.zero_token_seen += usize::from(tokens == 0);
@@ -418,7 +439,8 @@ mod tests {
         let mut marks = GroupMarks::default();
         marks.push(1, b"g", 0);
         marks.push(3, b"g", 0);
-        let units = Units::new(&entries, &[1, 2, 3, 4], &[3], marks.into_groups(), &ids);
+        let groups = marks.into_groups(&entries, &[1, 2, 3, 4], &ids, 1);
+        let units = Units::new(&entries, &[1, 2, 3, 4], &[3], groups);
         assert_eq!(units.len(), 3);
         assert!(!units.is_empty());
         let group = units.unit_of(3);
@@ -428,7 +450,9 @@ mod tests {
         assert_eq!(units.members(units.unit_of(2)), [2]);
         assert!(units.is_required(group) && !units.is_required(units.unit_of(0)));
         assert_eq!(units.lead(group), 1);
-        let none = Units::new(&[], &[], &[], Groups::default(), &ids);
+        assert_eq!(units.ranking_entry(group).index, group);
+        assert_eq!(units.ranking_entry(group).sort_key(), entries[1].sort_key());
+        let none = Units::new(&[], &[], &[], Groups::default());
         assert!(none.is_empty());
     }
 }
