@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::core::Workspace;
 
-/// Enough for the buffers of a call on about a million fragments.
-pub const KEEP_PER_THREAD: usize = 96 << 20;
-pub const KEEP_IN_ALL: usize = 256 << 20;
+/// Enough for the buffers of a call on about a million fragments, with a selection policy
+/// that groups half of them.
+pub const KEEP_PER_THREAD: usize = 192 << 20;
+pub const KEEP_IN_ALL: usize = 384 << 20;
 
 static RETAINED: AtomicUsize = AtomicUsize::new(0);
 
@@ -39,12 +40,11 @@ pub fn take() -> Workspace {
         .unwrap_or_default()
 }
 
-/// Keeps `workspace` for this thread's next call if the caps allow, and frees it otherwise.
-pub fn keep(workspace: Workspace) {
+/// Keeps `workspace` for this thread's next call, its largest buffers freed until it fits
+/// the cap per thread; frees it all when the cap across threads has no room for it.
+pub fn keep(mut workspace: Workspace) {
+    workspace.trim_to(KEEP_PER_THREAD);
     let bytes = workspace.retained_bytes();
-    if bytes > KEEP_PER_THREAD {
-        return;
-    }
     let reserved = RETAINED.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
         (now + bytes <= KEEP_IN_ALL).then_some(now + bytes)
     });

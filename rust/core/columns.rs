@@ -40,8 +40,8 @@ impl Columns {
             id_hashes: workspace.words(len),
             original_tokens: 0,
             zero_token_fragments: 0,
-            required: Vec::new(),
-            groups: GroupMarks::default(),
+            required: workspace.buffer(0),
+            groups: GroupMarks::new(workspace),
         })
     }
 
@@ -103,5 +103,7 @@ impl Columns {
         self.ids.recycle(workspace);
         workspace.give_words(self.token_counts);
         workspace.give_words(self.id_hashes);
+        workspace.give(self.required);
+        self.groups.recycle(workspace);
     }
 }

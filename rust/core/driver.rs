@@ -93,12 +93,14 @@ fn run(
     } else {
         workspace.entries(len)
     };
-    let rank = |entries: &mut Vec<Entry>| {
+    let mut bits = workspace.words(bitmap_words(len));
+    let rank = |entries: &mut Vec<Entry>, workspace: &mut Workspace| {
         // Entries are still in input order: index i is at position i.
         for index in shared_prefix.stale() {
             entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
         }
         if plain {
+            groups.recycle(workspace);
             let first = request
                 .tuning
                 .first_sort_size(request.budgets, original_tokens, len);
@@ -107,22 +109,22 @@ fn run(
             return Ranked::Plain(ranking);
         }
         let per_bucket = request.tuning.members_per_bucket;
-        let groups = groups.into_groups(entries, &token_counts, ids, per_bucket);
-        let units = Units::new(entries, &token_counts, &required, groups);
+        let groups = groups.into_groups(entries, &token_counts, ids, per_bucket, workspace);
+        let units = Units::new(entries, &token_counts, &required, groups, workspace);
         Ranked::Units(Box::new(UnitRanking::new(
             units,
             std::mem::take(&mut unit_entries),
             request,
             ids,
+            workspace,
         )))
     };
-    let mut bits = workspace.words(bitmap_words(len));
     let scan = |bits: &mut Vec<u64>| colliding_groups_with(&id_hashes, bits);
     let (collisions, ranked) = if len >= request.tuning.parallel_from {
         thread::scope(|scope| {
             let bits = &mut bits;
             let on_second_thread = thread::Builder::new().spawn_scoped(scope, || scan(bits));
-            let ranked = rank(&mut entries);
+            let ranked = rank(&mut entries, workspace);
             let collisions = match on_second_thread {
                 Ok(scanned) => scanned
                     .join()
@@ -134,7 +136,7 @@ fn run(
         })
     } else {
         let collisions = scan(&mut bits);
-        (collisions, rank(&mut entries))
+        (collisions, rank(&mut entries, workspace))
     };
     workspace.give_words(id_hashes);
     workspace.give_words(bits);
@@ -158,13 +160,14 @@ fn run(
             }
             Ranked::Units(mut unit_ranking) => {
                 let packed = unit_ranking.pack(ids, request);
-                workspace.give_entries(unit_ranking.ranking.into_entries());
+                unit_ranking.recycle(workspace);
                 packed.map_err(Refusal::BudgetExceeded)
             }
         },
     };
     workspace.give_entries(entries);
     workspace.give_words(token_counts);
+    workspace.give(required);
     arena.recycle(workspace);
     outcome.map(|(selections, decisions)| Compression {
         original_tokens,
@@ -189,10 +192,11 @@ impl UnitRanking {
         mut unit_entries: Vec<Entry>,
         request: Request<'_>,
         ids: &impl FragmentIds,
+        workspace: &mut Workspace,
     ) -> Self {
         let floor = request.policy.min_relevance;
         let (mut required_tokens, mut candidate_tokens, mut zero_token_candidates) = (0, 0, 0);
-        let mut candidate = Vec::with_capacity(units.len());
+        let mut candidate = workspace.buffer(units.len());
         unit_entries.clear();
         for unit in 0..units.len() as u32 {
             let lead = units.lead_entry(unit);
@@ -226,6 +230,13 @@ impl UnitRanking {
             required_tokens,
             zero_token_candidates,
         }
+    }
+
+    /// The buffers back to `workspace`.
+    fn recycle(self, workspace: &mut Workspace) {
+        workspace.give_entries(self.ranking.into_entries());
+        workspace.give(self.candidate);
+        self.units.recycle(workspace);
     }
 
     /// Packs every budget; the first budget the overflow policy refuses is the answer.

@@ -4,6 +4,7 @@
 //! page through a page fault that costs more than the work done on it. A caller that keeps a
 //! workspace between calls skips that cost; how much it keeps is the caller's choice.
 
+use std::any::Any;
 use std::mem::size_of;
 
 use super::ranking::Entry;
@@ -16,12 +17,29 @@ fn keep_larger<T>(kept: &mut Vec<T>, buffer: Vec<T>) {
 
 /// Word buffers kept at most: one compression borrows this many at once.
 const KEEP_WORD_BUFFERS: usize = 6;
+/// Buffers of one other element type kept at most.
+const KEEP_BUFFERS_PER_TYPE: usize = 4;
 
 #[derive(Debug, Default)]
 pub struct Workspace {
     entries: Vec<Entry>,
     words: Vec<Vec<u64>>,
     bytes: Vec<u8>,
+    /// Buffers of other element types (a selection policy's), each a `Vec` of some type.
+    others: Vec<Kept>,
+}
+
+#[derive(Debug)]
+struct Kept {
+    buffer: Box<dyn Any + Send>,
+    capacity: usize,
+    bytes: usize,
+}
+
+impl Kept {
+    fn holds<T: 'static>(&self) -> bool {
+        self.buffer.is::<Vec<T>>()
+    }
 }
 
 impl Workspace {
@@ -72,6 +90,42 @@ impl Workspace {
         }
     }
 
+    /// An empty buffer of `T` with room for `capacity`: the smallest kept one that is large
+    /// enough, or else the largest, grown.
+    pub fn buffer<T: Send + 'static>(&mut self, capacity: usize) -> Vec<T> {
+        let kept = || {
+            self.others
+                .iter()
+                .enumerate()
+                .filter(|(_, kept)| kept.holds::<T>())
+        };
+        let chosen = kept()
+            .filter(|(_, kept)| kept.capacity >= capacity)
+            .min_by_key(|(_, kept)| kept.capacity)
+            .or_else(|| kept().max_by_key(|(_, kept)| kept.capacity))
+            .map(|(at, _)| at);
+        let mut buffer = chosen
+            .and_then(|at| self.others.swap_remove(at).buffer.downcast::<Vec<T>>().ok())
+            .map(|buffer| *buffer)
+            .unwrap_or_default();
+        buffer.reserve(capacity);
+        buffer
+    }
+
+    /// Keeps `buffer`, emptied, unless as many of its type are kept already.
+    pub fn give<T: Send + 'static>(&mut self, mut buffer: Vec<T>) {
+        let kept = self.others.iter().filter(|kept| kept.holds::<T>()).count();
+        if buffer.capacity() == 0 || kept >= KEEP_BUFFERS_PER_TYPE {
+            return;
+        }
+        buffer.clear();
+        self.others.push(Kept {
+            capacity: buffer.capacity(),
+            bytes: buffer.capacity() * size_of::<T>(),
+            buffer: Box::new(buffer),
+        });
+    }
+
     /// Bytes held by the kept buffers.
     pub fn retained_bytes(&self) -> usize {
         self.entries.capacity() * size_of::<Entry>()
@@ -81,6 +135,35 @@ impl Workspace {
                 .iter()
                 .map(|words| words.capacity() * size_of::<u64>())
                 .sum::<usize>()
+            + self.others.iter().map(|kept| kept.bytes).sum::<usize>()
+    }
+
+    /// Frees the largest buffers until at most `limit` bytes are kept.
+    pub fn trim_to(&mut self, limit: usize) {
+        while self.retained_bytes() > limit {
+            let entries = self.entries.capacity() * size_of::<Entry>();
+            let words = (0..self.words.len())
+                .max_by_key(|&at| self.words[at].capacity())
+                .map_or((0, 0), |at| {
+                    (self.words[at].capacity() * size_of::<u64>(), at)
+                });
+            let others = (0..self.others.len())
+                .max_by_key(|&at| self.others[at].bytes)
+                .map_or((0, 0), |at| (self.others[at].bytes, at));
+            let largest = entries
+                .max(self.bytes.capacity())
+                .max(words.0)
+                .max(others.0);
+            if largest == entries {
+                self.entries = Vec::new();
+            } else if largest == self.bytes.capacity() {
+                self.bytes = Vec::new();
+            } else if largest == words.0 {
+                self.words.swap_remove(words.1);
+            } else {
+                self.others.swap_remove(others.1);
+            }
+        }
     }
 }
 
@@ -130,6 +213,56 @@ mod tests {
         assert_eq!(workspace.words.len(), KEEP_WORD_BUFFERS);
         workspace.give_words(Vec::new());
         assert_eq!(workspace.words.len(), KEEP_WORD_BUFFERS);
+    }
+
+    #[test]
+    fn buffers_of_any_type_are_kept_by_type() {
+        let mut workspace = Workspace::default();
+        let mut small: Vec<u32> = workspace.buffer(10);
+        small.extend([1, 2, 3]);
+        let small_capacity = small.capacity();
+        workspace.give(small);
+        workspace.give(Vec::<u32>::with_capacity(1000));
+        workspace.give(Vec::<u128>::with_capacity(7));
+        workspace.give(Vec::<u16>::new());
+        assert_eq!(
+            workspace.retained_bytes(),
+            small_capacity * 4 + 1000 * 4 + 7 * 16
+        );
+        let lent: Vec<u32> = workspace.buffer(5);
+        assert!(lent.is_empty() && lent.capacity() == small_capacity);
+        assert_eq!(workspace.buffer::<u32>(2000).capacity(), 2000);
+        assert!(workspace.buffer::<u32>(0).capacity() == 0);
+        assert_eq!(workspace.buffer::<u128>(1).capacity(), 7);
+        assert_eq!(workspace.retained_bytes(), 0);
+        for _ in 0..10 {
+            workspace.give(Vec::<u8>::with_capacity(8));
+        }
+        assert_eq!(workspace.retained_bytes(), KEEP_BUFFERS_PER_TYPE * 8);
+    }
+
+    #[test]
+    fn trimming_frees_the_largest_buffers_first() {
+        let mut workspace = Workspace::default();
+        workspace.give_entries(Vec::with_capacity(100));
+        workspace.give_bytes(Vec::with_capacity(500));
+        workspace.give_words(Vec::with_capacity(50));
+        workspace.give_words(Vec::with_capacity(20));
+        workspace.give(Vec::<u32>::with_capacity(300));
+        workspace.give(Vec::<u32>::with_capacity(10));
+        let entries = 100 * size_of::<Entry>();
+        let all = entries + 500 + 50 * 8 + 20 * 8 + 300 * 4 + 10 * 4;
+        assert_eq!(workspace.retained_bytes(), all);
+        workspace.trim_to(all);
+        assert_eq!(workspace.retained_bytes(), all);
+        workspace.trim_to(all - 1);
+        assert_eq!(workspace.retained_bytes(), all - entries);
+        workspace.trim_to(all - entries - 1);
+        assert_eq!(workspace.retained_bytes(), all - entries - 1200);
+        workspace.trim_to(200);
+        assert_eq!(workspace.retained_bytes(), 20 * 8 + 10 * 4);
+        workspace.trim_to(0);
+        assert_eq!(workspace.retained_bytes(), 0);
     }
 
     #[test]
