@@ -86,11 +86,6 @@ impl Member {
         name_at: 0,
         name_len: 0,
     };
-
-    /// Members sharing a hash sit together, by ascending fragment.
-    fn sort_key(&self) -> u128 {
-        u128::from(self.hash) << 64 | u128::from(self.entry.index)
-    }
 }
 
 impl GroupMarks {
@@ -135,10 +130,10 @@ impl GroupMarks {
     /// The groups, in no particular order. `entries` are the fragments' ranking entries in
     /// input order (entry `i` is fragment `i`), with their final tie keys.
     ///
-    /// The marks are spread into buckets of about `members_per_bucket` by their hashes' top
-    /// bits, in one pass in their own order (which is the order of the entries and of the
-    /// names), each carrying its entry and a copy of its name; each bucket is then sorted and
-    /// grouped where it lies.
+    /// The marks are spread into buckets of about `members_per_bucket` by their hashes, in
+    /// one pass in their own order (which is the order of the entries and of the names), each
+    /// carrying its entry and a copy of its name; each bucket is then grouped where it lies,
+    /// within the CPU caches.
     pub fn into_groups(
         self,
         entries: &[Entry],
@@ -148,8 +143,13 @@ impl GroupMarks {
         workspace: &mut Workspace,
     ) -> Groups {
         let buckets = (self.keys.len() / members_per_bucket.max(1)).next_power_of_two();
-        let shift = 64 - buckets.trailing_zeros();
-        let bucket_of = |key: u128| ((key >> 64) as u64).checked_shr(shift).unwrap_or(0) as usize;
+        let bucket_bits = buckets.trailing_zeros();
+        let bucket_of = |key: u128| {
+            let spread = ((key >> 64) as u64).wrapping_mul(SPREAD);
+            spread.checked_shr(64 - bucket_bits).unwrap_or(0) as usize
+        };
+        // Each bucket's names end with room for a whole short name past them, so that short
+        // names are copied as one fixed-size block.
         let mut starts = vec![0usize; buckets + 1];
         let mut name_starts = vec![0usize; buckets + 1];
         for (mark, &key) in self.keys.iter().enumerate() {
@@ -159,18 +159,26 @@ impl GroupMarks {
         }
         for at in 1..=buckets {
             starts[at] += starts[at - 1];
-            name_starts[at] += name_starts[at - 1];
+            name_starts[at] += name_starts[at - 1] + SHORT_NAME;
         }
         let mut members = workspace.buffer(self.keys.len());
         members.resize(self.keys.len(), Member::NONE);
-        let mut names = workspace.buffer(self.names.len());
-        names.resize(self.names.len(), 0u8);
+        let mut names = workspace.buffer(name_starts[buckets]);
+        names.resize(name_starts[buckets], 0u8);
         let (mut next, mut next_name) = (starts.clone(), name_starts.clone());
         for (mark, &key) in self.keys.iter().enumerate() {
             let bucket = bucket_of(key);
             let span = self.name_span(mark);
             let name_at = next_name[bucket];
-            names[name_at..name_at + span.len()].copy_from_slice(&self.names[span.clone()]);
+            let short = self.names.get(span.start..span.start + SHORT_NAME);
+            match short {
+                Some(block) if span.len() <= SHORT_NAME => {
+                    names[name_at..name_at + SHORT_NAME].copy_from_slice(block);
+                }
+                _ => {
+                    names[name_at..name_at + span.len()].copy_from_slice(&self.names[span.clone()])
+                }
+            }
             members[next[bucket]] = Member {
                 hash: (key >> 64) as u64,
                 entry: entries[key as u32 as usize],
@@ -180,7 +188,6 @@ impl GroupMarks {
             next[bucket] += 1;
             next_name[bucket] += span.len();
         }
-        let name = |member: &Member| &names[member.name_at..member.name_at + member.name_len];
         let mut groups = Groups {
             members: workspace.buffer(members.len()),
             starts: workspace.buffer(0),
@@ -188,14 +195,16 @@ impl GroupMarks {
             tokens: workspace.buffer(0),
         };
         groups.starts.push(0);
+        let mut sharing = SharedHashes::default();
         for bucket in starts.windows(2) {
-            let bucket = &mut members[bucket[0]..bucket[1]];
-            bucket.sort_unstable_by_key(Member::sort_key);
-            for same_hash in bucket.chunk_by_mut(|a, b| a.hash == b.hash) {
+            let bucket = &members[bucket[0]..bucket[1]];
+            sharing.find(bucket);
+            sharing.for_each_run(bucket, |same_hash| {
+                let name = |member: &Member| &names[member.name_at..][..member.name_len];
                 let first = name(&same_hash[0]);
                 if same_hash[1..].iter().all(|member| name(member) == first) {
                     groups.add(same_hash, token_counts, ids);
-                    continue;
+                    return;
                 }
                 // Names that share a hash, rare: apart by name, each still ascending.
                 same_hash.sort_unstable_by(|a, b| {
@@ -205,12 +214,76 @@ impl GroupMarks {
                 for same_name in same_hash.chunk_by(|a, b| name(a) == name(b)) {
                     groups.add(same_name, token_counts, ids);
                 }
-            }
+            });
         }
         workspace.give(members);
         workspace.give(names);
         self.recycle(workspace);
         groups
+    }
+}
+
+/// Names of at most this many bytes are copied as one block.
+const SHORT_NAME: usize = 16;
+/// Fibonacci hashing: spreads any hash over the top bits, which pick the bucket.
+const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
+const NONE: u32 = u32::MAX;
+
+/// The members of one bucket gathered by hash: each run of members sharing a hash, in the
+/// order its first member came, its members in their order (ascending fragment). A small
+/// table per bucket, in place of a sort.
+#[derive(Default)]
+struct SharedHashes {
+    table: Vec<u32>,
+    /// Per run, its first and last member.
+    runs: Vec<(u32, u32)>,
+    /// Per member, the next member of its run.
+    next: Vec<u32>,
+    gathered: Vec<Member>,
+}
+
+impl SharedHashes {
+    fn find(&mut self, bucket: &[Member]) {
+        let size = (bucket.len() * 2).next_power_of_two().max(2);
+        let slot_bits = size.trailing_zeros();
+        self.table.clear();
+        self.table.resize(size, NONE);
+        self.runs.clear();
+        self.next.clear();
+        self.next.resize(bucket.len(), NONE);
+        for (at, member) in (0u32..).zip(bucket) {
+            let mixed = (member.hash ^ member.hash >> 29).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            let mut slot = (mixed >> (64 - slot_bits)) as usize;
+            loop {
+                match self.table[slot] {
+                    NONE => {
+                        self.table[slot] = self.runs.len() as u32;
+                        self.runs.push((at, at));
+                        break;
+                    }
+                    run if bucket[self.runs[run as usize].0 as usize].hash == member.hash => {
+                        let run = &mut self.runs[run as usize];
+                        self.next[run.1 as usize] = at;
+                        run.1 = at;
+                        break;
+                    }
+                    _ => slot = (slot + 1) & (size - 1),
+                }
+            }
+        }
+    }
+
+    /// Calls `each` with every run found by [`SharedHashes::find`], gathered.
+    fn for_each_run(&mut self, bucket: &[Member], mut each: impl FnMut(&mut [Member])) {
+        for &(first, _) in &self.runs {
+            self.gathered.clear();
+            let mut at = first;
+            while at != NONE {
+                self.gathered.push(bucket[at as usize]);
+                at = self.next[at as usize];
+            }
+            each(&mut self.gathered);
+        }
     }
 }
 
