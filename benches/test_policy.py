@@ -18,16 +18,22 @@ from skeleton_compressor.bench import (
 
 
 @functools.cache
-def policy_fragments(size: int) -> tuple[ContextFragment, ...]:
-    return make_policy_fragments(size)
+def policy_fragments(size: int, shared_names: bool = False) -> tuple[ContextFragment, ...]:
+    return make_policy_fragments(size, shared_names=shared_names)
 
 
 @pytest.mark.parametrize("implementation", ["rust", "python", "read-five-fields"])
-@pytest.mark.parametrize("size", [100_000, 1_000_000])
-def test_compress_with_a_policy(benchmark, size: int, implementation: str) -> None:  # type: ignore[no-untyped-def]
-    fragments = policy_fragments(size)
+@pytest.mark.parametrize(
+    ("size", "names"),
+    [(100_000, "own"), (1_000_000, "own"), (1_000_000, "shared, made out of order")],
+)
+def test_compress_with_a_policy(benchmark, size: int, names: str, implementation: str) -> None:  # type: ignore[no-untyped-def]
+    fragments = policy_fragments(size, shared_names=names != "own")
     budget = tenth_of_tokens(fragments) * 2
-    benchmark.group = f"policy {size:>9,} fragments: 10% required, half grouped, floor 0.2"
+    benchmark.group = (
+        f"policy {size:>9,} fragments: 10% required, half grouped, floor 0.2; "
+        f"group names: {names}"
+    )
     call: Callable[[], object]
     if implementation == "read-five-fields":
         call = lambda: read_policy_floor(fragments)  # noqa: E731

@@ -60,20 +60,30 @@ def make_fragments(
 POLICY_FLOOR = 0.2
 
 
-def make_policy_fragments(size: int, seed: int = 0) -> tuple[ContextFragment, ...]:
+def make_policy_fragments(
+    size: int, seed: int = 0, *, shared_names: bool = False
+) -> tuple[ContextFragment, ...]:
     """`make_fragments` with a selection policy's fields: a tenth of the fragments required,
     and half of them in groups of 1 to 5 members, spread over the input. Made in input order,
-    as a reader would make them (so they sit in memory in that order)."""
+    as a reader of JSON Lines would make them: each fragment with its own group-name string,
+    made with it (so they sit in memory in that order).
+
+    With `shared_names`, the members of a group share one name string, and the names are
+    made group by group, before the fragments and in no order of theirs: reading them then
+    jumps all over memory."""
     rng = random.Random(seed + 1)
     positions = list(range(size))
     rng.shuffle(positions)
-    group_of: list[str | None] = [None] * size
+    group_of: list[int | None] = [None] * size
     grouped = positions[: size // 2]
+    names: dict[int, str] = {}
     at = 0
     while at < len(grouped):
         members = grouped[at : at + rng.randint(1, 5)]
         for position in members:
-            group_of[position] = f"group-{at}"
+            group_of[position] = at
+        if shared_names:
+            names[at] = f"group-{at}"
         at += len(members)
     required = [False] * size
     for position in positions[size // 2 : size // 2 + size // 10]:
@@ -84,7 +94,7 @@ def make_policy_fragments(size: int, seed: int = 0) -> tuple[ContextFragment, ..
             fragment.token_count,
             fragment.relevance_score,
             required=pinned,
-            group=group,
+            group=None if group is None else names.get(group) or f"group-{group}",
         )
         for fragment, pinned, group in zip(make_fragments(size, seed), required, group_of)
     )
