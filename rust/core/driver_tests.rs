@@ -362,3 +362,57 @@ fn workspace_buffers_are_reused() {
     again.recycle(&mut workspace);
     assert_eq!(workspace.retained_bytes(), retained);
 }
+
+#[test]
+fn a_policys_buffers_go_back_to_the_workspace() {
+    let input = input_of(&["a", "b", "c", "d"], &[1, 2, 3, 4], &[0.5, 0.4, 0.3, 0.2]);
+    let mut workspace = Workspace::default();
+    let policy = Policy::default();
+    let request = Request {
+        budgets: &[5],
+        strategy: Strategy::Greedy,
+        policy: &policy,
+        explain: false,
+        tuning: &Tuning::default(),
+    };
+    let marks = [
+        (true, Some("x")),
+        (false, Some("y")),
+        (false, Some("x")),
+        (false, None),
+    ];
+    let mut retained = Vec::new();
+    for _ in 0..2 {
+        let mut columns = Columns::new(input.ids.len(), &mut workspace).unwrap();
+        for (at, &(required, group)) in marks.iter().enumerate() {
+            let id = input.ids[at].as_bytes();
+            columns
+                .push(
+                    id,
+                    weak_hash(&input.ids[at]),
+                    input.tokens[at],
+                    input.scores[at],
+                )
+                .unwrap();
+            columns.mark_last(required, group.map(|name| (name.as_bytes(), 7)));
+        }
+        let compression = compress(columns, request, &InPlace, &mut workspace).unwrap();
+        // The required group {a, c} (4 tokens), then b (2) does not fit; d (4) neither.
+        assert_eq!(compression.selections[0].kept, vec![0, 2]);
+        // Per type: names as marked and by bucket; required fragments, groups' members and
+        // starts, fragments' units; marks and units' tokens; names' ends; units required and
+        // candidates; units' leads; and the members on their way to their groups.
+        assert_eq!(workspace.kept::<u8>(), 2);
+        assert_eq!(workspace.kept::<u32>(), 4);
+        assert_eq!(workspace.kept::<u128>(), 2);
+        assert_eq!(workspace.kept::<usize>(), 1);
+        assert_eq!(workspace.kept::<bool>(), 2);
+        assert_eq!(workspace.kept::<super::ranking::Entry>(), 1);
+        assert_eq!(workspace.kept::<super::groups::Member>(), 1);
+        retained.push(workspace.retained_bytes());
+    }
+    assert_eq!(
+        retained[0], retained[1],
+        "the second call reuses the first's buffers"
+    );
+}

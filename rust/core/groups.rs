@@ -72,7 +72,7 @@ impl Groups {
 /// A grouped fragment on its way to its group, with where its name lies among the names
 /// of its bucket.
 #[derive(Debug, Clone, Copy)]
-struct Member {
+pub(super) struct Member {
     hash: u64,
     entry: Entry,
     name_at: usize,
@@ -352,6 +352,52 @@ mod tests {
     }
 
     #[test]
+    fn many_names_in_buckets_of_every_size() {
+        // 600 names, five marks each, spread over 3,000 fragments; every 50th name shares
+        // one hash, and the rest differ, so that runs collide in the buckets' tables.
+        let fragments = 3000u32;
+        let name_of = |fragment: u32| (fragment * 7919) % 600;
+        let hash_of = |name: u32| {
+            if name % 50 == 0 {
+                42
+            } else {
+                u64::from(name).wrapping_mul(0x2545_F491_4F6C_DD1D) ^ 0x5555
+            }
+        };
+        let entries: Vec<Entry> = (0..fragments)
+            .map(|i| Entry::new(0.5, u64::from(i), i, 1))
+            .collect();
+        let ids: Vec<String> = (0..fragments).map(|i| format!("{i:05}")).collect();
+        let mut expected: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
+        for fragment in 0..fragments {
+            expected
+                .entry(name_of(fragment))
+                .or_default()
+                .push(fragment);
+        }
+        let mut expected: Vec<Vec<u32>> = expected.into_values().collect();
+        expected.sort();
+        for per_bucket in [1, 3, 64, 1 << 20] {
+            let mut marks = GroupMarks::default();
+            for fragment in 0..fragments {
+                let name = format!("name number {}", name_of(fragment));
+                marks.push(fragment, name.as_bytes(), hash_of(name_of(fragment)));
+            }
+            let mut workspace = Workspace::default();
+            let groups = marks.into_groups(&entries, &[1; 3000], &ids, per_bucket, &mut workspace);
+            let mut found: Vec<Vec<u32>> = (0..groups.len())
+                .map(|g| groups.members(g).to_vec())
+                .collect();
+            found.sort();
+            assert_eq!(found, expected, "{per_bucket} per bucket");
+            let leads: Vec<u32> = (0..groups.len()).map(|g| groups.leads[g].index).collect();
+            let firsts: Vec<u32> = (0..groups.len()).map(|g| groups.members(g)[0]).collect();
+            assert_eq!(leads, firsts, "equal scores: the lowest tie key leads");
+            assert!(groups.tokens.iter().all(|&tokens| tokens == 5));
+        }
+    }
+
+    #[test]
     fn each_group_is_led_by_its_best_member_and_sums_its_tokens() {
         // Fragment 2 ranks first on relevance; 0 and 3 tie whole, so their ids decide.
         let scores = [0.5, 0.2, 0.9, 0.5, 0.5];
@@ -385,5 +431,6 @@ mod tests {
             ]
         );
         assert_eq!(groups.leads.len(), groups.len());
+        assert!(!groups.is_empty());
     }
 }

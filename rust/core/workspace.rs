@@ -138,6 +138,12 @@ impl Workspace {
             + self.others.iter().map(|kept| kept.bytes).sum::<usize>()
     }
 
+    /// How many buffers of `T` are kept.
+    #[cfg(test)]
+    pub fn kept<T: 'static>(&self) -> usize {
+        self.others.iter().filter(|kept| kept.holds::<T>()).count()
+    }
+
     /// Frees the largest buffers until at most `limit` bytes are kept.
     pub fn trim_to(&mut self, limit: usize) {
         while self.retained_bytes() > limit {
