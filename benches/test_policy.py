@@ -31,8 +31,7 @@ def test_compress_with_a_policy(benchmark, size: int, names: str, implementation
     fragments = policy_fragments(size, shared_names=names != "own")
     budget = tenth_of_tokens(fragments) * 2
     benchmark.group = (
-        f"policy {size:>9,} fragments: 10% required, half grouped, floor 0.2; "
-        f"group names: {names}"
+        f"policy {size:>9,} fragments: 10% required, half grouped, floor 0.2; group names: {names}"
     )
     call: Callable[[], object]
     if implementation == "read-five-fields":

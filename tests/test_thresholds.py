@@ -79,3 +79,27 @@ def test_ties_rank_by_id_at_every_size(service: SkeletonCompressorService, level
     kept = result.fragments
     assert list(kept) == expected[: len(kept)]
     assert result.metadata.compressed_tokens == sum(f.token_count for f in kept) == budget
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_groups_spread_over_many_buckets(service: SkeletonCompressorService, size: int) -> None:
+    # Every fragment grouped, three to a group, the members a third of the input apart; two
+    # members share one name string and the third has an equal copy of its own.
+    third = size // 3
+    score = [((p * 7919) % size) / size for p in range(size)]
+    name = [f"group-{k:06d}" for k in range(third)]
+    fragments = tuple(
+        F(
+            f"id-{p:06d}",
+            1,
+            score[p],
+            group=name[p % third] if p < 2 * third else "".join(name[p % third]),
+        )
+        for p in range(size)
+    )
+    members = [[k, k + third, k + 2 * third] for k in range(third)]
+    best = sorted(members, key=lambda group: (-max(score[p] for p in group), group[0]))
+    result = service.compress(fragments, 30)
+    assert [f.fragment_id for f in result.fragments] == [
+        f"id-{p:06d}" for group in best[:10] for p in group
+    ]
