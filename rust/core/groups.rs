@@ -1,9 +1,10 @@
 //! Group names as read, one per grouped fragment, and the groups they make.
 //!
-//! Names are gathered as they come and grouped once, by sorting the members on their names'
-//! hashes: a hash table looked up per fragment would jump all over memory, a sort walks it in
-//! order. Each member carries its ranking entry through the sort, so a group's lead and
-//! tokens are found from members lying side by side.
+//! Names are gathered as they come and grouped once: a hash table over all of them, looked up
+//! per fragment, would jump all over memory. Instead the members are spread into buckets by
+//! their names' hashes in one pass, each carrying its ranking entry and a copy of its name,
+//! and each bucket is gathered by hash within the CPU caches, so a group's lead and tokens
+//! are found from members lying side by side. Hashes only make this fast: names decide.
 
 use super::ids::FragmentIds;
 use super::ranking::Entry;
