@@ -5,8 +5,9 @@ use super::ids::FragmentIds;
 
 /// Bits per hash in each of the two bitmaps that sift out the hashes seen only once.
 const BITS_PER_HASH: usize = 16;
-/// Fibonacci hashing: spreads any hash over the top bits, which pick the bitmap slot.
-const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Fibonacci hashing: spreads any hash over the top bits, which pick the bitmap slot (and,
+/// in `groups`, the bucket).
+pub(super) const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Groups of indices whose hashes are equal, each group ascending, groups ordered by their
 /// first index. Equal ids always land in one group; the caller compares the ids themselves,

@@ -6,6 +6,7 @@
 //! and each bucket is gathered by hash within the CPU caches, so a group's lead and tokens
 //! are found from members lying side by side. Hashes only make this fast: names decide.
 
+use super::duplicates::SPREAD;
 use super::ids::FragmentIds;
 use super::ranking::Entry;
 use super::workspace::Workspace;
@@ -226,8 +227,6 @@ impl GroupMarks {
 
 /// Names of at most this many bytes are copied as one block.
 const SHORT_NAME: usize = 16;
-/// Fibonacci hashing: spreads any hash over the top bits, which pick the bucket.
-const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 const NONE: u32 = u32::MAX;
 
 /// The members of one bucket gathered by hash: each run of members sharing a hash, in the

@@ -56,11 +56,7 @@ impl Entry {
 
     #[inline]
     pub fn token_count(&self, token_counts: &[u64]) -> u64 {
-        if self.tokens_hint == u32::MAX {
-            token_counts[self.index as usize]
-        } else {
-            u64::from(self.tokens_hint)
-        }
+        self.hinted_tokens(token_counts)
     }
 
     /// This entry's relevance and tie key for a unit numbered `index` of `token_count` tokens.
@@ -76,10 +72,16 @@ impl Entry {
     /// the entry could not carry them.
     #[inline]
     pub fn unit_tokens(&self, tokens: &[u128]) -> u128 {
+        self.hinted_tokens(tokens)
+    }
+
+    /// The tokens the entry carries, or else `tokens` at its index.
+    #[inline]
+    fn hinted_tokens<T: Copy + From<u32>>(&self, tokens: &[T]) -> T {
         if self.tokens_hint == u32::MAX {
             tokens[self.index as usize]
         } else {
-            u128::from(self.tokens_hint)
+            T::from(self.tokens_hint)
         }
     }
 
