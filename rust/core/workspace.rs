@@ -23,9 +23,9 @@ const KEEP_BUFFERS_PER_TYPE: usize = 4;
 #[derive(Debug, Default)]
 pub struct Workspace {
     entries: Vec<Entry>,
-    words: Vec<Vec<u64>>,
     bytes: Vec<u8>,
-    /// Buffers of other element types (a selection policy's), each a `Vec` of some type.
+    /// Buffers of any other element type (words, a selection policy's), each a `Vec` of
+    /// some type.
     others: Vec<Kept>,
 }
 
@@ -50,20 +50,9 @@ impl Workspace {
         buffer
     }
 
-    /// An empty buffer with room for `capacity` words: the smallest kept one that is large
-    /// enough, or else the largest, grown.
+    /// An empty buffer with room for `capacity` words (see [`Workspace::buffer`]).
     pub fn words(&mut self, capacity: usize) -> Vec<u64> {
-        let sizes = || (0..self.words.len()).map(|i| (self.words[i].capacity(), i));
-        let chosen = sizes()
-            .filter(|&(size, _)| size >= capacity)
-            .min()
-            .or_else(|| sizes().max())
-            .map(|(_, i)| i);
-        let mut buffer = chosen
-            .map(|i| self.words.swap_remove(i))
-            .unwrap_or_default();
-        buffer.reserve(capacity);
-        buffer
+        self.buffer(capacity)
     }
 
     /// An empty buffer with room for `capacity` bytes.
@@ -83,11 +72,8 @@ impl Workspace {
         keep_larger(&mut self.entries, buffer);
     }
 
-    pub fn give_words(&mut self, mut buffer: Vec<u64>) {
-        if buffer.capacity() > 0 && self.words.len() < KEEP_WORD_BUFFERS {
-            buffer.clear();
-            self.words.push(buffer);
-        }
+    pub fn give_words(&mut self, buffer: Vec<u64>) {
+        self.keep(buffer, KEEP_WORD_BUFFERS);
     }
 
     /// An empty buffer of `T` with room for `capacity`: the smallest kept one that is large
@@ -113,9 +99,13 @@ impl Workspace {
     }
 
     /// Keeps `buffer`, emptied, unless as many of its type are kept already.
-    pub fn give<T: Send + 'static>(&mut self, mut buffer: Vec<T>) {
-        let kept = self.others.iter().filter(|kept| kept.holds::<T>()).count();
-        if buffer.capacity() == 0 || kept >= KEEP_BUFFERS_PER_TYPE {
+    pub fn give<T: Send + 'static>(&mut self, buffer: Vec<T>) {
+        self.keep(buffer, KEEP_BUFFERS_PER_TYPE);
+    }
+
+    /// Keeps `buffer`, emptied, unless `limit` buffers of its type are kept already.
+    fn keep<T: Send + 'static>(&mut self, mut buffer: Vec<T>, limit: usize) {
+        if buffer.capacity() == 0 || self.kept::<T>() >= limit {
             return;
         }
         buffer.clear();
@@ -130,16 +120,10 @@ impl Workspace {
     pub fn retained_bytes(&self) -> usize {
         self.entries.capacity() * size_of::<Entry>()
             + self.bytes.capacity()
-            + self
-                .words
-                .iter()
-                .map(|words| words.capacity() * size_of::<u64>())
-                .sum::<usize>()
             + self.others.iter().map(|kept| kept.bytes).sum::<usize>()
     }
 
-    /// How many buffers of `T` are kept.
-    #[cfg(test)]
+    /// How many buffers of `T` are kept (besides the entries and bytes kept on their own).
     pub fn kept<T: 'static>(&self) -> usize {
         self.others.iter().filter(|kept| kept.holds::<T>()).count()
     }
@@ -148,24 +132,14 @@ impl Workspace {
     pub fn trim_to(&mut self, limit: usize) {
         while self.retained_bytes() > limit {
             let entries = self.entries.capacity() * size_of::<Entry>();
-            let words = (0..self.words.len())
-                .max_by_key(|&at| self.words[at].capacity())
-                .map_or((0, 0), |at| {
-                    (self.words[at].capacity() * size_of::<u64>(), at)
-                });
             let others = (0..self.others.len())
                 .max_by_key(|&at| self.others[at].bytes)
                 .map_or((0, 0), |at| (self.others[at].bytes, at));
-            let largest = entries
-                .max(self.bytes.capacity())
-                .max(words.0)
-                .max(others.0);
+            let largest = entries.max(self.bytes.capacity()).max(others.0);
             if largest == entries {
                 self.entries = Vec::new();
             } else if largest == self.bytes.capacity() {
                 self.bytes = Vec::new();
-            } else if largest == words.0 {
-                self.words.swap_remove(words.1);
             } else {
                 self.others.swap_remove(others.1);
             }
@@ -202,8 +176,9 @@ mod tests {
     fn the_smallest_buffer_large_enough_is_lent_and_few_are_kept() {
         let mut workspace = Workspace::default();
         workspace.give_words(Vec::new());
-        assert!(
-            workspace.words.is_empty(),
+        assert_eq!(
+            workspace.kept::<u64>(),
+            0,
             "a buffer without room is not kept"
         );
         for capacity in [10, 1000, 100, 50] {
@@ -216,9 +191,9 @@ mod tests {
         for _ in 0..10 {
             workspace.give_words(Vec::with_capacity(8));
         }
-        assert_eq!(workspace.words.len(), KEEP_WORD_BUFFERS);
+        assert_eq!(workspace.kept::<u64>(), KEEP_WORD_BUFFERS);
         workspace.give_words(Vec::new());
-        assert_eq!(workspace.words.len(), KEEP_WORD_BUFFERS);
+        assert_eq!(workspace.kept::<u64>(), KEEP_WORD_BUFFERS);
     }
 
     #[test]
