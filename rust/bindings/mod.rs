@@ -97,8 +97,9 @@ fn compress_in<'py>(
     explain: bool,
     workspace: &mut Workspace,
 ) -> Read<'py, Compression> {
+    let tuning = Tuning::default();
     let mut reading = Reading {
-        columns: Columns::new(len, workspace)?,
+        columns: Columns::new(len, &tuning, workspace)?,
     };
     if let Err(failure) = read(&mut reading) {
         reading.columns.recycle(workspace);
@@ -109,7 +110,7 @@ fn compress_in<'py>(
         strategy: settings.strategy,
         policy: &settings.policy,
         explain,
-        tuning: &Tuning::default(),
+        tuning: &tuning,
     };
     let outcome = core::compress(reading.columns, request, &ReleaseGil(reader.py), workspace);
     outcome.map_err(|refusal| match refusal {
@@ -186,26 +187,21 @@ fn kept_fragments<'py>(
     unsafe {
         let tuple =
             Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(kept.len() as ffi::Py_ssize_t))?;
-        let place = |index: u64, position: u64| {
+        let place = |index: u32, position: u32| {
             let item = ffi::PyTuple_GetItem(fragments.as_ptr(), index as ffi::Py_ssize_t);
             ffi::Py_INCREF(item);
             ffi::PyTuple_SetItem(tuple.as_ptr(), position as ffi::Py_ssize_t, item);
         };
         if len < VISIT_IN_INPUT_ORDER_FROM {
-            for (position, &index) in (0u64..).zip(kept) {
-                place(u64::from(index), position);
+            for (position, &index) in (0u32..).zip(kept) {
+                place(index, position);
             }
         } else {
             // A large input does not fit the CPU caches: visit it in its own order, usually
             // the order its fragments sit in memory, and drop each into its ranking position
             // in the (much smaller) new tuple, instead of jumping all over the input.
-            let mut by_input_order: Vec<u64> = (0u64..)
-                .zip(kept)
-                .map(|(position, &index)| u64::from(index) << 32 | position)
-                .collect();
-            by_input_order.sort_unstable();
-            for &packed in &by_input_order {
-                place(packed >> 32, packed & u64::from(u32::MAX));
+            for (index, position) in core::in_input_order(kept) {
+                place(index, position);
             }
         }
         Ok(tuple.cast_into_unchecked())

@@ -2,8 +2,10 @@
 
 use super::errors::TooMany;
 use super::groups::GroupMarks;
+use super::hash_intake::HashIntake;
 use super::ids::{IdArena, SharedPrefix};
-use super::ranking::Entry;
+use super::ranking::{Entry, KeyCounts};
+use super::tuning::Tuning;
 use super::workspace::Workspace;
 
 /// Fragment indices are `u32` in the ranking.
@@ -15,18 +17,21 @@ pub struct Columns {
     pub(super) ids: IdArena,
     pub(super) shared_prefix: SharedPrefix,
     pub(super) token_counts: Vec<u64>,
-    pub(super) id_hashes: Vec<u64>,
+    pub(super) id_hashes: HashIntake,
     pub(super) original_tokens: u128,
     pub(super) zero_token_fragments: usize,
     /// Required fragments, by ascending index.
     pub(super) required: Vec<u32>,
     /// The group names of fragments in a group.
     pub(super) groups: GroupMarks,
+    /// The relevance keys' counts, for inputs of `tuning.count_keys_from` fragments on.
+    pub(super) key_counts: KeyCounts,
 }
 
 impl Columns {
-    /// Room for `len` fragments, in buffers lent by `workspace`.
-    pub fn new(len: usize, workspace: &mut Workspace) -> Result<Self, TooMany> {
+    /// Room for `len` fragments, in buffers lent by `workspace`, read for a compression
+    /// tuned by `tuning`.
+    pub fn new(len: usize, tuning: &Tuning, workspace: &mut Workspace) -> Result<Self, TooMany> {
         if len > MAX_FRAGMENTS {
             return Err(TooMany {
                 limit: MAX_FRAGMENTS,
@@ -37,11 +42,16 @@ impl Columns {
             ids: IdArena::new(len, workspace),
             shared_prefix: SharedPrefix::default(),
             token_counts: workspace.words(len),
-            id_hashes: workspace.words(len),
+            id_hashes: HashIntake::new(len, tuning, workspace),
             original_tokens: 0,
             zero_token_fragments: 0,
             required: workspace.buffer(0),
             groups: GroupMarks::new(workspace),
+            key_counts: if len >= tuning.count_keys_from {
+                KeyCounts::new(workspace)
+            } else {
+                KeyCounts::default()
+            },
         })
     }
 
@@ -60,8 +70,9 @@ impl Columns {
         })?;
         self.ids.push(id);
         let tie = self.shared_prefix.key(id);
-        self.entries
-            .push(Entry::new(relevance, tie, index, token_count));
+        let entry = Entry::new(relevance, tie, index, token_count);
+        self.key_counts.add(entry.key);
+        self.entries.push(entry);
         self.token_counts.push(token_count);
         self.id_hashes.push(id_hash);
         self.original_tokens += u128::from(token_count);
@@ -102,8 +113,11 @@ impl Columns {
         workspace.give_entries(self.entries);
         self.ids.recycle(workspace);
         workspace.give_words(self.token_counts);
-        workspace.give_words(self.id_hashes);
+        let (id_hashes, sieve) = self.id_hashes.finish();
+        workspace.give_words(id_hashes);
+        sieve.recycle(workspace);
         workspace.give(self.required);
         self.groups.recycle(workspace);
+        self.key_counts.recycle(workspace);
     }
 }

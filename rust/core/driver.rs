@@ -4,7 +4,7 @@
 use std::thread;
 
 use super::columns::Columns;
-use super::duplicates::{bitmap_words, colliding_groups_with, first_duplicate};
+use super::duplicates::first_duplicate;
 use super::errors::{Duplicate, Refusal};
 use super::ids::{tie_key, FragmentIds, IdArena};
 use super::policy::Policy;
@@ -85,15 +85,17 @@ fn run(
         zero_token_fragments,
         required,
         groups,
+        key_counts,
     } = columns;
     let ids: &IdArena = &arena;
+    let (id_hashes, sieve) = id_hashes.finish();
     let len = entries.len();
     let mut unit_entries = if plain {
         Vec::new()
     } else {
         workspace.entries(len)
     };
-    let mut bits = workspace.words(bitmap_words(len));
+    let mut bits = workspace.words(0);
     let rank = |entries: &mut Vec<Entry>, workspace: &mut Workspace| {
         // Entries are still in input order: index i is at position i.
         for index in shared_prefix.stale() {
@@ -104,10 +106,11 @@ fn run(
             let first = request
                 .tuning
                 .first_sort_size(request.budgets, original_tokens, len);
-            let mut ranking = Ranking::new(std::mem::take(entries));
+            let mut ranking = Ranking::counted(std::mem::take(entries), key_counts);
             ranking.extend(first, ids);
             return Ranked::Plain(ranking);
         }
+        key_counts.recycle(workspace);
         let per_bucket = request.tuning.members_per_bucket;
         let groups = groups.into_groups(entries, &token_counts, ids, per_bucket, workspace);
         let units = Units::new(entries, &token_counts, &required, groups, workspace);
@@ -119,7 +122,7 @@ fn run(
             workspace,
         )))
     };
-    let scan = |bits: &mut Vec<u64>| colliding_groups_with(&id_hashes, bits);
+    let scan = |bits: &mut Vec<u64>| sieve.colliding_groups(&id_hashes, bits);
     let (collisions, ranked) = if len >= request.tuning.parallel_from {
         thread::scope(|scope| {
             let bits = &mut bits;
@@ -140,6 +143,7 @@ fn run(
     };
     workspace.give_words(id_hashes);
     workspace.give_words(bits);
+    sieve.recycle(workspace);
     let outcome = match first_duplicate(&collisions, ids) {
         Some((first, second)) => Err(Refusal::Duplicate(Duplicate {
             first,
@@ -155,7 +159,7 @@ fn run(
                     ids,
                     request,
                 );
-                workspace.give_entries(ranking.into_entries());
+                ranking.recycle(workspace);
                 Ok((selections, Vec::new()))
             }
             Ranked::Units(mut unit_ranking) => {
@@ -234,7 +238,7 @@ impl UnitRanking {
 
     /// The buffers back to `workspace`.
     fn recycle(self, workspace: &mut Workspace) {
-        workspace.give_entries(self.ranking.into_entries());
+        self.ranking.recycle(workspace);
         workspace.give(self.candidate);
         self.units.recycle(workspace);
     }

@@ -40,8 +40,8 @@ pub(super) fn weak_hash(id: &str) -> u64 {
     id.bytes().map(u64::from).sum::<u64>() % 7
 }
 
-fn columns(input: &Input, workspace: &mut Workspace) -> Columns {
-    let mut columns = Columns::new(input.ids.len(), workspace).unwrap();
+fn columns(input: &Input, tuning: &Tuning, workspace: &mut Workspace) -> Columns {
+    let mut columns = Columns::new(input.ids.len(), tuning, workspace).unwrap();
     for ((id, &tokens), &score) in input.ids.iter().zip(&input.tokens).zip(&input.scores) {
         columns
             .push(id.as_bytes(), weak_hash(id), tokens, score)
@@ -61,7 +61,7 @@ fn run(input: &Input, budgets: &[u128], strategy: Strategy, tuning: &Tuning) -> 
         tuning,
     };
     let result = compress(
-        columns(input, &mut workspace),
+        columns(input, tuning, &mut workspace),
         request,
         &detach,
         &mut workspace,
@@ -174,8 +174,10 @@ pub(super) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
     Tuning {
         detach_from: rng.below(40) as usize,
         parallel_from: rng.below(40) as usize,
+        hashes_per_handoff: rng.below(4) as usize,
         first_sort_margin: rng.below(300) as f64 / 100.0,
         first_sort_extra: rng.below(4) as usize,
+        count_keys_from: rng.below(40) as usize,
         whole_sort_share: rng.below(120) as f64 / 100.0,
         members_per_bucket: rng.below(4) as usize,
     }
@@ -289,9 +291,10 @@ fn large_inputs_run_detached_once() {
 #[test]
 fn more_fragments_than_indices_are_refused() {
     let mut workspace = Workspace::default();
-    assert!(Columns::new(0, &mut workspace).unwrap().is_empty());
+    let tuning = Tuning::default();
+    assert!(Columns::new(0, &tuning, &mut workspace).unwrap().is_empty());
     assert_eq!(
-        Columns::new(MAX_FRAGMENTS + 1, &mut workspace).unwrap_err(),
+        Columns::new(MAX_FRAGMENTS + 1, &tuning, &mut workspace).unwrap_err(),
         TooMany {
             limit: MAX_FRAGMENTS
         }
@@ -348,7 +351,7 @@ fn workspace_buffers_are_reused() {
         tuning: &Tuning::default(),
     };
     let result = compress(
-        columns(&input, &mut workspace),
+        columns(&input, &Tuning::default(), &mut workspace),
         request,
         &InPlace,
         &mut workspace,
@@ -356,7 +359,7 @@ fn workspace_buffers_are_reused() {
     assert_eq!(result.unwrap().selections[0].kept, vec![0]);
     let retained = workspace.retained_bytes();
     assert!(retained > 0);
-    let again = columns(&input, &mut workspace);
+    let again = columns(&input, &Tuning::default(), &mut workspace);
     assert!(!again.is_empty());
     assert!(workspace.retained_bytes() < retained);
     again.recycle(&mut workspace);
@@ -383,7 +386,7 @@ fn a_policys_buffers_go_back_to_the_workspace() {
     ];
     let mut retained = Vec::new();
     for _ in 0..2 {
-        let mut columns = Columns::new(input.ids.len(), &mut workspace).unwrap();
+        let mut columns = Columns::new(input.ids.len(), request.tuning, &mut workspace).unwrap();
         for (at, &(required, group)) in marks.iter().enumerate() {
             let id = input.ids[at].as_bytes();
             columns

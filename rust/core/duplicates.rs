@@ -2,73 +2,122 @@
 //! themselves decide.
 
 use super::ids::FragmentIds;
+use super::workspace::Workspace;
 
-/// Bits per hash in each of the two bitmaps that sift out the hashes seen only once.
+/// Bits per hash in the bitmap that sifts out the hashes seen only once.
 const BITS_PER_HASH: usize = 16;
 /// Fibonacci hashing: spreads any hash over the top bits, which pick the bitmap slot (and,
 /// in `groups`, the bucket).
 pub(super) const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// Groups of indices whose hashes are equal, each group ascending, groups ordered by their
-/// first index. Equal ids always land in one group; the caller compares the ids themselves,
-/// since different ids may share a hash.
-pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
-    colliding_groups_with(hashes, &mut Vec::new())
+/// Bits per repeated hash in the bitmap that picks out the hashes to compare.
+const BITS_PER_REPEAT: usize = 64;
+
+/// Hashes taken in as fragments are read, sifted as they come: a bitmap of the slots taken
+/// so far sets apart every hash met in a slot already taken (each later occurrence of a
+/// repeated hash, and a few percent of the others).
+#[derive(Debug)]
+pub struct Sieve {
+    seen: Vec<u64>,
+    slot_bits: u32,
+    /// The hashes met in a taken slot, in input order.
+    again: Vec<u64>,
 }
 
-/// Words of the bitmaps that [`colliding_groups_with`] uses for `len` hashes.
-pub fn bitmap_words(len: usize) -> usize {
-    2 << (slot_bits(len) - 6)
+impl Sieve {
+    /// A sieve for `len` hashes, in buffers lent by `workspace`.
+    pub fn new(len: usize, workspace: &mut Workspace) -> Self {
+        let slot_bits = slot_bits(len, BITS_PER_HASH);
+        let mut seen = workspace.words(0);
+        seen.resize(1 << (slot_bits - 6), 0);
+        Sieve {
+            seen,
+            slot_bits,
+            again: workspace.words(0),
+        }
+    }
+
+    #[inline]
+    pub fn take(&mut self, hash: u64) {
+        let (word, bit) = slot(hash, self.slot_bits);
+        let seen = &mut self.seen[word];
+        if *seen & bit != 0 {
+            self.again.push(hash);
+        }
+        *seen |= bit;
+    }
+
+    /// Groups of indices into `hashes` (the hashes taken, in order) whose hashes are equal,
+    /// each group ascending, groups ordered by their first index. Equal ids always land in
+    /// one group; the caller compares the ids themselves, since different ids may share a
+    /// hash.
+    /// `bits` is a buffer for a bitmap, which the caller may reuse.
+    pub fn colliding_groups(&self, hashes: &[u64], bits: &mut Vec<u64>) -> Vec<Vec<u32>> {
+        let mut members = self.candidates(hashes, bits);
+        members.sort_unstable();
+        let mut groups: Vec<Vec<u32>> = members
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter(|group| group.len() > 1)
+            .map(|group| group.iter().map(|&(_, index)| index).collect())
+            .collect();
+        groups.sort_unstable_by_key(|group| group[0]);
+        groups
+    }
+
+    /// The hashes that may occur more than once, with their indices: every hash met again,
+    /// wherever it occurs, and a few others, sifted by a bitmap of the hashes met again.
+    fn candidates(&self, hashes: &[u64], repeated: &mut Vec<u64>) -> Vec<(u64, u32)> {
+        if self.again.is_empty() {
+            return Vec::new();
+        }
+        let slot_bits = slot_bits(self.again.len(), BITS_PER_REPEAT);
+        repeated.clear();
+        repeated.resize(1 << (slot_bits - 6), 0);
+        for &hash in &self.again {
+            let (word, bit) = slot(hash, slot_bits);
+            repeated[word] |= bit;
+        }
+        (0u32..)
+            .zip(hashes)
+            .filter(|&(_, &hash)| {
+                let (word, bit) = slot(hash, slot_bits);
+                repeated[word] & bit != 0
+            })
+            .map(|(index, &hash)| (hash, index))
+            .collect()
+    }
+
+    /// The buffers back to `workspace`.
+    pub fn recycle(self, workspace: &mut Workspace) {
+        workspace.give_words(self.seen);
+        workspace.give_words(self.again);
+    }
 }
 
-fn slot_bits(len: usize) -> u32 {
-    // At most 2^32 slots: the hashes of the largest input fill them once.
-    (len.min(1 << 28) * BITS_PER_HASH)
+/// Bits that number the slots of a bitmap of `per_hash` bits for each of `len` hashes: at
+/// most 2^32 slots, which the hashes of the largest input fill once.
+fn slot_bits(len: usize, per_hash: usize) -> u32 {
+    (len.min(1 << 28).saturating_mul(per_hash))
         .next_power_of_two()
         .trailing_zeros()
         .clamp(6, 32)
 }
 
-/// [`colliding_groups`], with bitmaps in `bits`, a buffer the caller may reuse.
-pub fn colliding_groups_with(hashes: &[u64], bits: &mut Vec<u64>) -> Vec<Vec<u32>> {
-    let mut members = candidates(hashes, bits);
-    members.sort_unstable();
-    let mut groups: Vec<Vec<u32>> = members
-        .chunk_by(|a, b| a.0 == b.0)
-        .filter(|group| group.len() > 1)
-        .map(|group| group.iter().map(|&(_, index)| index).collect())
-        .collect();
-    groups.sort_unstable_by_key(|group| group[0]);
-    groups
+/// The word and bit of `hash`'s slot among 2^`slot_bits`.
+#[inline]
+fn slot(hash: u64, slot_bits: u32) -> (usize, u64) {
+    let slot = (hash.wrapping_mul(SPREAD) >> (64 - slot_bits)) as usize;
+    (slot / 64, 1u64 << (slot % 64))
 }
 
-/// The hashes that may occur more than once, with their indices: every repeated hash, and a
-/// few others. One pass marks each hash's slot in a bitmap, and a second bitmap the slots met
-/// twice; only hashes in those slots (a few percent of all, when hashes differ) are kept.
-fn candidates(hashes: &[u64], bits: &mut Vec<u64>) -> Vec<(u64, u32)> {
-    let slot_bits = slot_bits(hashes.len());
-    bits.clear();
-    bits.resize(bitmap_words(hashes.len()), 0);
-    let (seen, twice) = bits.split_at_mut(1 << (slot_bits - 6));
-    let slot = |hash: u64| {
-        let slot = (hash.wrapping_mul(SPREAD) >> (64 - slot_bits)) as usize;
-        (slot / 64, 1u64 << (slot % 64))
-    };
+/// [`Sieve::colliding_groups`] of `hashes`, taken in one by one.
+pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
+    let mut workspace = Workspace::default();
+    let mut sieve = Sieve::new(hashes.len(), &mut workspace);
     for &hash in hashes {
-        let (word, bit) = slot(hash);
-        if seen[word] & bit != 0 {
-            twice[word] |= bit;
-        }
-        seen[word] |= bit;
+        sieve.take(hash);
     }
-    (0u32..)
-        .zip(hashes)
-        .filter(|&(_, &hash)| {
-            let (word, bit) = slot(hash);
-            twice[word] & bit != 0
-        })
-        .map(|(index, &hash)| (hash, index))
-        .collect()
+    sieve.colliding_groups(hashes, &mut Vec::new())
 }
 
 /// The duplicate reported to the user: the earliest index `j` whose id already appeared,
@@ -140,6 +189,14 @@ mod tests {
             .collect()
     }
 
+    fn sieved(hashes: &[u64]) -> Sieve {
+        let mut sieve = Sieve::new(hashes.len(), &mut Workspace::default());
+        for &hash in hashes {
+            sieve.take(hash);
+        }
+        sieve
+    }
+
     #[test]
     fn few_distinct_hashes_are_candidates_and_every_repeat_is() {
         let mut hashes = scattered(20_000);
@@ -147,31 +204,47 @@ mod tests {
         sorted.sort_unstable();
         sorted.dedup();
         assert_eq!(sorted.len(), hashes.len());
-        let found = candidates(&hashes, &mut Vec::new());
+        let sieve = sieved(&hashes);
+        let again = sieve.again.len();
+        let found = sieve.candidates(&hashes, &mut Vec::new());
+        assert!(again > 0 && again < hashes.len() / 16, "{again}");
         assert!(
-            !found.is_empty() && found.len() < hashes.len() / 8,
+            found.len() >= 2 * again && found.len() < 4 * again,
             "{}",
             found.len()
         );
         assert!(colliding_groups(&hashes).is_empty());
         hashes[19_999] = hashes[3];
-        let found = candidates(&hashes, &mut Vec::new());
+        let found = sieved(&hashes).candidates(&hashes, &mut Vec::new());
         assert!(found.contains(&(hashes[3], 3)) && found.contains(&(hashes[3], 19_999)));
         assert_eq!(colliding_groups(&hashes), vec![vec![3, 19_999]]);
     }
 
     #[test]
-    fn the_bitmap_buffer_is_sized_and_reused() {
+    fn bitmaps_are_sized_by_the_hashes_and_the_buffer_reused() {
+        assert_eq!(slot_bits(1000, BITS_PER_HASH), 14);
+        assert_eq!(slot_bits(1024, BITS_PER_HASH), 14);
+        assert_eq!(slot_bits(1025, BITS_PER_HASH), 15);
+        assert_eq!(slot_bits(0, BITS_PER_HASH), 6);
+        assert_eq!(slot_bits(usize::MAX, BITS_PER_HASH), 32);
+        assert_eq!(slot_bits(1 << 26, BITS_PER_REPEAT), 32);
+        assert_eq!(sieved(&[1; 1000]).seen.len(), (1 << 14) / 64);
         let mut bits = vec![u64::MAX; 3];
         let hashes: Vec<u64> = (0..1000).collect();
-        assert!(colliding_groups_with(&hashes, &mut bits).is_empty());
-        assert_eq!(bits.len(), 2 * 16 * 1024 / 64);
-        assert_eq!(bitmap_words(1000), bits.len());
-        assert_eq!(bitmap_words(0), 2);
-        assert_eq!(bitmap_words(usize::MAX), 2 << 26);
-        assert!(colliding_groups_with(&[7], &mut bits).is_empty());
-        assert_eq!(bits.len(), 2);
-        assert_eq!(colliding_groups_with(&[7, 7], &mut bits), vec![vec![0, 1]]);
+        assert!(sieved(&hashes)
+            .colliding_groups(&hashes, &mut bits)
+            .is_empty());
+        assert_eq!(
+            sieved(&[7, 7]).colliding_groups(&[7, 7], &mut bits),
+            vec![vec![0, 1]]
+        );
+        assert_eq!(bits.len(), 1);
+        let repeats = vec![5; 3000];
+        assert_eq!(
+            sieved(&repeats).colliding_groups(&repeats, &mut bits).len(),
+            1
+        );
+        assert_eq!(bits.len(), (1 << 18) / 64);
     }
 
     #[test]

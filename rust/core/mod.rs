@@ -11,7 +11,9 @@ pub mod driver;
 pub mod duplicates;
 pub mod errors;
 pub mod groups;
+pub mod hash_intake;
 pub mod ids;
+pub mod input_order;
 pub mod json_values;
 pub mod policy;
 pub mod ranking;
@@ -32,6 +34,7 @@ pub use count_many::{count_many, count_one, CountTuning};
 pub use driver::{compress, Compression, Detach, InPlace, Request};
 pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany};
 pub use ids::FragmentIds;
+pub use input_order::in_input_order;
 pub use json_values::JsonType;
 pub use policy::{Order, Overflow, Policy};
 pub use record_compression::{

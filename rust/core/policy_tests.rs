@@ -28,7 +28,7 @@ fn run(
     tuning: &Tuning,
 ) -> Result<Compression, Refusal> {
     let mut workspace = Workspace::default();
-    let mut columns = Columns::new(input.ids.len(), &mut workspace).unwrap();
+    let mut columns = Columns::new(input.ids.len(), tuning, &mut workspace).unwrap();
     for (i, id) in input.ids.iter().enumerate() {
         columns
             .push(

@@ -8,6 +8,7 @@ use std::cmp::Ordering;
 use std::ops::Range;
 
 use super::ids::FragmentIds;
+use super::workspace::Workspace;
 
 /// An ascending sort key for a relevance in `[0, 1]` that orders higher relevance first.
 ///
@@ -99,16 +100,76 @@ impl Entry {
     }
 }
 
+/// The ranges of relevance keys that [`KeyCounts`] counts in: 2^16 of them, 64 per halving
+/// of the relevance, so that `[0.5, 1)` spreads over 64.
+const RANGES: usize = 1 << 16;
+
+/// The range of `key`: a key's range never falls as the key grows. Keys of relevances in
+/// `[0, 1]` start with two set bits, which are skipped.
+#[inline]
+fn range_of(key: u64) -> usize {
+    ((key >> 46).saturating_sub(3 << 16) as usize).min(RANGES - 1)
+}
+
+/// How many entries have relevance keys in each range, counted as they are read: the first
+/// sort then takes the entries of the ranges it needs in one pass, and selects among those
+/// alone instead of among all. Empty when not counted.
+#[derive(Debug, Default)]
+pub struct KeyCounts(Vec<u32>);
+
+impl KeyCounts {
+    pub fn new(workspace: &mut Workspace) -> Self {
+        let mut counts = workspace.buffer(RANGES);
+        counts.resize(RANGES, 0);
+        KeyCounts(counts)
+    }
+
+    #[inline]
+    pub fn add(&mut self, key: u64) {
+        if let Some(count) = self.0.get_mut(range_of(key)) {
+            *count += 1;
+        }
+    }
+
+    /// The last range that the `wanted` best keys reach, and how many keys are in it and
+    /// the ranges before; `None` when not counted, or when fewer are counted.
+    fn cover(&self, wanted: usize) -> Option<(usize, usize)> {
+        let mut covered = 0;
+        for (range, &count) in self.0.iter().enumerate() {
+            covered += count as usize;
+            if covered >= wanted {
+                return Some((range, covered));
+            }
+        }
+        None
+    }
+
+    pub fn recycle(self, workspace: &mut Workspace) {
+        workspace.give(self.0);
+    }
+}
+
 /// Entries whose first `ranked` positions are in final ranking order.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Ranking {
     entries: Vec<Entry>,
     ranked: usize,
+    /// The counts of the entries' keys, for the first sort.
+    counts: KeyCounts,
 }
 
 impl Ranking {
     pub fn new(entries: Vec<Entry>) -> Self {
-        Ranking { entries, ranked: 0 }
+        Ranking::counted(entries, KeyCounts::default())
+    }
+
+    /// A ranking whose first sort is guided by `counts`, the counts of `entries`' keys.
+    pub fn counted(entries: Vec<Entry>, counts: KeyCounts) -> Self {
+        Ranking {
+            entries,
+            ranked: 0,
+            counts,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -119,9 +180,10 @@ impl Ranking {
         self.entries.is_empty()
     }
 
-    /// The entries back, in whatever order they are, for their buffer to be reused.
-    pub fn into_entries(self) -> Vec<Entry> {
-        self.entries
+    /// The buffers back to `workspace`.
+    pub fn recycle(self, workspace: &mut Workspace) {
+        workspace.give_entries(self.entries);
+        self.counts.recycle(workspace);
     }
 
     /// The part of the ranking that is final.
@@ -145,8 +207,25 @@ impl Ranking {
         let rest = &mut self.entries[start..];
         let wanted = end - start;
         if wanted < rest.len() {
-            // Puts the first entry not wanted at `wanted`, and the ones before it ahead.
-            rest.select_nth_unstable_by(wanted, |a, b| a.rank_order(b, ids));
+            let counted = std::mem::take(&mut self.counts);
+            let candidates = match counted.cover(wanted) {
+                // The counts are of all entries: only the first sort has them all in `rest`.
+                Some((last, covered)) if start == 0 && covered < rest.len() => {
+                    let taken = take_first(rest, |entry| range_of(entry.key) <= last);
+                    debug_assert_eq!(taken, covered);
+                    if taken >= wanted {
+                        taken
+                    } else {
+                        rest.len()
+                    }
+                }
+                _ => rest.len(),
+            };
+            self.counts = counted;
+            if wanted < candidates {
+                // Puts the first entry not wanted at `wanted`, and the ones before it ahead.
+                rest[..candidates].select_nth_unstable_by(wanted, |a, b| a.rank_order(b, ids));
+            }
         }
         // Sorted by relevance and tie key alone, which is quick, then runs of equal keys
         // (rare) by id.
@@ -160,6 +239,19 @@ impl Ranking {
         self.ranked = end;
         start..end
     }
+}
+
+/// Moves the entries that pass `test` ahead of the others, in one pass, and returns how many
+/// they are.
+fn take_first(entries: &mut [Entry], test: impl Fn(&Entry) -> bool) -> usize {
+    let mut taken = 0;
+    for at in 0..entries.len() {
+        if test(&entries[at]) {
+            entries.swap(taken, at);
+            taken += 1;
+        }
+    }
+    taken
 }
 
 #[cfg(test)]

@@ -38,7 +38,7 @@ pub fn compress_records(
     request: Request<'_>,
     workspace: &mut Workspace,
 ) -> Result<RecordsCompression, RecordsRefusal> {
-    let mut columns = Columns::new(room_for(input.len()), workspace)
+    let mut columns = Columns::new(room_for(input.len()), request.tuning, workspace)
         .map_err(|_| RecordsRefusal::Read(ReadError::TooMany))?;
     let records = match read_records(input, counting, &mut columns) {
         Ok(records) => records,
@@ -123,10 +123,11 @@ pub fn compress_record_file(
 ) -> io::Result<Result<FileCompression, RecordsRefusal>> {
     let len = usize::try_from(file.seek(SeekFrom::End(0))?).unwrap_or(usize::MAX);
     file.seek(SeekFrom::Start(0))?;
-    // Room reserved up front, never touched unless filled; past it the columns grow as
-    // needed, so that no length (a huge file, or what a device reports) asks for too much.
+    // Room reserved up front, never touched unless filled (but for the bitmap that sifts the
+    // ids, two bytes a record); past it the columns grow as needed, so that no length (a huge
+    // file, or what a device reports) asks for too much.
     let room = room_for(len).min(tuning.reserve_records);
-    let Ok(mut columns) = Columns::new(room, workspace) else {
+    let Ok(mut columns) = Columns::new(room, request.tuning, workspace) else {
         return Ok(Ok(FileCompression::Unsure));
     };
     let records = match stream_records(file, counting, &mut columns, tuning)? {

@@ -3,7 +3,7 @@ use std::io::Cursor;
 use super::*;
 use crate::core::record_compression::kept_spans;
 use crate::core::records::read_records;
-use crate::core::Workspace;
+use crate::core::{Tuning, Workspace};
 
 fn tuning(chunk_bytes: usize) -> StreamTuning {
     StreamTuning {
@@ -15,7 +15,7 @@ fn tuning(chunk_bytes: usize) -> StreamTuning {
 
 fn streamed(input: &[u8], chunk_bytes: usize) -> Streamed {
     let mut workspace = Workspace::default();
-    let mut columns = Columns::new(4, &mut workspace).unwrap();
+    let mut columns = Columns::new(4, &Tuning::default(), &mut workspace).unwrap();
     stream_records(
         &mut Cursor::new(input),
         None,
@@ -27,7 +27,7 @@ fn streamed(input: &[u8], chunk_bytes: usize) -> Streamed {
 
 fn whole(input: &[u8]) -> Records {
     let mut workspace = Workspace::default();
-    let mut columns = Columns::new(4, &mut workspace).unwrap();
+    let mut columns = Columns::new(4, &Tuning::default(), &mut workspace).unwrap();
     read_records(input, None, &mut columns).unwrap()
 }
 
@@ -166,7 +166,7 @@ fn long_records_are_read_back_whole() {
     assert_eq!(&bytes[spans[1].start..spans[1].end], first);
     assert!(bytes[spans[0].start..spans[0].end].starts_with(br#"{"fragment_id": "b""#));
     let mut workspace = Workspace::default();
-    let mut columns = Columns::new(4, &mut workspace).unwrap();
+    let mut columns = Columns::new(4, &Tuning::default(), &mut workspace).unwrap();
     let streamed = stream_records(&mut Cursor::new(&input), None, &mut columns, &tuning).unwrap();
     assert_eq!(streamed, Streamed::Read(records));
 }

@@ -10,7 +10,7 @@ fn read(input: &str) -> Result<Records, ReadError> {
 
 fn read_bytes(input: &[u8], counting: Option<Encoding>) -> Result<Records, ReadError> {
     let mut workspace = Workspace::default();
-    let mut columns = Columns::new(4, &mut workspace).unwrap();
+    let mut columns = Columns::new(4, &Tuning::default(), &mut workspace).unwrap();
     read_records(input, counting, &mut columns)
 }
 

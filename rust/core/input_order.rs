@@ -1,0 +1,72 @@
+//! Kept fragments in the order of the input, each with its place in the ranking: building
+//! a result from a large input visits its fragments the way they sit in memory.
+
+/// Bits of the fragment index sorted per pass: 2^11 counters stay in the L1 cache.
+const DIGIT_BITS: u32 = 11;
+
+/// `(fragment index, position)` for each of `kept` (fragment indices in ranking order), by
+/// ascending fragment index. A radix sort on the index: linear in `kept.len()`, with one pass
+/// per 11 bits that the largest index needs.
+pub fn in_input_order(kept: &[u32]) -> Vec<(u32, u32)> {
+    let mut pairs: Vec<u64> = (0u64..)
+        .zip(kept)
+        .map(|(position, &index)| u64::from(index) << 32 | position)
+        .collect();
+    let largest = kept.iter().copied().max().unwrap_or(0);
+    let index_bits = u32::BITS - largest.leading_zeros();
+    let mut spare = vec![0u64; pairs.len()];
+    let mut shift = 32;
+    while shift < 32 + index_bits {
+        let digit = |pair: u64| ((pair >> shift) & ((1 << DIGIT_BITS) - 1)) as usize;
+        let mut starts = [0usize; 1 << DIGIT_BITS];
+        for &pair in &pairs {
+            starts[digit(pair)] += 1;
+        }
+        let mut start = 0;
+        for slot in &mut starts {
+            (*slot, start) = (start, start + *slot);
+        }
+        for &pair in &pairs {
+            let slot = &mut starts[digit(pair)];
+            spare[*slot] = pair;
+            *slot += 1;
+        }
+        std::mem::swap(&mut pairs, &mut spare);
+        shift += DIGIT_BITS;
+    }
+    pairs
+        .into_iter()
+        .map(|pair| ((pair >> 32) as u32, pair as u32))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sorted(kept: &[u32]) -> Vec<(u32, u32)> {
+        let mut pairs: Vec<(u32, u32)> = (0u32..).zip(kept).map(|(p, &i)| (i, p)).collect();
+        pairs.sort_unstable();
+        pairs
+    }
+
+    #[test]
+    fn small_and_empty() {
+        assert!(in_input_order(&[]).is_empty());
+        assert_eq!(in_input_order(&[0]), vec![(0, 0)]);
+        assert_eq!(in_input_order(&[5, 0, 3]), vec![(0, 1), (3, 2), (5, 0)]);
+    }
+
+    #[test]
+    fn indices_of_every_width() {
+        // One, two and three passes, with digits that differ in each pass; an index kept
+        // twice (which no selection has) keeps its positions in order.
+        for top in [2047u32, 2048, 1 << 22, (1 << 22) + 1, u32::MAX] {
+            let kept: Vec<u32> = (0..3000u32)
+                .map(|i| (u64::from(i) * 2_654_435_761 % (u64::from(top) + 1)) as u32)
+                .chain([top, 0])
+                .collect();
+            assert_eq!(in_input_order(&kept), sorted(&kept), "up to {top}");
+        }
+    }
+}
