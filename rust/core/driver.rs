@@ -106,7 +106,8 @@ fn run(
             let first = request
                 .tuning
                 .first_sort_size(request.budgets, original_tokens, len);
-            let mut ranking = Ranking::counted(std::mem::take(entries), key_counts);
+            let split_from = request.tuning.parallel_from;
+            let mut ranking = Ranking::counted(std::mem::take(entries), key_counts, split_from);
             ranking.extend(first, ids);
             return Ranked::Plain(ranking);
         }

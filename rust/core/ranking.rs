@@ -6,6 +6,7 @@
 
 use std::cmp::Ordering;
 use std::ops::Range;
+use std::thread;
 
 use super::ids::FragmentIds;
 use super::workspace::Workspace;
@@ -156,19 +157,23 @@ pub struct Ranking {
     ranked: usize,
     /// The counts of the entries' keys, for the first sort.
     counts: KeyCounts,
+    /// A first sort of this many entries on is split in two and sorted on two threads.
+    split_sort_from: usize,
 }
 
 impl Ranking {
     pub fn new(entries: Vec<Entry>) -> Self {
-        Ranking::counted(entries, KeyCounts::default())
+        Ranking::counted(entries, KeyCounts::default(), usize::MAX)
     }
 
-    /// A ranking whose first sort is guided by `counts`, the counts of `entries`' keys.
-    pub fn counted(entries: Vec<Entry>, counts: KeyCounts) -> Self {
+    /// A ranking whose first sort is guided by `counts`, the counts of `entries`' keys (or
+    /// none), and split over two threads from `split_sort_from` entries on.
+    pub fn counted(entries: Vec<Entry>, counts: KeyCounts, split_sort_from: usize) -> Self {
         Ranking {
             entries,
             ranked: 0,
             counts,
+            split_sort_from,
         }
     }
 
@@ -228,9 +233,21 @@ impl Ranking {
             }
         }
         // Sorted by relevance and tie key alone, which is quick, then runs of equal keys
-        // (rare) by id.
+        // (rare) by id. A large first sort is split in two at a range of keys, and the two
+        // parts sorted on two threads.
         let top = &mut rest[..wanted];
-        top.sort_unstable_by_key(Entry::sort_key);
+        let ahead = match self.counts.cover(wanted / 2) {
+            // All entries of the ranges up to `last` are in the top, when they are fewer.
+            Some((last, covered))
+                if start == 0 && covered < wanted && wanted >= self.split_sort_from =>
+            {
+                let taken = take_first(top, |entry| range_of(entry.key) <= last);
+                debug_assert_eq!(taken, covered);
+                taken
+            }
+            _ => 0,
+        };
+        sort_by_keys(top, ahead);
         for run in top.chunk_by_mut(|a, b| a.sort_key() == b.sort_key()) {
             if let [_, _, ..] = run {
                 run.sort_unstable_by(|a, b| ids.compare(a.index, b.index));
@@ -238,6 +255,31 @@ impl Ranking {
         }
         self.ranked = end;
         start..end
+    }
+}
+
+/// Sorts `entries` by their sort keys, the first `ahead` (whose keys are all below the
+/// others') on a second thread when there are any and one can be had.
+fn sort_by_keys(entries: &mut [Entry], ahead: usize) {
+    if ahead == 0 {
+        entries.sort_unstable_by_key(Entry::sort_key);
+        return;
+    }
+    let (first, second) = entries.split_at_mut(ahead);
+    let first_sorted = thread::scope(|scope| {
+        let spawned = thread::Builder::new()
+            .spawn_scoped(scope, move || first.sort_unstable_by_key(Entry::sort_key));
+        second.sort_unstable_by_key(Entry::sort_key);
+        match spawned {
+            Ok(sorting) => sorting
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => return false,
+        }
+        true
+    });
+    if !first_sorted {
+        entries[..ahead].sort_unstable_by_key(Entry::sort_key);
     }
 }
 

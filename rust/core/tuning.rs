@@ -8,7 +8,8 @@ pub struct Tuning {
     /// worth handing the interpreter to other threads and waiting to take it back.
     pub detach_from: usize,
     /// From this many fragments on, duplicate ids are looked for on a second thread: their
-    /// hashes are sifted as they are read, and compared while the ranking is sorted.
+    /// hashes are sifted as they are read, and compared while the ranking is sorted. A first
+    /// sort of this many entries on is split over two threads.
     pub parallel_from: usize,
     /// Id hashes are handed to that thread this many at a time.
     pub hashes_per_handoff: usize,
