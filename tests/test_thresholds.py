@@ -1,5 +1,6 @@
 """Inputs sized to cross every threshold of the Rust core (its first sort, the second thread
-that looks for duplicates, the GIL release), each with one answer, the same on both backends."""
+that looks for duplicates, the GIL release, the counting of relevance keys, the hand-over of id
+hashes a chunk at a time), each with one answer, the same on both backends."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ F = ContextFragment
 # Below and above the size from which the Rust core releases the GIL and scans for
 # duplicates on a second thread (20,000 fragments).
 SIZES = (4_000, 30_000)
+# Past the size from which relevance keys are counted (65,536 fragments), in three chunks of
+# the id hashes handed to the second thread (65,536 each).
+LARGE = 140_000
 
 
 def skewed(size: int) -> tuple[ContextFragment, ...]:
@@ -103,3 +107,40 @@ def test_groups_spread_over_many_buckets(service: SkeletonCompressorService, siz
     assert [f.fragment_id for f in result.fragments] == [
         f"id-{p:06d}" for group in best[:10] for p in group
     ]
+
+
+def greedy(fragments: tuple[ContextFragment, ...], budget: int) -> list[ContextFragment]:
+    kept, left = [], budget
+    for fragment in sorted(fragments, key=lambda f: (-f.relevance_score, f.fragment_id)):
+        if fragment.token_count <= left:
+            kept.append(fragment)
+            left -= fragment.token_count
+    return kept
+
+
+@pytest.mark.parametrize("levels", [0, 5])
+def test_counted_keys_guide_the_first_sort(service: SkeletonCompressorService, levels: int) -> None:
+    # Distinct scores spread over many ranges of keys, or five levels (ranges of one key each);
+    # budgets whose first sorts are below and above the size split over two threads.
+    fragments = tuple(
+        F(
+            f"id-{(i * 7919) % LARGE:06d}",
+            1 + i % 7,
+            (i % levels) / 4 if levels else ((i * 104_729) % LARGE) / LARGE,
+        )
+        for i in range(LARGE)
+    )
+    total = sum(f.token_count for f in fragments)
+    budgets = [total // 50, total // 5, total // 2]
+    for budget, result in zip(budgets, service.compress_many(fragments, budgets)):
+        assert list(result.fragments) == greedy(fragments, budget)
+
+
+def test_duplicates_across_hash_chunks_are_found(service: SkeletonCompressorService) -> None:
+    ids = [f"id-{i:06d}" for i in range(LARGE)]
+    ids[131_072] = ids[65_535]  # the first of the third chunk repeats the last of the first
+    ids[-1] = ids[0]
+    fragments = tuple(F(fid, 1, 0.5) for fid in ids)
+    with pytest.raises(FragmentValueError) as caught:
+        service.compress(fragments, 10)
+    assert (caught.value.first_index, caught.value.index) == (65_535, 131_072)

@@ -212,9 +212,10 @@ impl Ranking {
         let rest = &mut self.entries[start..];
         let wanted = end - start;
         if wanted < rest.len() {
-            let counted = std::mem::take(&mut self.counts);
-            let candidates = match counted.cover(wanted) {
+            let candidates = match self.counts.cover(wanted) {
                 // The counts are of all entries: only the first sort has them all in `rest`.
+                // Every entry taken ranks before every other, so the `wanted` best are among
+                // them when they are as many.
                 Some((last, covered)) if start == 0 && covered < rest.len() => {
                     let taken = take_first(rest, |entry| range_of(entry.key) <= last);
                     debug_assert_eq!(taken, covered);
@@ -226,7 +227,6 @@ impl Ranking {
                 }
                 _ => rest.len(),
             };
-            self.counts = counted;
             if wanted < candidates {
                 // Puts the first entry not wanted at `wanted`, and the ones before it ahead.
                 rest[..candidates].select_nth_unstable_by(wanted, |a, b| a.rank_order(b, ids));
