@@ -359,6 +359,9 @@ fn workspace_buffers_are_reused() {
     assert_eq!(result.unwrap().selections[0].kept, vec![0]);
     let retained = workspace.retained_bytes();
     assert!(retained > 0);
+    // Ids' ends, token counts, id hashes and the sieve's bitmap (no hash met twice: no list
+    // of them, nor a bitmap of repeats).
+    assert_eq!(workspace.kept::<u64>(), 4);
     let again = columns(&input, &Tuning::default(), &mut workspace);
     assert!(!again.is_empty());
     assert!(workspace.retained_bytes() < retained);

@@ -110,16 +110,6 @@ fn slot(hash: u64, slot_bits: u32) -> (usize, u64) {
     (slot / 64, 1u64 << (slot % 64))
 }
 
-/// [`Sieve::colliding_groups`] of `hashes`, taken in one by one.
-pub fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
-    let mut workspace = Workspace::default();
-    let mut sieve = Sieve::new(hashes.len(), &mut workspace);
-    for &hash in hashes {
-        sieve.take(hash);
-    }
-    sieve.colliding_groups(hashes, &mut Vec::new())
-}
-
 /// The duplicate reported to the user: the earliest index `j` whose id already appeared,
 /// with the first index `i` holding that id. Each group is sorted by id, so that a group of
 /// many different ids sharing a hash costs a sort, not a comparison of every pair.
@@ -195,6 +185,10 @@ mod tests {
             sieve.take(hash);
         }
         sieve
+    }
+
+    fn colliding_groups(hashes: &[u64]) -> Vec<Vec<u32>> {
+        sieved(hashes).colliding_groups(hashes, &mut Vec::new())
     }
 
     #[test]

@@ -23,6 +23,8 @@ enum Intake {
 
 #[derive(Debug)]
 struct Helper {
+    /// Chunks handed over so far.
+    handed_over: usize,
     chunk: Vec<u64>,
     full: SyncSender<Vec<u64>>,
     empty: Receiver<Vec<u64>>,
@@ -59,6 +61,7 @@ impl HashIntake {
         });
         match spawned {
             Ok(thread) => HashIntake(Intake::Helped(Helper {
+                handed_over: 0,
                 chunk: Vec::with_capacity(chunk_len),
                 full,
                 empty,
@@ -116,7 +119,62 @@ impl Helper {
             .recv()
             .unwrap_or_else(|_| Vec::with_capacity(capacity));
         let chunk = std::mem::replace(&mut self.chunk, next);
+        self.handed_over += 1;
         // The second thread only stops early by panicking, which `finish` passes on.
         let _ = self.full.send(chunk);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_hash_arrives_in_order_whatever_the_chunks() {
+        let hashes: Vec<u64> = (0..1000u64).map(|i| (i * 7919) % 997).collect();
+        for (parallel_from, per_handoff) in [(0, 1), (0, 3), (10, 64), (999, 1000), (1001, 2)] {
+            let tuning = Tuning {
+                parallel_from,
+                hashes_per_handoff: per_handoff,
+                ..Tuning::default()
+            };
+            let mut workspace = Workspace::default();
+            let mut intake = HashIntake::new(hashes.len(), &tuning, &mut workspace);
+            assert_eq!(
+                matches!(intake.0, Intake::Helped(_)),
+                hashes.len() >= parallel_from
+            );
+            for &hash in &hashes {
+                intake.push(hash);
+            }
+            if let Intake::Helped(helper) = &intake.0 {
+                // Whole chunks are handed over as they fill, the last part when finished.
+                assert_eq!(helper.handed_over, hashes.len() / per_handoff);
+            }
+            let (taken, sieve) = intake.finish();
+            assert_eq!(taken, hashes);
+            // 997 distinct values in 1000: the first three repeat, at 997, 998 and 999.
+            assert_eq!(
+                sieve.colliding_groups(&taken, &mut Vec::new()),
+                vec![vec![0, 997], vec![1, 998], vec![2, 999]],
+                "{parallel_from} {per_handoff}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_unfinished_intake_lets_its_thread_go() {
+        let tuning = Tuning {
+            parallel_from: 0,
+            hashes_per_handoff: 2,
+            ..Tuning::default()
+        };
+        let mut intake = HashIntake::new(10, &tuning, &mut Workspace::default());
+        for hash in 0..7 {
+            intake.push(hash);
+        }
+        drop(intake);
+        let (taken, _) = HashIntake::new(0, &tuning, &mut Workspace::default()).finish();
+        assert!(taken.is_empty());
     }
 }

@@ -150,6 +150,15 @@ impl KeyCounts {
     }
 }
 
+/// What the last sort of a ranking did, which the answers do not show: how many entries its
+/// selection looked at (none when all it ranks were wanted), and how many it sorted on a
+/// second thread.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SortWork {
+    pub selected_among: usize,
+    pub on_second_thread: usize,
+}
+
 /// Entries whose first `ranked` positions are in final ranking order.
 #[derive(Debug)]
 pub struct Ranking {
@@ -159,6 +168,7 @@ pub struct Ranking {
     counts: KeyCounts,
     /// A first sort of this many entries on is split in two and sorted on two threads.
     split_sort_from: usize,
+    pub last_sort: SortWork,
 }
 
 impl Ranking {
@@ -174,6 +184,7 @@ impl Ranking {
             ranked: 0,
             counts,
             split_sort_from,
+            last_sort: SortWork::default(),
         }
     }
 
@@ -211,6 +222,7 @@ impl Ranking {
         }
         let rest = &mut self.entries[start..];
         let wanted = end - start;
+        self.last_sort = SortWork::default();
         if wanted < rest.len() {
             let candidates = match self.counts.cover(wanted) {
                 // The counts are of all entries: only the first sort has them all in `rest`.
@@ -230,6 +242,7 @@ impl Ranking {
             if wanted < candidates {
                 // Puts the first entry not wanted at `wanted`, and the ones before it ahead.
                 rest[..candidates].select_nth_unstable_by(wanted, |a, b| a.rank_order(b, ids));
+                self.last_sort.selected_among = candidates;
             }
         }
         // Sorted by relevance and tie key alone, which is quick, then runs of equal keys
@@ -247,7 +260,7 @@ impl Ranking {
             }
             _ => 0,
         };
-        sort_by_keys(top, ahead);
+        self.last_sort.on_second_thread = sort_by_keys(top, ahead);
         for run in top.chunk_by_mut(|a, b| a.sort_key() == b.sort_key()) {
             if let [_, _, ..] = run {
                 run.sort_unstable_by(|a, b| ids.compare(a.index, b.index));
@@ -259,11 +272,12 @@ impl Ranking {
 }
 
 /// Sorts `entries` by their sort keys, the first `ahead` (whose keys are all below the
-/// others') on a second thread when there are any and one can be had.
-fn sort_by_keys(entries: &mut [Entry], ahead: usize) {
+/// others') on a second thread when there are any and one can be had; returns how many were
+/// sorted there.
+fn sort_by_keys(entries: &mut [Entry], ahead: usize) -> usize {
     if ahead == 0 {
         entries.sort_unstable_by_key(Entry::sort_key);
-        return;
+        return 0;
     }
     let (first, second) = entries.split_at_mut(ahead);
     let first_sorted = thread::scope(|scope| {
@@ -278,8 +292,11 @@ fn sort_by_keys(entries: &mut [Entry], ahead: usize) {
         }
         true
     });
-    if !first_sorted {
+    if first_sorted {
+        ahead
+    } else {
         entries[..ahead].sort_unstable_by_key(Entry::sort_key);
+        0
     }
 }
 
@@ -400,6 +417,101 @@ pub(crate) mod tests {
         assert_eq!(ranking.len(), 5);
         assert!(!ranking.is_empty());
         assert!(Ranking::new(Vec::new()).is_empty());
+    }
+
+    /// 640 entries, ten in each of the 64 ranges of relevance in `[0.5, 1)` (each range
+    /// 1/128 wide), counted; ids in input order.
+    fn counted_ranges() -> (Ranking, Vec<String>) {
+        let scores: Vec<f64> = (0..640)
+            .map(|i| 0.5 + (f64::from(i / 10) + f64::from(i % 10 + 1) / 12.0) / 128.0)
+            .collect();
+        let mut workspace = Workspace::default();
+        let mut counts = KeyCounts::new(&mut workspace);
+        let all = entries(&scores, &vec![1; scores.len()]);
+        for entry in &all {
+            counts.add(entry.key);
+        }
+        let ids = (0..640).map(|i| format!("id{i:03}")).collect();
+        (Ranking::counted(all, counts, 90), ids)
+    }
+
+    fn indices(entries: &[Entry]) -> Vec<u32> {
+        entries.iter().map(|e| e.index).collect()
+    }
+
+    #[test]
+    fn counts_guide_the_first_sort_and_split_it() {
+        let (mut ranking, ids) = counted_ranges();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        // The best 95 are in the top ten ranges (100 entries); the first five (50) go to the
+        // second thread.
+        ranking.extend(95, &ids);
+        let expected = SortWork {
+            selected_among: 100,
+            on_second_thread: 50,
+        };
+        assert_eq!(ranking.last_sort, expected);
+        let best: Vec<u32> = (545..640).rev().collect();
+        assert_eq!(indices(ranking.ranked()), best);
+        // Later sorts select among all that is left, on one thread.
+        ranking.extend(200, &ids);
+        let later = SortWork {
+            selected_among: 545,
+            on_second_thread: 0,
+        };
+        assert_eq!(ranking.last_sort, later);
+        assert_eq!(
+            indices(ranking.ranked()),
+            (440..640).rev().collect::<Vec<_>>()
+        );
+        ranking.extend(640, &ids);
+        assert_eq!(ranking.last_sort, SortWork::default());
+        assert_eq!(
+            indices(ranking.ranked()),
+            (0..640).rev().collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn a_small_or_whole_first_sort_is_not_split() {
+        let (mut ranking, ids) = counted_ranges();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        ranking.extend(89, &ids);
+        assert_eq!(ranking.last_sort.selected_among, 90);
+        assert_eq!(ranking.last_sort.on_second_thread, 0);
+        let (mut whole, _) = counted_ranges();
+        whole.extend(640, &ids);
+        let expected = SortWork {
+            selected_among: 0,
+            on_second_thread: 320,
+        };
+        assert_eq!(whole.last_sort, expected);
+        assert_eq!(indices(whole.ranked()), (0..640).rev().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn key_ranges_follow_the_keys() {
+        assert_eq!(range_of(relevance_key(1.0)), 63);
+        assert_eq!(range_of(relevance_key(0.75)), 95);
+        assert_eq!(range_of(relevance_key(0.5)), 127);
+        assert_eq!(range_of(relevance_key(0.25)), 191);
+        assert_eq!(range_of(0), 0);
+        assert_eq!(range_of(u64::MAX), RANGES - 1);
+        let mut counts = KeyCounts::default();
+        counts.add(relevance_key(0.5));
+        assert_eq!(counts.cover(0), None);
+        let mut workspace = Workspace::default();
+        let mut counts = KeyCounts::new(&mut workspace);
+        for score in [0.5, 0.75, 0.75, 1.0] {
+            counts.add(relevance_key(score));
+        }
+        assert_eq!(counts.cover(0), Some((0, 0)));
+        assert_eq!(counts.cover(1), Some((63, 1)));
+        assert_eq!(counts.cover(2), Some((95, 3)));
+        assert_eq!(counts.cover(4), Some((127, 4)));
+        assert_eq!(counts.cover(5), None);
+        counts.recycle(&mut workspace);
+        assert_eq!(workspace.kept::<u32>(), 1);
     }
 
     #[test]
