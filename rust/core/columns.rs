@@ -121,3 +121,26 @@ impl Columns {
         self.key_counts.recycle(workspace);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_counted_from_the_tuned_size_and_their_counts_given_back() {
+        for (count_keys_from, counted) in [(3, Some((95, 3))), (4, None)] {
+            let tuning = Tuning {
+                count_keys_from,
+                ..Tuning::default()
+            };
+            let mut workspace = Workspace::default();
+            let mut columns = Columns::new(3, &tuning, &mut workspace).unwrap();
+            for (id, score) in [("a", 1.0), ("b", 0.75), ("c", 0.75)] {
+                columns.push(id.as_bytes(), 0, 1, score).unwrap();
+            }
+            assert_eq!(columns.key_counts.cover(3), counted);
+            columns.recycle(&mut workspace);
+            assert_eq!(workspace.kept::<u32>(), usize::from(counted.is_some()));
+        }
+    }
+}

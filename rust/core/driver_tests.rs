@@ -374,12 +374,17 @@ fn a_policys_buffers_go_back_to_the_workspace() {
     let input = input_of(&["a", "b", "c", "d"], &[1, 2, 3, 4], &[0.5, 0.4, 0.3, 0.2]);
     let mut workspace = Workspace::default();
     let policy = Policy::default();
+    // Relevance keys counted too, though a policy's ranking does not use them.
+    let tuning = Tuning {
+        count_keys_from: 0,
+        ..Tuning::default()
+    };
     let request = Request {
         budgets: &[5],
         strategy: Strategy::Greedy,
         policy: &policy,
         explain: false,
-        tuning: &Tuning::default(),
+        tuning: &tuning,
     };
     let marks = [
         (true, Some("x")),
@@ -406,8 +411,9 @@ fn a_policys_buffers_go_back_to_the_workspace() {
         // The required group {a, c} (4 tokens), then b (2) does not fit; d (4) neither.
         assert_eq!(compression.selections[0].kept, vec![0, 2]);
         // Per type: names as marked and by bucket; required fragments, groups' members and
-        // starts, fragments' units; marks and units' tokens; names' ends; units required and
-        // candidates; units' leads; and the members on their way to their groups.
+        // starts, fragments' units (the relevance keys' counts, given back first, serve as
+        // one of them); marks and units' tokens; names' ends; units required and candidates;
+        // units' leads; and the members on their way to their groups.
         assert_eq!(workspace.kept::<u8>(), 2);
         assert_eq!(workspace.kept::<u32>(), 4);
         assert_eq!(workspace.kept::<u128>(), 2);

@@ -134,7 +134,7 @@ impl KeyCounts {
 
     /// The last range that the `wanted` best keys reach, and how many keys are in it and
     /// the ranges before; `None` when not counted, or when fewer are counted.
-    fn cover(&self, wanted: usize) -> Option<(usize, usize)> {
+    pub(super) fn cover(&self, wanted: usize) -> Option<(usize, usize)> {
         let mut covered = 0;
         for (range, &count) in self.0.iter().enumerate() {
             covered += count as usize;
