@@ -8,16 +8,13 @@ const DIGIT_BITS: u32 = 11;
 /// ascending fragment index. A radix sort on the index: linear in `kept.len()`, with one pass
 /// per 11 bits that the largest index needs.
 pub fn in_input_order(kept: &[u32]) -> Vec<(u32, u32)> {
-    let mut pairs: Vec<u64> = (0u64..)
-        .zip(kept)
-        .map(|(position, &index)| u64::from(index) << 32 | position)
-        .collect();
+    let mut pairs: Vec<(u32, u32)> = kept.iter().copied().zip(0u32..).collect();
     let largest = kept.iter().copied().max().unwrap_or(0);
-    let index_bits = u32::BITS - largest.leading_zeros();
-    let mut spare = vec![0u64; pairs.len()];
-    let mut shift = 32;
-    while shift < 32 + index_bits {
-        let digit = |pair: u64| ((pair >> shift) & ((1 << DIGIT_BITS) - 1)) as usize;
+    let passes = (u32::BITS - largest.leading_zeros()).div_ceil(DIGIT_BITS);
+    let mut spare = vec![(0, 0); pairs.len()];
+    for pass in 0..passes {
+        let shift = pass * DIGIT_BITS;
+        let digit = |(index, _): (u32, u32)| ((index >> shift) & ((1 << DIGIT_BITS) - 1)) as usize;
         let mut starts = [0usize; 1 << DIGIT_BITS];
         for &pair in &pairs {
             starts[digit(pair)] += 1;
@@ -32,12 +29,8 @@ pub fn in_input_order(kept: &[u32]) -> Vec<(u32, u32)> {
             *slot += 1;
         }
         std::mem::swap(&mut pairs, &mut spare);
-        shift += DIGIT_BITS;
     }
     pairs
-        .into_iter()
-        .map(|pair| ((pair >> 32) as u32, pair as u32))
-        .collect()
 }
 
 #[cfg(test)]

@@ -105,11 +105,11 @@ impl Entry {
 /// of the relevance, so that `[0.5, 1)` spreads over 64.
 const RANGES: usize = 1 << 16;
 
-/// The range of `key`: a key's range never falls as the key grows. Keys of relevances in
-/// `[0, 1]` start with two set bits, which are skipped.
+/// The range of `key`, below [`RANGES`]: a key's range never falls as the key grows. Keys of
+/// relevances in `[0, 1]` start with two set bits, which are skipped.
 #[inline]
 fn range_of(key: u64) -> usize {
-    ((key >> 46).saturating_sub(3 << 16) as usize).min(RANGES - 1)
+    (key >> 46).saturating_sub(3 << 16) as usize
 }
 
 /// How many entries have relevance keys in each range, counted as they are read: the first
@@ -223,27 +223,25 @@ impl Ranking {
         let rest = &mut self.entries[start..];
         let wanted = end - start;
         self.last_sort = SortWork::default();
-        if wanted < rest.len() {
-            let candidates = match self.counts.cover(wanted) {
-                // The counts are of all entries: only the first sort has them all in `rest`.
-                // Every entry taken ranks before every other, so the `wanted` best are among
-                // them when they are as many.
-                Some((last, covered)) if start == 0 && covered < rest.len() => {
-                    let taken = take_first(rest, |entry| range_of(entry.key) <= last);
-                    debug_assert_eq!(taken, covered);
-                    if taken >= wanted {
-                        taken
-                    } else {
-                        rest.len()
-                    }
+        let candidates = match self.counts.cover(wanted) {
+            // The counts are of all entries: only the first sort has them all in `rest`.
+            // Every entry taken ranks before every other, so the `wanted` best are among them
+            // when they are as many.
+            Some((last, covered)) if start == 0 && covered < rest.len() => {
+                let taken = take_first(rest, |entry| range_of(entry.key) <= last);
+                debug_assert_eq!(taken, covered);
+                if taken >= wanted {
+                    taken
+                } else {
+                    rest.len()
                 }
-                _ => rest.len(),
-            };
-            if wanted < candidates {
-                // Puts the first entry not wanted at `wanted`, and the ones before it ahead.
-                rest[..candidates].select_nth_unstable_by(wanted, |a, b| a.rank_order(b, ids));
-                self.last_sort.selected_among = candidates;
             }
+            _ => rest.len(),
+        };
+        if wanted < candidates {
+            // Puts the first entry not wanted at `wanted`, and the ones before it ahead.
+            rest[..candidates].select_nth_unstable_by(wanted, |a, b| a.rank_order(b, ids));
+            self.last_sort.selected_among = candidates;
         }
         // Sorted by relevance and tie key alone, which is quick, then runs of equal keys
         // (rare) by id. A large first sort is split in two at a range of keys, and the two
