@@ -223,11 +223,17 @@ impl Ranking {
         let rest = &mut self.entries[start..];
         let wanted = end - start;
         self.last_sort = SortWork::default();
-        let candidates = match self.counts.cover(wanted) {
-            // The counts are of all entries: only the first sort has them all in `rest`.
+        // The counts are of all entries: only the first sort has them all in `rest`.
+        let first_sort = start == 0;
+        let guide = if first_sort {
+            self.counts.cover(wanted)
+        } else {
+            None
+        };
+        let candidates = match guide {
             // Every entry taken ranks before every other, so the `wanted` best are among them
             // when they are as many.
-            Some((last, covered)) if start == 0 && covered < rest.len() => {
+            Some((last, covered)) if covered < rest.len() => {
                 let taken = take_first(rest, |entry| range_of(entry.key) <= last);
                 debug_assert_eq!(taken, covered);
                 if taken >= wanted {
@@ -247,11 +253,14 @@ impl Ranking {
         // (rare) by id. A large first sort is split in two at a range of keys, and the two
         // parts sorted on two threads.
         let top = &mut rest[..wanted];
-        let ahead = match self.counts.cover(wanted / 2) {
+        let halves = if first_sort && wanted >= self.split_sort_from {
+            self.counts.cover(wanted / 2)
+        } else {
+            None
+        };
+        let ahead = match halves {
             // All entries of the ranges up to `last` are in the top, when they are fewer.
-            Some((last, covered))
-                if start == 0 && covered < wanted && wanted >= self.split_sort_from =>
-            {
+            Some((last, covered)) if covered < wanted => {
                 let taken = take_first(top, |entry| range_of(entry.key) <= last);
                 debug_assert_eq!(taken, covered);
                 taken
