@@ -18,7 +18,7 @@ fn keep_larger<T>(kept: &mut Vec<T>, buffer: Vec<T>) {
 /// Word buffers kept at most: one compression borrows this many at once.
 const KEEP_WORD_BUFFERS: usize = 6;
 /// Buffers of one other element type kept at most.
-const KEEP_BUFFERS_PER_TYPE: usize = 5;
+const KEEP_BUFFERS_PER_TYPE: usize = 4;
 
 #[derive(Debug, Default)]
 pub struct Workspace {
