@@ -145,6 +145,19 @@ impl KeyCounts {
         None
     }
 
+    /// Moves the entries of the ranges that the best `count` keys reach ahead of the others
+    /// in `entries`, which hold every entry of those ranges, and returns how many they are;
+    /// `None` when not counted, or when they are all of `entries`.
+    fn take_covering(&self, entries: &mut [Entry], count: usize) -> Option<usize> {
+        let (last, covered) = self.cover(count)?;
+        if covered >= entries.len() {
+            return None;
+        }
+        let taken = take_first(entries, |entry| range_of(entry.key) <= last);
+        debug_assert_eq!(taken, covered);
+        Some(taken)
+    }
+
     pub fn recycle(self, workspace: &mut Workspace) {
         workspace.give(self.0);
     }
@@ -225,23 +238,15 @@ impl Ranking {
         self.last_sort = SortWork::default();
         // The counts are of all entries: only the first sort has them all in `rest`.
         let first_sort = start == 0;
-        let guide = if first_sort {
-            self.counts.cover(wanted)
+        let taken = if first_sort {
+            self.counts.take_covering(rest, wanted)
         } else {
             None
         };
-        let candidates = match guide {
+        let candidates = match taken {
             // Every entry taken ranks before every other, so the `wanted` best are among them
             // when they are as many.
-            Some((last, covered)) if covered < rest.len() => {
-                let taken = take_first(rest, |entry| range_of(entry.key) <= last);
-                debug_assert_eq!(taken, covered);
-                if taken >= wanted {
-                    taken
-                } else {
-                    rest.len()
-                }
-            }
+            Some(taken) if taken >= wanted => taken,
             _ => rest.len(),
         };
         if wanted < candidates {
@@ -253,19 +258,11 @@ impl Ranking {
         // (rare) by id. A large first sort is split in two at a range of keys, and the two
         // parts sorted on two threads.
         let top = &mut rest[..wanted];
-        let halves = if first_sort && wanted >= self.split_sort_from {
-            self.counts.cover(wanted / 2)
+        let ahead = if first_sort && wanted >= self.split_sort_from {
+            // The top holds every entry of the ranges the best half reaches.
+            self.counts.take_covering(top, wanted / 2).unwrap_or(0)
         } else {
-            None
-        };
-        let ahead = match halves {
-            // All entries of the ranges up to `last` are in the top, when they are fewer.
-            Some((last, covered)) if covered < wanted => {
-                let taken = take_first(top, |entry| range_of(entry.key) <= last);
-                debug_assert_eq!(taken, covered);
-                taken
-            }
-            _ => 0,
+            0
         };
         self.last_sort.on_second_thread = sort_by_keys(top, ahead);
         for run in top.chunk_by_mut(|a, b| a.sort_key() == b.sort_key()) {
