@@ -25,20 +25,21 @@ pub struct Sieve {
 }
 
 impl Sieve {
-    /// A sieve for `len` hashes, in buffers lent by `workspace`.
+    /// A sieve for `len` hashes, in buffers lent by `workspace`. Its bitmap is cleared by the
+    /// first hash taken, on the thread that takes it, not on the reader's before it starts.
     pub fn new(len: usize, workspace: &mut Workspace) -> Self {
-        let slot_bits = slot_bits(len, BITS_PER_HASH);
-        let mut seen = workspace.words(0);
-        seen.resize(1 << (slot_bits - 6), 0);
         Sieve {
-            seen,
-            slot_bits,
+            seen: workspace.words(0),
+            slot_bits: slot_bits(len, BITS_PER_HASH),
             again: workspace.words(0),
         }
     }
 
     #[inline]
     pub fn take(&mut self, hash: u64) {
+        if self.seen.is_empty() {
+            self.seen.resize(1 << (self.slot_bits - 6), 0);
+        }
         let (word, bit) = slot(hash, self.slot_bits);
         let seen = &mut self.seen[word];
         if *seen & bit != 0 {
@@ -212,6 +213,21 @@ mod tests {
         let found = sieved(&hashes).candidates(&hashes, &mut Vec::new());
         assert!(found.contains(&(hashes[3], 3)) && found.contains(&(hashes[3], 19_999)));
         assert_eq!(colliding_groups(&hashes), vec![vec![3, 19_999]]);
+    }
+
+    #[test]
+    fn the_bitmap_is_cleared_by_the_first_hash_taken() {
+        let mut workspace = Workspace::default();
+        workspace.give_words(vec![u64::MAX; 1 << 10]);
+        let mut sieve = Sieve::new(1000, &mut workspace);
+        assert!(sieve.seen.is_empty());
+        sieve.take(7);
+        assert_eq!(sieve.seen.len(), (1 << 14) / 64);
+        let marked: u32 = sieve.seen.iter().map(|word| word.count_ones()).sum();
+        assert_eq!(marked, 1);
+        sieve.take(8);
+        sieve.take(7);
+        assert_eq!(sieve.again, [7]);
     }
 
     #[test]
