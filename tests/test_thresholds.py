@@ -1,6 +1,7 @@
 """Inputs sized to cross every threshold of the Rust core (its first sort, the second thread
-that looks for duplicates, the GIL release, the counting of relevance keys, the hand-over of id
-hashes a chunk at a time), each with one answer, the same on both backends."""
+that looks for duplicates, the GIL release, the counting of relevance keys and the setting apart
+of the best, the hand-over of id hashes a chunk at a time), each with one answer, the same on
+both backends."""
 
 from __future__ import annotations
 
@@ -134,6 +135,24 @@ def test_counted_keys_guide_the_first_sort(service: SkeletonCompressorService, l
     budgets = [total // 50, total // 5, total // 2]
     for budget, result in zip(budgets, service.compress_many(fragments, budgets)):
         assert list(result.fragments) == greedy(fragments, budget)
+
+
+@pytest.mark.parametrize("order", ["unrelated", "best last", "best first"])
+def test_the_first_fragments_guide_what_is_set_apart(
+    service: SkeletonCompressorService, order: str
+) -> None:
+    # Past twice the sample (65,536 fragments) whose best ranges are set apart as the rest are
+    # read: a fair sample; the best last, more of them than the sample suggests; the best
+    # first, so that the first sort needs ranges that were not set apart.
+    scores = [((i * 104_729) % LARGE) / LARGE for i in range(LARGE)]
+    if order != "unrelated":
+        scores.sort(reverse=order == "best first")
+    fragments = tuple(
+        F(f"id-{(i * 7919) % LARGE:06d}", 1 + i % 7, score) for i, score in enumerate(scores)
+    )
+    total = sum(f.token_count for f in fragments)
+    for budget in (total // 50, total // 10):
+        assert list(service.compress(fragments, budget).fragments) == greedy(fragments, budget)
 
 
 def test_duplicates_across_hash_chunks_are_found(service: SkeletonCompressorService) -> None:

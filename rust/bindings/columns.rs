@@ -8,8 +8,10 @@ use super::context::context;
 use super::errors::Failure;
 use super::read::{Checked, Read, Reader};
 use super::text::IdText;
-use super::{compress_read, Reading, Settings};
-use crate::core::{check_relevance, check_token_count, check_unsigned_token_count, ErrorKind};
+use super::{compress_read, Asked, Reading, Settings};
+use crate::core::{
+    check_relevance, check_token_count, check_unsigned_token_count, Compression, ErrorKind,
+};
 
 /// A column of Python objects: a list or a tuple (the Python layer passes nothing else),
 /// read by position through its own storage, bounds-checked.
@@ -327,24 +329,31 @@ pub fn compress_arrays<'py>(
         }
         Ok(())
     };
-    let compression = compress_read(&reader, count, read, &[budget], settings, false)?;
-    let [selection] = &compression.selections[..] else {
-        return Err(PyRuntimeError::new_err("one selection per budget"));
+    let build = |compression: Compression| {
+        let [selection] = &compression.selections[..] else {
+            return Err(PyRuntimeError::new_err("one selection per budget"));
+        };
+        let bytes: Vec<u8> = selection
+            .kept
+            .iter()
+            .flat_map(|&index| i64::from(index).to_ne_bytes())
+            .collect();
+        let array = reader
+            .ctx
+            .array
+            .bind(py)
+            .call1(("q", PyBytes::new(py, &bytes)))?;
+        Ok((
+            array,
+            compression.original_tokens,
+            selection.compressed_tokens,
+            count,
+        ))
     };
-    let bytes: Vec<u8> = selection
-        .kept
-        .iter()
-        .flat_map(|&index| i64::from(index).to_ne_bytes())
-        .collect();
-    let array = reader
-        .ctx
-        .array
-        .bind(py)
-        .call1(("q", PyBytes::new(py, &bytes)))?;
-    Ok((
-        array,
-        compression.original_tokens,
-        selection.compressed_tokens,
-        count,
-    ))
+    let asked = Asked {
+        budgets: &[budget],
+        settings,
+        explain: false,
+    };
+    compress_read(&reader, count, read, asked, build)
 }

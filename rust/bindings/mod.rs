@@ -64,67 +64,68 @@ pub struct Settings {
     policy: Policy,
 }
 
-/// Reads `len` fragments with `read`, then compresses them for every budget (and explains
-/// the first, when asked).
-fn compress_read<'py>(
+/// What a call asks of the compression: its budgets, and whether to explain the first.
+#[derive(Clone, Copy)]
+struct Asked<'a> {
+    budgets: &'a [u128],
+    settings: Settings,
+    explain: bool,
+}
+
+/// Reads `len` fragments with `read`, compresses them as `asked`, and builds the result with
+/// `build` while the duplicate check of a large input finishes on a second thread: a
+/// duplicate, found after all, wins over what was built.
+fn compress_read<'py, T>(
     reader: &Reader<'py>,
     len: usize,
     read: impl FnOnce(&mut Reading) -> Read<'py, ()>,
-    budgets: &[u128],
-    settings: Settings,
-    explain: bool,
-) -> PyResult<Compression> {
+    asked: Asked<'_>,
+    build: impl FnOnce(Compression) -> PyResult<T>,
+) -> PyResult<T> {
     let mut workspace = scratch::take();
-    let outcome = compress_in(
-        reader,
-        len,
-        read,
-        budgets,
-        settings,
-        explain,
-        &mut workspace,
-    );
+    let outcome = compress_in(reader, len, read, asked, build, &mut workspace);
     scratch::keep(workspace);
     outcome.map_err(|failure| failure.into_pyerr(reader.py, reader.ctx))
 }
 
-fn compress_in<'py>(
+fn compress_in<'py, T>(
     reader: &Reader<'py>,
     len: usize,
     read: impl FnOnce(&mut Reading) -> Read<'py, ()>,
-    budgets: &[u128],
-    settings: Settings,
-    explain: bool,
+    asked: Asked<'_>,
+    build: impl FnOnce(Compression) -> PyResult<T>,
     workspace: &mut Workspace,
-) -> Read<'py, Compression> {
+) -> Read<'py, T> {
     let tuning = Tuning::default();
+    let request = Request {
+        budgets: asked.budgets,
+        strategy: asked.settings.strategy,
+        policy: &asked.settings.policy,
+        explain: asked.explain,
+        tuning: &tuning,
+    };
     let mut reading = Reading {
         columns: Columns::new(len, &tuning, workspace)?,
     };
+    reading.columns.expect(&request, workspace);
     if let Err(failure) = read(&mut reading) {
         reading.columns.recycle(workspace);
         return Err(failure);
     }
-    let request = Request {
-        budgets,
-        strategy: settings.strategy,
-        policy: &settings.policy,
-        explain,
-        tuning: &tuning,
-    };
-    let outcome = core::compress(reading.columns, request, &ReleaseGil(reader.py), workspace);
-    outcome.map_err(|refusal| match refusal {
-        Refusal::Duplicate(duplicate) => match id_from_bytes(reader.py, &duplicate.id) {
-            Ok(fragment_id) => Failure::Duplicate {
+    let started = core::start(reading.columns, request, &ReleaseGil(reader.py), workspace);
+    match started.finish_with(workspace, build) {
+        Ok(built) => Ok(built?),
+        Err(Refusal::Duplicate(duplicate)) => match id_from_bytes(reader.py, &duplicate.id) {
+            Ok(fragment_id) => Err(Failure::Duplicate {
                 container: reader.container,
                 fragment_id,
                 first: duplicate.first,
                 second: duplicate.second,
-            },
-            Err(error) => Failure::Python(error),
+            }),
+            Err(error) => Err(Failure::Python(error)),
         },
-        Refusal::BudgetExceeded(exceeded) => Failure::BudgetExceeded(exceeded),
-    })
+        Err(Refusal::BudgetExceeded(exceeded)) => Err(Failure::BudgetExceeded(exceeded)),
+    }
 }
 
 /// A Python int: through the quick 64-bit conversion when the value fits, as it nearly
@@ -293,7 +294,13 @@ impl Compressor {
     fn validate(&self, py: Python<'_>, fragments: &Bound<'_, PyTuple>) -> PyResult<()> {
         let reader = fragment_reader(py)?;
         let read = read_fragments(&reader, fragments);
-        compress_read(&reader, fragments.len(), read, &[], self.settings, false).map(drop)
+        compress_read(
+            &reader,
+            fragments.len(),
+            read,
+            self.asked(&[], false),
+            |_| Ok(()),
+        )
     }
 
     /// Returns `(kept_fragments, original_tokens, compressed_tokens)`.
@@ -331,25 +338,21 @@ impl Compressor {
             .collect::<PyResult<Vec<_>>>()?;
         let reader = fragment_reader(py)?;
         let read = read_fragments(&reader, fragments);
-        let compression = compress_read(
-            &reader,
-            fragments.len(),
-            read,
-            &budgets,
-            self.settings,
-            false,
-        )?;
-        let results = compression
-            .selections
-            .iter()
-            .map(|selection| {
-                Ok((
-                    kept_fragments(fragments, &selection.kept)?,
-                    selection.compressed_tokens,
-                ))
-            })
-            .collect::<PyResult<Vec<_>>>()?;
-        Ok((compression.original_tokens, results))
+        let build = |compression: Compression| {
+            let results = compression
+                .selections
+                .iter()
+                .map(|selection| {
+                    Ok((
+                        kept_fragments(fragments, &selection.kept)?,
+                        selection.compressed_tokens,
+                    ))
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok((compression.original_tokens, results))
+        };
+        let asked = self.asked(&budgets, false);
+        compress_read(&reader, fragments.len(), read, asked, build)
     }
 
     /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows)`.
@@ -414,24 +417,28 @@ impl Compressor {
         let budgets = [budget_value(skeleton_budget)?];
         let reader = fragment_reader(py)?;
         let read = read_fragments(&reader, fragments);
-        let compression = compress_read(
-            &reader,
-            fragments.len(),
-            read,
-            &budgets,
-            self.settings,
-            explain,
-        )?;
-        let [selection] = &compression.selections[..] else {
-            return Err(PyRuntimeError::new_err("one selection per budget"));
+        let build = |compression: Compression| {
+            let [selection] = &compression.selections[..] else {
+                return Err(PyRuntimeError::new_err("one selection per budget"));
+            };
+            let decisions = decision_columns(py, &compression, budgets[0], skeleton_budget)?;
+            Ok((
+                kept_fragments(fragments, &selection.kept)?,
+                compression.original_tokens,
+                selection.compressed_tokens,
+                decisions,
+            ))
         };
-        let decisions = decision_columns(py, &compression, budgets[0], skeleton_budget)?;
-        Ok((
-            kept_fragments(fragments, &selection.kept)?,
-            compression.original_tokens,
-            selection.compressed_tokens,
-            decisions,
-        ))
+        let asked = self.asked(&budgets, explain);
+        compress_read(&reader, fragments.len(), read, asked, build)
+    }
+
+    fn asked<'a>(&self, budgets: &'a [u128], explain: bool) -> Asked<'a> {
+        Asked {
+            budgets,
+            settings: self.settings,
+            explain,
+        }
     }
 }
 

@@ -1,10 +1,12 @@
 //! Checked fragments as plain columns, filled one fragment at a time by whoever reads them.
 
+use super::driver::Request;
 use super::errors::TooMany;
 use super::groups::GroupMarks;
 use super::hash_intake::HashIntake;
 use super::ids::{IdArena, SharedPrefix};
-use super::ranking::{Entry, KeyCounts};
+use super::key_ranges::KeyCounts;
+use super::ranking::Entry;
 use super::tuning::Tuning;
 use super::workspace::Workspace;
 
@@ -26,6 +28,8 @@ pub struct Columns {
     pub(super) groups: GroupMarks,
     /// The relevance keys' counts, for inputs of `tuning.count_keys_from` fragments on.
     pub(super) key_counts: KeyCounts,
+    /// How many fragments `new` was told of.
+    room: usize,
 }
 
 impl Columns {
@@ -52,7 +56,18 @@ impl Columns {
             } else {
                 KeyCounts::default()
             },
+            room: len,
         })
+    }
+
+    /// Readies the columns for `request`, before any fragment is added: a plain compression
+    /// has the entries its first sort will likely need set apart as they are added.
+    pub fn expect(&mut self, request: &Request<'_>, workspace: &mut Workspace) {
+        let largest = request.budgets.iter().max();
+        if let (Some(&budget), true) = (largest, request.policy.is_plain() && !request.explain) {
+            self.key_counts
+                .expect(budget, self.room, request.tuning, workspace);
+        }
     }
 
     /// Adds the next fragment. `id` is its id's bytes, which must order as the ids' code
@@ -71,8 +86,12 @@ impl Columns {
         self.ids.push(id);
         let tie = self.shared_prefix.key(id);
         let entry = Entry::new(relevance, tie, index, token_count);
-        self.key_counts.add(entry.key);
+        self.key_counts.add(&entry);
         self.entries.push(entry);
+        if self.entries.len() == self.key_counts.choose_at() {
+            let tokens = self.original_tokens + u128::from(token_count);
+            self.key_counts.choose(&self.entries, tokens);
+        }
         self.token_counts.push(token_count);
         self.id_hashes.push(id_hash);
         self.original_tokens += u128::from(token_count);

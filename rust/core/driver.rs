@@ -1,11 +1,9 @@
 //! The whole compression: duplicate ids, ranking and packing every budget, from checked
 //! columns to selections.
 
-use std::thread;
-
 use super::columns::Columns;
-use super::duplicates::first_duplicate;
-use super::errors::{Duplicate, Refusal};
+use super::duplicate_check::DuplicateCheck;
+use super::errors::{BudgetExceeded, Refusal};
 use super::ids::{tie_key, FragmentIds, IdArena};
 use super::policy::Policy;
 use super::ranking::{relevance_of_key, Entry, Ranking};
@@ -56,6 +54,18 @@ pub fn compress(
     detach: &impl Detach,
     workspace: &mut Workspace,
 ) -> Result<Compression, Refusal> {
+    start(columns, request, detach, workspace).finish_with(workspace, |compression| compression)
+}
+
+/// [`compress`], with the duplicate check of a large input still going on, on a second
+/// thread, when the answer is at hand: the caller can build its result meanwhile, and
+/// learns with [`Started::finish_with`] whether it stands.
+pub fn start(
+    columns: Columns,
+    request: Request<'_>,
+    detach: &impl Detach,
+    workspace: &mut Workspace,
+) -> Started {
     if columns.len() >= request.tuning.detach_from {
         detach.detach(|| run(columns, request, workspace))
     } else {
@@ -63,17 +73,34 @@ pub fn compress(
     }
 }
 
-/// What is ranked: fragments for the plain compression, or units under a policy.
-enum Ranked {
-    Plain(Ranking),
-    Units(Box<UnitRanking>),
+/// A compression whose duplicate check may still be going on.
+#[must_use]
+#[derive(Debug)]
+pub struct Started {
+    outcome: Result<Compression, BudgetExceeded>,
+    check: DuplicateCheck,
+    ids: IdArena,
 }
 
-fn run(
-    columns: Columns,
-    request: Request<'_>,
-    workspace: &mut Workspace,
-) -> Result<Compression, Refusal> {
+impl Started {
+    /// `build` on the answer, while the duplicate check finishes; then the duplicate, if
+    /// any, or else the answer's refusal, or else what was built.
+    pub fn finish_with<T>(
+        self,
+        workspace: &mut Workspace,
+        build: impl FnOnce(Compression) -> T,
+    ) -> Result<T, Refusal> {
+        let built = self.outcome.map(build);
+        let duplicate = self.check.finish(&self.ids, workspace);
+        self.ids.recycle(workspace);
+        match duplicate {
+            Some(duplicate) => Err(Refusal::Duplicate(duplicate)),
+            None => built.map_err(Refusal::BudgetExceeded),
+        }
+    }
+}
+
+fn run(columns: Columns, request: Request<'_>, workspace: &mut Workspace) -> Started {
     let plain = request.policy.is_plain() && !columns.has_units() && !request.explain;
     let Columns {
         mut entries,
@@ -85,100 +112,65 @@ fn run(
         zero_token_fragments,
         required,
         groups,
-        key_counts,
+        mut key_counts,
+        ..
     } = columns;
     let ids: &IdArena = &arena;
     let (id_hashes, sieve) = id_hashes.finish();
     let len = entries.len();
-    let mut unit_entries = if plain {
-        Vec::new()
+    let in_parallel = len >= request.tuning.parallel_from;
+    // Entries are still in input order: index i is at position i.
+    let fresh_tie = |index: u32| tie_key(ids.bytes(index), shared_prefix.len());
+    for index in shared_prefix.stale() {
+        entries[index].tie = fresh_tie(index as u32);
+    }
+    for entry in key_counts.set_apart_below_index(shared_prefix.stale().end) {
+        entry.tie = fresh_tie(entry.index);
+    }
+    let (packed, check) = if plain {
+        groups.recycle(workspace);
+        let first = request
+            .tuning
+            .first_sort_size(request.budgets, original_tokens, len);
+        let split_from = request.tuning.parallel_from;
+        let mut ranking = Ranking::counted(std::mem::take(&mut entries), key_counts, split_from);
+        ranking.extend(first, ids);
+        // The first sort, split over two threads, has both cores; the look for duplicates
+        // goes on while the answer is packed and handed over.
+        let check = DuplicateCheck::start(id_hashes, sieve, in_parallel, workspace);
+        let selections = pack(
+            &mut ranking,
+            &token_counts,
+            zero_token_fragments,
+            ids,
+            request,
+        );
+        ranking.recycle(workspace);
+        (Ok((selections, Vec::new())), check)
     } else {
-        workspace.entries(len)
-    };
-    let mut bits = workspace.words(0);
-    let rank = |entries: &mut Vec<Entry>, workspace: &mut Workspace| {
-        // Entries are still in input order: index i is at position i.
-        for index in shared_prefix.stale() {
-            entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
-        }
-        if plain {
-            groups.recycle(workspace);
-            let first = request
-                .tuning
-                .first_sort_size(request.budgets, original_tokens, len);
-            let split_from = request.tuning.parallel_from;
-            let mut ranking = Ranking::counted(std::mem::take(entries), key_counts, split_from);
-            ranking.extend(first, ids);
-            return Ranked::Plain(ranking);
-        }
+        let check = DuplicateCheck::start(id_hashes, sieve, in_parallel, workspace);
         key_counts.recycle(workspace);
         let per_bucket = request.tuning.members_per_bucket;
-        let groups = groups.into_groups(entries, &token_counts, ids, per_bucket, workspace);
-        let units = Units::new(entries, &token_counts, &required, groups, workspace);
-        Ranked::Units(Box::new(UnitRanking::new(
-            units,
-            std::mem::take(&mut unit_entries),
-            request,
-            ids,
-            workspace,
-        )))
-    };
-    let scan = |bits: &mut Vec<u64>| sieve.colliding_groups(&id_hashes, bits);
-    let (collisions, ranked) = if len >= request.tuning.parallel_from {
-        thread::scope(|scope| {
-            let bits = &mut bits;
-            let on_second_thread = thread::Builder::new().spawn_scoped(scope, || scan(bits));
-            let ranked = rank(&mut entries, workspace);
-            let collisions = match on_second_thread {
-                Ok(scanned) => scanned
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                // No second thread to be had: scan on this one.
-                Err(_) => scan(&mut Vec::new()),
-            };
-            (collisions, ranked)
-        })
-    } else {
-        let collisions = scan(&mut bits);
-        (collisions, rank(&mut entries, workspace))
-    };
-    workspace.give_words(id_hashes);
-    workspace.give_words(bits);
-    sieve.recycle(workspace);
-    let outcome = match first_duplicate(&collisions, ids) {
-        Some((first, second)) => Err(Refusal::Duplicate(Duplicate {
-            first,
-            second,
-            id: ids.bytes(second).to_vec(),
-        })),
-        None => match ranked {
-            Ranked::Plain(mut ranking) => {
-                let selections = pack(
-                    &mut ranking,
-                    &token_counts,
-                    zero_token_fragments,
-                    ids,
-                    request,
-                );
-                ranking.recycle(workspace);
-                Ok((selections, Vec::new()))
-            }
-            Ranked::Units(mut unit_ranking) => {
-                let packed = unit_ranking.pack(ids, request);
-                unit_ranking.recycle(workspace);
-                packed.map_err(Refusal::BudgetExceeded)
-            }
-        },
+        let groups = groups.into_groups(&entries, &token_counts, ids, per_bucket, workspace);
+        let units = Units::new(&entries, &token_counts, &required, groups, workspace);
+        let unit_entries = workspace.entries(len);
+        let mut unit_ranking = UnitRanking::new(units, unit_entries, request, ids, workspace);
+        let packed = unit_ranking.pack(ids, request);
+        unit_ranking.recycle(workspace);
+        (packed, check)
     };
     workspace.give_entries(entries);
     workspace.give_words(token_counts);
     workspace.give(required);
-    arena.recycle(workspace);
-    outcome.map(|(selections, decisions)| Compression {
-        original_tokens,
-        selections,
-        decisions,
-    })
+    Started {
+        outcome: packed.map(|(selections, decisions)| Compression {
+            original_tokens,
+            selections,
+            decisions,
+        }),
+        check,
+        ids: arena,
+    }
 }
 
 /// Units ranked by their leads, as far as the budgets need (all of them when explaining,
@@ -249,7 +241,7 @@ impl UnitRanking {
         &mut self,
         ids: &impl FragmentIds,
         request: Request<'_>,
-    ) -> Result<(Vec<Selection>, Vec<Decision>), super::errors::BudgetExceeded> {
+    ) -> Result<(Vec<Selection>, Vec<Decision>), BudgetExceeded> {
         let walked = Walked {
             units: &self.units,
             policy: request.policy,

@@ -40,8 +40,9 @@ pub(super) fn weak_hash(id: &str) -> u64 {
     id.bytes().map(u64::from).sum::<u64>() % 7
 }
 
-fn columns(input: &Input, tuning: &Tuning, workspace: &mut Workspace) -> Columns {
-    let mut columns = Columns::new(input.ids.len(), tuning, workspace).unwrap();
+fn columns(input: &Input, request: &Request<'_>, workspace: &mut Workspace) -> Columns {
+    let mut columns = Columns::new(input.ids.len(), request.tuning, workspace).unwrap();
+    columns.expect(request, workspace);
     for ((id, &tokens), &score) in input.ids.iter().zip(&input.tokens).zip(&input.scores) {
         columns
             .push(id.as_bytes(), weak_hash(id), tokens, score)
@@ -61,7 +62,7 @@ fn run(input: &Input, budgets: &[u128], strategy: Strategy, tuning: &Tuning) -> 
         tuning,
     };
     let result = compress(
-        columns(input, tuning, &mut workspace),
+        columns(input, &request, &mut workspace),
         request,
         &detach,
         &mut workspace,
@@ -178,6 +179,8 @@ pub(super) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         first_sort_margin: rng.below(300) as f64 / 100.0,
         first_sort_extra: rng.below(4) as usize,
         count_keys_from: rng.below(40) as usize,
+        set_apart_sample: rng.below(20) as usize,
+        set_apart_margin: rng.below(200) as f64 / 100.0,
         whole_sort_share: rng.below(120) as f64 / 100.0,
         members_per_bucket: rng.below(4) as usize,
     }
@@ -351,7 +354,7 @@ fn workspace_buffers_are_reused() {
         tuning: &Tuning::default(),
     };
     let result = compress(
-        columns(&input, &Tuning::default(), &mut workspace),
+        columns(&input, &request, &mut workspace),
         request,
         &InPlace,
         &mut workspace,
@@ -362,7 +365,7 @@ fn workspace_buffers_are_reused() {
     // Ids' ends, token counts, id hashes and the sieve's bitmap (no hash met twice: no list
     // of them, nor a bitmap of repeats).
     assert_eq!(workspace.kept::<u64>(), 4);
-    let again = columns(&input, &Tuning::default(), &mut workspace);
+    let again = columns(&input, &request, &mut workspace);
     assert!(!again.is_empty());
     assert!(workspace.retained_bytes() < retained);
     again.recycle(&mut workspace);
@@ -427,4 +430,79 @@ fn a_policys_buffers_go_back_to_the_workspace() {
         retained[0], retained[1],
         "the second call reuses the first's buffers"
     );
+}
+
+#[test]
+fn entries_set_apart_have_their_tie_keys_made_again() {
+    // The ids share a longer prefix until fragment 100's; the tied best twenty, set apart as
+    // read, rank by id: those after it first, although their tie keys (made for no shared
+    // prefix) are above those made before it (for the longer prefix).
+    let ids: Vec<String> = (0..200)
+        .map(|i| match i {
+            0..100 => format!("m-prefix-9{i:03}"),
+            100 => "a-shrink".to_string(),
+            _ => format!("m-prefix-1{i:03}"),
+        })
+        .collect();
+    let scores: Vec<f64> = (0..200)
+        .map(|i| if i % 10 == 0 && i != 100 { 0.9 } else { 0.1 })
+        .collect();
+    let input = Input {
+        ids,
+        tokens: vec![1; 200],
+        scores,
+    };
+    let tuning = Tuning {
+        count_keys_from: 0,
+        set_apart_sample: 20,
+        first_sort_extra: 0,
+        ..Tuning::default()
+    };
+    let (result, _) = run(&input, &[5], Strategy::Greedy, &tuning);
+    let kept = &result.unwrap().selections[0].kept;
+    assert_eq!(kept, &vec![110, 120, 130, 140, 150]);
+}
+
+#[test]
+fn the_answer_is_built_while_duplicates_are_looked_for_and_a_duplicate_wins() {
+    for parallel_from in [0, 4] {
+        let tuning = Tuning {
+            parallel_from,
+            ..Tuning::default()
+        };
+        let request = Request {
+            budgets: &[2],
+            strategy: Strategy::Greedy,
+            policy: &Policy::default(),
+            explain: false,
+            tuning: &tuning,
+        };
+        // Word buffers back: ids' ends, token counts, id hashes, the sieve's bitmap, and with
+        // a repeat, the hashes met again and the bitmap of repeats.
+        for (ids, expected, buffers) in [
+            (["a", "b", "c"], Ok(vec![0, 1]), 4),
+            (
+                ["a", "b", "a"],
+                Err(Refusal::Duplicate(Duplicate {
+                    first: 0,
+                    second: 2,
+                    id: b"a".to_vec(),
+                })),
+                6,
+            ),
+        ] {
+            let input = input_of(&ids, &[1, 1, 1], &[0.9, 0.5, 0.1]);
+            let mut workspace = Workspace::default();
+            let columns = columns(&input, &request, &mut workspace);
+            let started = start(columns, request, &InPlace, &mut workspace);
+            let mut built = 0;
+            let result = started.finish_with(&mut workspace, |compression| {
+                built += 1;
+                compression.selections[0].kept.clone()
+            });
+            assert_eq!(built, 1);
+            assert_eq!(result, expected);
+            assert_eq!(workspace.kept::<u64>(), buffers);
+        }
+    }
 }

@@ -96,19 +96,28 @@ impl SharedPrefix {
     /// Takes in the next id and returns its tie key for the prefix shared so far.
     #[inline]
     pub fn key(&mut self, id: &[u8]) -> u64 {
-        if self.seen == 0 {
-            self.first = id.to_vec();
-            self.shared = id.len();
-        } else if !starts_with(id, &self.first[..self.shared]) {
-            self.shared = self.first[..self.shared]
-                .iter()
-                .zip(id)
-                .take_while(|(a, b)| a == b)
-                .count();
-            self.stale_below = self.seen;
+        if self.seen == 0 || !starts_with(id, &self.first[..self.shared]) {
+            self.shorten(id);
         }
         self.seen += 1;
         tie_key(id, self.shared)
+    }
+
+    /// Takes in an id that does not start with the prefix shared so far (or the first).
+    #[cold]
+    #[inline(never)]
+    fn shorten(&mut self, id: &[u8]) {
+        if self.seen == 0 {
+            self.first = id.to_vec();
+            self.shared = id.len();
+            return;
+        }
+        self.shared = self.first[..self.shared]
+            .iter()
+            .zip(id)
+            .take_while(|(a, b)| a == b)
+            .count();
+        self.stale_below = self.seen;
     }
 
     pub fn len(&self) -> usize {

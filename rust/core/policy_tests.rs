@@ -28,7 +28,15 @@ fn run(
     tuning: &Tuning,
 ) -> Result<Compression, Refusal> {
     let mut workspace = Workspace::default();
+    let request = Request {
+        budgets: asked.budgets,
+        strategy: asked.strategy,
+        policy: &asked.policy,
+        explain: asked.explain,
+        tuning,
+    };
     let mut columns = Columns::new(input.ids.len(), tuning, &mut workspace).unwrap();
+    columns.expect(&request, &mut workspace);
     for (i, id) in input.ids.iter().enumerate() {
         columns
             .push(
@@ -46,13 +54,6 @@ fn run(
             columns.mark_last(marks.required[i], group);
         }
     }
-    let request = Request {
-        budgets: asked.budgets,
-        strategy: asked.strategy,
-        policy: &asked.policy,
-        explain: asked.explain,
-        tuning,
-    };
     let detach = Counting(Cell::new(0));
     let result = compress(columns, request, &detach, &mut workspace);
     assert_eq!(

@@ -9,6 +9,7 @@ use std::ops::Range;
 use std::thread;
 
 use super::ids::FragmentIds;
+use super::key_ranges::{range_of, KeyCounts};
 use super::workspace::Workspace;
 
 /// An ascending sort key for a relevance in `[0, 1]` that orders higher relevance first.
@@ -101,68 +102,6 @@ impl Entry {
     }
 }
 
-/// The ranges of relevance keys that [`KeyCounts`] counts in: 2^16 of them, 64 per halving
-/// of the relevance, so that `[0.5, 1)` spreads over 64.
-const RANGES: usize = 1 << 16;
-
-/// The range of `key`, below [`RANGES`]: a key's range never falls as the key grows. Keys of
-/// relevances in `[0, 1]` start with two set bits, which are skipped.
-#[inline]
-fn range_of(key: u64) -> usize {
-    (key >> 46).saturating_sub(3 << 16) as usize
-}
-
-/// How many entries have relevance keys in each range, counted as they are read: the first
-/// sort then takes the entries of the ranges it needs in one pass, and selects among those
-/// alone instead of among all. Empty when not counted.
-#[derive(Debug, Default)]
-pub struct KeyCounts(Vec<u32>);
-
-impl KeyCounts {
-    pub fn new(workspace: &mut Workspace) -> Self {
-        let mut counts = workspace.buffer(RANGES);
-        counts.resize(RANGES, 0);
-        KeyCounts(counts)
-    }
-
-    #[inline]
-    pub fn add(&mut self, key: u64) {
-        if let Some(count) = self.0.get_mut(range_of(key)) {
-            *count += 1;
-        }
-    }
-
-    /// The last range that the `wanted` best keys reach, and how many keys are in it and
-    /// the ranges before; `None` when not counted, or when fewer are counted.
-    pub(super) fn cover(&self, wanted: usize) -> Option<(usize, usize)> {
-        let mut covered = 0;
-        for (range, &count) in self.0.iter().enumerate() {
-            covered += count as usize;
-            if covered >= wanted {
-                return Some((range, covered));
-            }
-        }
-        None
-    }
-
-    /// Moves the entries of the ranges that the best `count` keys reach ahead of the others
-    /// in `entries`, which hold every entry of those ranges, and returns how many they are;
-    /// `None` when not counted, or when they are all of `entries`.
-    fn take_covering(&self, entries: &mut [Entry], count: usize) -> Option<usize> {
-        let (last, covered) = self.cover(count)?;
-        if covered >= entries.len() {
-            return None;
-        }
-        let taken = take_first(entries, |entry| range_of(entry.key) <= last);
-        debug_assert_eq!(taken, covered);
-        Some(taken)
-    }
-
-    pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give(self.0);
-    }
-}
-
 /// What the last sort of a ranking did, which the answers do not show: how many entries its
 /// selection looked at (none when all it ranks were wanted), and how many it sorted on a
 /// second thread.
@@ -181,7 +120,19 @@ pub struct Ranking {
     counts: KeyCounts,
     /// A first sort of this many entries on is split in two and sorted on two threads.
     split_sort_from: usize,
+    /// When the first sort took its entries from those set apart: the others.
+    beyond: Option<Beyond>,
     pub last_sort: SortWork,
+}
+
+/// The entries that the first sort did not have: those of `all` (every entry, in input
+/// order) whose keys are in ranges from `from_range` on, `left_out` of them until they join
+/// the ranking's entries.
+#[derive(Debug)]
+struct Beyond {
+    all: Vec<Entry>,
+    from_range: usize,
+    left_out: usize,
 }
 
 impl Ranking {
@@ -197,21 +148,28 @@ impl Ranking {
             ranked: 0,
             counts,
             split_sort_from,
+            beyond: None,
             last_sort: SortWork::default(),
         }
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.entries.len() + self.beyond.as_ref().map_or(0, |beyond| beyond.left_out)
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
     /// The buffers back to `workspace`.
     pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give_entries(self.entries);
+        match self.beyond {
+            Some(beyond) => {
+                workspace.give_entries(beyond.all);
+                workspace.give(self.entries);
+            }
+            None => workspace.give_entries(self.entries),
+        }
         self.counts.recycle(workspace);
     }
 
@@ -221,24 +179,44 @@ impl Ranking {
     }
 
     pub fn is_complete(&self) -> bool {
-        self.ranked == self.entries.len()
+        self.ranked == self.len()
     }
 
     /// Ranks the first `count` entries in all (everything when `count` reaches the length)
     /// and returns the positions ranked by this call. Ids are unique, so the order is total
     /// and the top `count` are known without sorting the rest.
     pub fn extend(&mut self, count: usize, ids: &(impl FragmentIds + ?Sized)) -> Range<usize> {
-        let (start, len) = (self.ranked, self.entries.len());
+        let (start, len) = (self.ranked, self.len());
         let end = count.clamp(start, len);
         if end == start {
             return start..start;
         }
-        let rest = &mut self.entries[start..];
         let wanted = end - start;
         self.last_sort = SortWork::default();
-        // The counts are of all entries: only the first sort has them all in `rest`.
+        // The counts are of all entries: only the first sort has them all in `rest`. When
+        // the entries set apart hold every entry of the ranges it needs, it selects among
+        // those instead, which are few already.
         let first_sort = start == 0;
-        let taken = if first_sort {
+        let mut from_set_apart = false;
+        if first_sort {
+            if let Some((set_apart, from_range)) = self.counts.take_set_apart(wanted) {
+                let left_out = self.entries.len() - set_apart.len();
+                let all = std::mem::replace(&mut self.entries, set_apart);
+                self.beyond = Some(Beyond {
+                    all,
+                    from_range,
+                    left_out,
+                });
+                from_set_apart = true;
+            }
+        } else if let Some(beyond) = self.beyond.as_mut().filter(|beyond| beyond.left_out > 0) {
+            let from_range = beyond.from_range;
+            let left_out = beyond.all.iter().filter(|e| range_of(e.key) >= from_range);
+            self.entries.extend(left_out);
+            beyond.left_out = 0;
+        }
+        let rest = &mut self.entries[start..];
+        let taken = if first_sort && !from_set_apart {
             self.counts.take_covering(rest, wanted)
         } else {
             None
@@ -304,22 +282,10 @@ fn sort_by_keys(entries: &mut [Entry], ahead: usize) -> usize {
     }
 }
 
-/// Moves the entries that pass `test` ahead of the others, in one pass, and returns how many
-/// they are.
-fn take_first(entries: &mut [Entry], test: impl Fn(&Entry) -> bool) -> usize {
-    let mut taken = 0;
-    for at in 0..entries.len() {
-        if test(&entries[at]) {
-            entries.swap(taken, at);
-            taken += 1;
-        }
-    }
-    taken
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::core::key_ranges::range_of;
 
     pub fn entries(scores: &[f64], tokens: &[u64]) -> Vec<Entry> {
         scores
@@ -433,7 +399,7 @@ pub(crate) mod tests {
         let mut counts = KeyCounts::new(&mut workspace);
         let all = entries(&scores, &vec![1; scores.len()]);
         for entry in &all {
-            counts.add(entry.key);
+            counts.add(entry);
         }
         let ids = (0..640).map(|i| format!("id{i:03}")).collect();
         (Ranking::counted(all, counts, 90), ids)
@@ -441,6 +407,61 @@ pub(crate) mod tests {
 
     fn indices(entries: &[Entry]) -> Vec<u32> {
         entries.iter().map(|e| e.index).collect()
+    }
+
+    #[test]
+    fn a_first_sort_selects_among_the_entries_set_apart() {
+        // The 640 entries of `counted_ranges`, in an order unrelated to their scores; the best
+        // of the first 160 choose the ranges set apart for a first sort of 95 (one token each).
+        let place = |i: u32| (i * 239) % 640;
+        let scores: Vec<f64> = (0..640)
+            .map(place)
+            .map(|l| 0.5 + (f64::from(l / 10) + f64::from(l % 10 + 1) / 12.0) / 128.0)
+            .collect();
+        let tuning = crate::core::Tuning {
+            set_apart_sample: 160,
+            first_sort_margin: 1.0,
+            first_sort_extra: 0,
+            ..crate::core::Tuning::default()
+        };
+        let mut workspace = Workspace::default();
+        let mut counts = KeyCounts::new(&mut workspace);
+        counts.expect(95, 640, &tuning, &mut workspace);
+        let all = entries(&scores, &[1; 640]);
+        for (added, entry) in all.iter().enumerate() {
+            counts.add(entry);
+            if added + 1 == counts.choose_at() {
+                counts.choose(&all[..=added], added as u128 + 1);
+            }
+        }
+        // A 95/640 share of the sample of 160, with a margin of 1.25: its best 30.
+        let mut sampled: Vec<usize> = all[..160].iter().map(|e| range_of(e.key)).collect();
+        sampled.sort_unstable();
+        let set_apart = all
+            .iter()
+            .filter(|e| range_of(e.key) <= sampled[29])
+            .count();
+        let ids: Vec<String> = (0..640).map(|i| format!("id{i:03}")).collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let mut by_rank: Vec<u32> = (0..640).collect();
+        by_rank.sort_by_key(|&i| std::cmp::Reverse(place(i)));
+        let mut ranking = Ranking::counted(all, counts, usize::MAX);
+        ranking.extend(95, &ids);
+        assert_eq!(ranking.last_sort.selected_among, set_apart);
+        assert!((95..640).contains(&set_apart));
+        assert_eq!(indices(ranking.ranked()), by_rank[..95]);
+        assert_eq!(ranking.len(), 640);
+        // The entries not set apart join the rest for the next sort.
+        ranking.extend(200, &ids);
+        assert_eq!(ranking.last_sort.selected_among, 545);
+        assert_eq!(indices(ranking.ranked()), by_rank[..200]);
+        assert!(!ranking.is_complete());
+        ranking.extend(640, &ids);
+        assert_eq!(indices(ranking.ranked()), by_rank);
+        assert!(ranking.is_complete());
+        ranking.recycle(&mut workspace);
+        assert_eq!(workspace.kept::<Entry>(), 1);
+        assert!(workspace.retained_bytes() >= 640 * std::mem::size_of::<Entry>() * 2);
     }
 
     #[test]
@@ -491,31 +512,6 @@ pub(crate) mod tests {
         };
         assert_eq!(whole.last_sort, expected);
         assert_eq!(indices(whole.ranked()), (0..640).rev().collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn key_ranges_follow_the_keys() {
-        assert_eq!(range_of(relevance_key(1.0)), 63);
-        assert_eq!(range_of(relevance_key(0.75)), 95);
-        assert_eq!(range_of(relevance_key(0.5)), 127);
-        assert_eq!(range_of(relevance_key(0.25)), 191);
-        assert_eq!(range_of(0), 0);
-        assert_eq!(range_of(u64::MAX), RANGES - 1);
-        let mut counts = KeyCounts::default();
-        counts.add(relevance_key(0.5));
-        assert_eq!(counts.cover(0), None);
-        let mut workspace = Workspace::default();
-        let mut counts = KeyCounts::new(&mut workspace);
-        for score in [0.5, 0.75, 0.75, 1.0] {
-            counts.add(relevance_key(score));
-        }
-        assert_eq!(counts.cover(0), Some((0, 0)));
-        assert_eq!(counts.cover(1), Some((63, 1)));
-        assert_eq!(counts.cover(2), Some((95, 3)));
-        assert_eq!(counts.cover(4), Some((127, 4)));
-        assert_eq!(counts.cover(5), None);
-        counts.recycle(&mut workspace);
-        assert_eq!(workspace.kept::<u32>(), 1);
     }
 
     #[test]

@@ -21,6 +21,11 @@ pub struct Tuning {
     /// From this many fragments on, relevance keys are counted as they are read, so that the
     /// first sort selects among the entries it may need instead of among all.
     pub count_keys_from: usize,
+    /// When the budget is known before the read, the entries the first sort will likely need
+    /// are set apart as they are read, as chosen from the keys of the first this many, with
+    /// this margin over the share the first sort takes (see [`super::KeyCounts`]).
+    pub set_apart_sample: usize,
+    pub set_apart_margin: f64,
     /// From this share of all tokens on, the whole ranking is sorted at once.
     pub whole_sort_share: f64,
     /// Grouped fragments are spread into buckets of about this many by their names' hashes,
@@ -37,6 +42,8 @@ impl Default for Tuning {
             first_sort_margin: 1.25,
             first_sort_extra: 1024,
             count_keys_from: 1 << 16,
+            set_apart_sample: 1 << 16,
+            set_apart_margin: 1.25,
             whole_sort_share: 0.5,
             members_per_bucket: 256,
         }
