@@ -162,4 +162,52 @@ mod tests {
             assert_eq!(workspace.kept::<u32>(), usize::from(counted.is_some()));
         }
     }
+
+    /// How many of forty fragments of one token each, at ten levels of relevance (each in a
+    /// range of its own, the best last of every ten), are set apart for `request`.
+    fn set_apart(request: &Request<'_>) -> usize {
+        let mut workspace = Workspace::default();
+        let mut columns = Columns::new(40, request.tuning, &mut workspace).unwrap();
+        columns.expect(request, &mut workspace);
+        for i in 0..40u32 {
+            let score = 0.5 + (f64::from(i % 10) + 0.5) / 128.0;
+            columns
+                .push(format!("id{i}").as_bytes(), 0, 1, score)
+                .unwrap();
+        }
+        columns.key_counts.set_apart_below_index(usize::MAX).len()
+    }
+
+    #[test]
+    fn a_plain_compression_sets_apart_what_its_largest_budget_needs() {
+        use super::super::policy::{Overflow, Policy};
+        use super::super::selection::Strategy;
+        let tuning = Tuning {
+            count_keys_from: 0,
+            set_apart_sample: 10,
+            set_apart_margin: 1.0,
+            first_sort_margin: 1.0,
+            first_sort_extra: 0,
+            whole_sort_share: 0.5,
+            ..Tuning::default()
+        };
+        let plain = Policy::default();
+        let request = |budgets, policy, explain| Request {
+            budgets,
+            strategy: Strategy::Greedy,
+            policy,
+            explain,
+            tuning: &tuning,
+        };
+        // Twelve of the forty tokens, as the first ten suggest: levels 9, 8 and 7.
+        assert_eq!(set_apart(&request(&[12, 4], &plain, false)), 12);
+        assert_eq!(set_apart(&request(&[8], &plain, false)), 8);
+        assert_eq!(set_apart(&request(&[], &plain, false)), 0);
+        assert_eq!(set_apart(&request(&[12], &plain, true)), 0);
+        let raise = Policy {
+            overflow: Overflow::Raise,
+            ..Policy::default()
+        };
+        assert_eq!(set_apart(&request(&[12], &raise, false)), 0);
+    }
 }

@@ -11,6 +11,7 @@ use super::workspace::Workspace;
 
 /// The id hashes of all fragments, in input order, the sieve they went through, and a
 /// buffer for its bitmap of repeats.
+#[derive(Debug)]
 struct Hashes {
     id_hashes: Vec<u64>,
     sieve: Sieve,
@@ -34,18 +35,10 @@ impl Hashes {
 #[derive(Debug)]
 pub struct DuplicateCheck(Check);
 
+#[derive(Debug)]
 enum Check {
     Done(Vec<Vec<u32>>, Hashes),
     Running(JoinHandle<(Vec<Vec<u32>>, Hashes)>),
-}
-
-impl std::fmt::Debug for Check {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Check::Done(..) => "Done",
-            Check::Running(_) => "Running",
-        })
-    }
 }
 
 impl DuplicateCheck {

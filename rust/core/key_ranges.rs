@@ -267,21 +267,23 @@ mod tests {
     }
 
     /// Counts entries of one token each, scored by `levels`, as the columns add them, for a
-    /// first sort for `budget` tokens.
-    fn counted(levels: &[u32], budget: u128, tuning: &Tuning) -> KeyCounts {
+    /// first sort for `budget` tokens; with the room made for those set apart.
+    fn counted(levels: &[u32], budget: u128, tuning: &Tuning) -> (KeyCounts, usize) {
         let mut workspace = Workspace::default();
         let mut counts = KeyCounts::new(&mut workspace);
         counts.expect(budget, levels.len(), tuning, &mut workspace);
         let mut added = Vec::new();
+        let mut room = 0;
         for (index, &level) in (0u32..).zip(levels) {
             let entry = Entry::new(score(level), 0, index, 1);
             counts.add(&entry);
             added.push(entry);
             if added.len() == counts.choose_at() {
                 counts.choose(&added, added.len() as u128);
+                room = counts.set_apart.capacity();
             }
         }
-        counts
+        (counts, room)
     }
 
     fn indices(entries: &[Entry]) -> Vec<u32> {
@@ -294,8 +296,11 @@ mod tests {
         // tokens: the first sort takes a fifth, which the sample of ten finds in levels 9
         // and 8.
         let levels: Vec<u32> = (0..40).map(|i| i % 10).collect();
-        let mut counts = counted(&levels, 8, &tuning(10));
+        let (mut counts, room) = counted(&levels, 8, &tuning(10));
         assert_eq!(counts.choose_at(), usize::MAX);
+        // Room for an eighth more than the sample suggests, which was enough.
+        assert!((9..16).contains(&room));
+        assert_eq!(counts.set_apart.capacity(), room);
         assert_eq!(
             indices(counts.set_apart_below_index(20)),
             vec![8, 9, 18, 19]
@@ -305,7 +310,7 @@ mod tests {
         assert_eq!(below, range_of(relevance_key(score(8))) + 1);
         assert_eq!(counts.take_set_apart(8), None);
         // Nine wanted reach level 7, which was not set apart.
-        let mut counts = counted(&levels, 8, &tuning(10));
+        let (mut counts, _) = counted(&levels, 8, &tuning(10));
         assert_eq!(counts.take_set_apart(9), None);
         assert_eq!(counts.take_set_apart(8).map(|(all, _)| all.len()), Some(8));
     }
@@ -317,7 +322,7 @@ mod tests {
             set_apart_margin: 1.25,
             ..tuning(10)
         };
-        let mut counts = counted(&levels, 8, &wider);
+        let (mut counts, _) = counted(&levels, 8, &wider);
         let (set_apart, _) = counts.take_set_apart(12).unwrap();
         assert_eq!(set_apart.len(), 12);
     }
@@ -326,7 +331,7 @@ mod tests {
     fn nothing_is_set_apart_when_the_first_entries_are_no_guide() {
         let spread: Vec<u32> = (0..40).map(|i| i % 10).collect();
         let set_apart = |levels: &[u32], budget: u128, tuning: &Tuning| {
-            let mut counts = counted(levels, budget, tuning);
+            let (mut counts, _) = counted(levels, budget, tuning);
             let count = counts.set_apart_below_index(usize::MAX).len();
             assert_eq!(counts.take_set_apart(1).is_some(), count > 0);
             count
