@@ -134,10 +134,16 @@ fn run(columns: Columns, request: Request<'_>, workspace: &mut Workspace) -> Sta
             .first_sort_size(request.budgets, original_tokens, len);
         let split_from = request.tuning.parallel_from;
         let mut ranking = Ranking::counted(std::mem::take(&mut entries), key_counts, split_from);
-        ranking.extend(first, ids);
-        // The first sort, split over two threads, has both cores; the look for duplicates
-        // goes on while the answer is packed and handed over.
-        let check = DuplicateCheck::start(id_hashes, sieve, in_parallel, workspace);
+        // The look for duplicates takes the second core while the first sort does not, or
+        // else after it, while the answer is packed and handed over.
+        let check = if ranking.splits_first_sort(first) {
+            ranking.extend(first, ids);
+            DuplicateCheck::start(id_hashes, sieve, in_parallel, workspace)
+        } else {
+            let check = DuplicateCheck::start(id_hashes, sieve, in_parallel, workspace);
+            ranking.extend(first, ids);
+            check
+        };
         let selections = pack(
             &mut ranking,
             &token_counts,

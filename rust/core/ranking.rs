@@ -182,6 +182,19 @@ impl Ranking {
         self.ranked == self.len()
     }
 
+    /// Whether a first sort of `count` entries by [`Ranking::extend`] is split over two
+    /// threads: when the best half of them is at most the keys of some ranges, and they are
+    /// many.
+    pub fn splits_first_sort(&self, count: usize) -> bool {
+        let wanted = count.min(self.len());
+        self.ranked == 0
+            && wanted >= self.split_sort_from
+            && self
+                .counts
+                .cover(wanted / 2)
+                .is_some_and(|(_, covered)| covered < wanted)
+    }
+
     /// Ranks the first `count` entries in all (everything when `count` reaches the length)
     /// and returns the positions ranked by this call. Ids are unique, so the order is total
     /// and the top `count` are known without sorting the rest.
@@ -470,6 +483,7 @@ pub(crate) mod tests {
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         // The best 95 are in the top ten ranges (100 entries); the first five (50) go to the
         // second thread.
+        assert!(ranking.splits_first_sort(95));
         ranking.extend(95, &ids);
         let expected = SortWork {
             selected_among: 100,
@@ -479,6 +493,7 @@ pub(crate) mod tests {
         let best: Vec<u32> = (545..640).rev().collect();
         assert_eq!(indices(ranking.ranked()), best);
         // Later sorts select among all that is left, on one thread.
+        assert!(!ranking.splits_first_sort(640));
         ranking.extend(200, &ids);
         let later = SortWork {
             selected_among: 545,
@@ -501,10 +516,12 @@ pub(crate) mod tests {
     fn a_small_or_whole_first_sort_is_not_split() {
         let (mut ranking, ids) = counted_ranges();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        assert!(!ranking.splits_first_sort(89));
         ranking.extend(89, &ids);
         assert_eq!(ranking.last_sort.selected_among, 90);
         assert_eq!(ranking.last_sort.on_second_thread, 0);
         let (mut whole, _) = counted_ranges();
+        assert!(whole.splits_first_sort(640) && whole.splits_first_sort(10_000));
         whole.extend(640, &ids);
         let expected = SortWork {
             selected_among: 0,
