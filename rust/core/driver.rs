@@ -54,7 +54,8 @@ pub fn compress(
     detach: &impl Detach,
     workspace: &mut Workspace,
 ) -> Result<Compression, Refusal> {
-    start(columns, request, detach, workspace).finish_with(workspace, |compression| compression)
+    let started = launch(columns, request, detach, workspace, Meanwhile::Nothing);
+    started.finish_with(workspace, |compression| compression)
 }
 
 /// [`compress`], with the duplicate check of a large input still going on, on a second
@@ -66,10 +67,28 @@ pub fn start(
     detach: &impl Detach,
     workspace: &mut Workspace,
 ) -> Started {
+    launch(columns, request, detach, workspace, Meanwhile::Build)
+}
+
+/// What the caller does between the answer and [`Started::finish_with`]: a check that can
+/// go on while the result is built need not share the cores with a split first sort.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Meanwhile {
+    Nothing,
+    Build,
+}
+
+fn launch(
+    columns: Columns,
+    request: Request<'_>,
+    detach: &impl Detach,
+    workspace: &mut Workspace,
+    meanwhile: Meanwhile,
+) -> Started {
     if columns.len() >= request.tuning.detach_from {
-        detach.detach(|| run(columns, request, workspace))
+        detach.detach(|| run(columns, request, workspace, meanwhile))
     } else {
-        run(columns, request, workspace)
+        run(columns, request, workspace, meanwhile)
     }
 }
 
@@ -100,7 +119,12 @@ impl Started {
     }
 }
 
-fn run(columns: Columns, request: Request<'_>, workspace: &mut Workspace) -> Started {
+fn run(
+    columns: Columns,
+    request: Request<'_>,
+    workspace: &mut Workspace,
+    meanwhile: Meanwhile,
+) -> Started {
     let plain = request.policy.is_plain() && !columns.has_units() && !request.explain;
     let Columns {
         mut entries,
@@ -135,8 +159,8 @@ fn run(columns: Columns, request: Request<'_>, workspace: &mut Workspace) -> Sta
         let split_from = request.tuning.parallel_from;
         let mut ranking = Ranking::counted(std::mem::take(&mut entries), key_counts, split_from);
         // The look for duplicates takes the second core while the first sort does not, or
-        // else after it, while the answer is packed and handed over.
-        let check = if ranking.splits_first_sort(first) {
+        // else after it, while the answer is packed and built.
+        let check = if meanwhile == Meanwhile::Build && ranking.splits_first_sort(first) {
             ranking.extend(first, ids);
             DuplicateCheck::start(id_hashes, sieve, in_parallel, workspace)
         } else {
