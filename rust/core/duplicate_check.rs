@@ -60,9 +60,8 @@ impl DuplicateCheck {
             let (groups, hashes) = hashes.scan();
             return DuplicateCheck(Check::Done(groups, hashes));
         }
-        // A spawn that fails drops the closure with the hashes in it: the scan is then made
-        // here on a copy kept for the purpose only when spawning is refused, which it
-        // practically never is, so the hashes are handed over through a channel instead.
+        // The hashes reach the thread through a channel once it runs: a closure holding them
+        // would drop them with it if the spawn failed, and they could not be scanned here.
         let (sender, receiver) = std::sync::mpsc::sync_channel::<Hashes>(1);
         let spawned = thread::Builder::new().spawn(move || {
             let hashes = receiver
