@@ -204,6 +204,7 @@ impl Ranking {
         if end == start {
             return start..start;
         }
+        let split = self.splits_first_sort(count);
         let wanted = end - start;
         self.last_sort = SortWork::default();
         // The counts are of all entries: only the first sort has them all in `rest`. When
@@ -249,7 +250,7 @@ impl Ranking {
         // (rare) by id. A large first sort is split in two at a range of keys, and the two
         // parts sorted on two threads.
         let top = &mut rest[..wanted];
-        let ahead = if first_sort && wanted >= self.split_sort_from {
+        let ahead = if split {
             // The top holds every entry of the ranges the best half reaches.
             self.counts.take_covering(top, wanted / 2).unwrap_or(0)
         } else {
