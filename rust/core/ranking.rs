@@ -479,6 +479,34 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_first_sort_is_split_when_its_best_half_is_fewer_than_it() {
+        // Fifty entries at 0.9 and fifty at 0.6, two ranges; sorts of forty on are split.
+        let two_ranges = || {
+            let scores: Vec<f64> = (0..100)
+                .map(|i| if i % 2 == 0 { 0.9 } else { 0.6 })
+                .collect();
+            let all = entries(&scores, &[1; 100]);
+            let mut counts = KeyCounts::new(&mut Workspace::default());
+            for entry in &all {
+                counts.add(entry);
+            }
+            Ranking::counted(all, counts, 40)
+        };
+        let ids: Vec<String> = (0..100).map(|i| format!("id{i:03}")).collect();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        // The best 25 of 50 reach a range of 50: not fewer, so not split.
+        let mut fifty = two_ranges();
+        assert!(!fifty.splits_first_sort(50));
+        fifty.extend(50, &ids);
+        assert_eq!(fifty.last_sort.on_second_thread, 0);
+        // The best 50 of 100 are the range of 50: split there.
+        let mut all = two_ranges();
+        assert!(all.splits_first_sort(100));
+        all.extend(100, &ids);
+        assert_eq!(all.last_sort.on_second_thread, 50);
+    }
+
+    #[test]
     fn counts_guide_the_first_sort_and_split_it() {
         let (mut ranking, ids) = counted_ranges();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
