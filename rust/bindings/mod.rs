@@ -278,8 +278,8 @@ impl Compressor {
                 strategy: named("strategy", strategy, &Strategy::ALL, Strategy::name)?,
                 policy: Policy {
                     min_relevance: min_relevance + 0.0,
-                    overflow: named("on_overflow", on_overflow, Overflow::ALL, Overflow::name)?,
-                    order: named("order", order, Order::ALL, Order::name)?,
+                    overflow: named("on_overflow", on_overflow, &Overflow::ALL, Overflow::name)?,
+                    order: named("order", order, &Order::ALL, Order::name)?,
                 },
             },
         })

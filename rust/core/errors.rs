@@ -20,41 +20,21 @@ pub enum ErrorKind {
     Duplicate,
 }
 
-impl ErrorKind {
-    pub const ALL: [ErrorKind; 13] = [
-        ErrorKind::NotFragment,
-        ErrorKind::IdType,
-        ErrorKind::IdEmpty,
-        ErrorKind::TokenType,
-        ErrorKind::TokenNegative,
-        ErrorKind::TokenTooLarge,
-        ErrorKind::RelevanceType,
-        ErrorKind::RelevanceRange,
-        ErrorKind::RequiredType,
-        ErrorKind::GroupType,
-        ErrorKind::GroupEmpty,
-        ErrorKind::Unreadable,
-        ErrorKind::Duplicate,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorKind::NotFragment => "not_fragment",
-            ErrorKind::IdType => "id_type",
-            ErrorKind::IdEmpty => "id_empty",
-            ErrorKind::TokenType => "token_type",
-            ErrorKind::TokenNegative => "token_negative",
-            ErrorKind::TokenTooLarge => "token_too_large",
-            ErrorKind::RelevanceType => "relevance_type",
-            ErrorKind::RelevanceRange => "relevance_range",
-            ErrorKind::RequiredType => "required_type",
-            ErrorKind::GroupType => "group_type",
-            ErrorKind::GroupEmpty => "group_empty",
-            ErrorKind::Unreadable => "unreadable",
-            ErrorKind::Duplicate => "duplicate",
-        }
-    }
-}
+named!(ErrorKind {
+    NotFragment => "not_fragment",
+    IdType => "id_type",
+    IdEmpty => "id_empty",
+    TokenType => "token_type",
+    TokenNegative => "token_negative",
+    TokenTooLarge => "token_too_large",
+    RelevanceType => "relevance_type",
+    RelevanceRange => "relevance_range",
+    RequiredType => "required_type",
+    GroupType => "group_type",
+    GroupEmpty => "group_empty",
+    Unreadable => "unreadable",
+    Duplicate => "duplicate",
+});
 
 /// Two fragments with one id: the earliest index whose id appeared before, where it did, and
 /// the id's bytes.

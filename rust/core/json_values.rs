@@ -16,27 +16,16 @@ pub enum JsonType {
     Object,
 }
 
+named!(JsonType {
+    Null => "null",
+    Boolean => "boolean",
+    Number => "number",
+    String => "string",
+    Array => "array",
+    Object => "object",
+});
+
 impl JsonType {
-    pub const ALL: [JsonType; 6] = [
-        JsonType::Null,
-        JsonType::Boolean,
-        JsonType::Number,
-        JsonType::String,
-        JsonType::Array,
-        JsonType::Object,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            JsonType::Null => "null",
-            JsonType::Boolean => "boolean",
-            JsonType::Number => "number",
-            JsonType::String => "string",
-            JsonType::Array => "array",
-            JsonType::Object => "object",
-        }
-    }
-
     /// The type of a checked value's text, from its first byte.
     pub fn of(raw: &str) -> JsonType {
         match raw.as_bytes().first() {

@@ -4,6 +4,9 @@
 //! text and written back as they came ([`compress_records`]).
 #![deny(unsafe_code)]
 
+#[macro_use]
+mod named;
+
 pub mod checks;
 pub mod columns;
 pub mod count_many;

@@ -25,24 +25,6 @@ pub enum Order {
     Edges,
 }
 
-macro_rules! named {
-    ($kind:ident { $($variant:ident => $name:literal),+ $(,)? }) => {
-        impl $kind {
-            pub const ALL: &'static [$kind] = &[$($kind::$variant),+];
-
-            pub fn name(self) -> &'static str {
-                match self {
-                    $($kind::$variant => $name),+
-                }
-            }
-
-            pub fn from_name(name: &str) -> Option<$kind> {
-                $kind::ALL.iter().copied().find(|value| value.name() == name)
-            }
-        }
-    };
-}
-
 named!(Overflow { KeepTop => "keep_top", Strict => "strict", Raise => "raise" });
 named!(Order { Ranking => "ranking", Input => "input", Edges => "edges" });
 
@@ -79,10 +61,10 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for &overflow in Overflow::ALL {
+        for overflow in Overflow::ALL {
             assert_eq!(Overflow::from_name(overflow.name()), Some(overflow));
         }
-        for &order in Order::ALL {
+        for order in Order::ALL {
             assert_eq!(Order::from_name(order.name()), Some(order));
         }
         assert_eq!(Overflow::from_name("keep-top"), None);

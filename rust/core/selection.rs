@@ -10,22 +10,7 @@ pub enum Strategy {
     Prefix,
 }
 
-impl Strategy {
-    pub const ALL: [Strategy; 2] = [Strategy::Greedy, Strategy::Prefix];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::Greedy => "greedy",
-            Strategy::Prefix => "prefix",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Strategy> {
-        Strategy::ALL
-            .into_iter()
-            .find(|strategy| strategy.name() == name)
-    }
-}
+named!(Strategy { Greedy => "greedy", Prefix => "prefix" });
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Selection {

@@ -61,23 +61,10 @@ impl Loaded {
 static O200K_BASE: OnceLock<Loaded> = OnceLock::new();
 static CL100K_BASE: OnceLock<Loaded> = OnceLock::new();
 
+// The default first.
+named!(Encoding { O200kBase => "o200k_base", Cl100kBase => "cl100k_base" });
+
 impl Encoding {
-    /// Every encoding, the default first.
-    pub const ALL: [Encoding; 2] = [Encoding::O200kBase, Encoding::Cl100kBase];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Encoding::O200kBase => "o200k_base",
-            Encoding::Cl100kBase => "cl100k_base",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Encoding> {
-        Encoding::ALL
-            .into_iter()
-            .find(|encoding| encoding.name() == name)
-    }
-
     /// The one way to the crate's tokenizer, so that `is_loaded` knows whether it was built.
     fn slot(self) -> (&'static OnceLock<Loaded>, fn() -> &'static Tokenizer) {
         match self {

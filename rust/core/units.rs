@@ -154,29 +154,15 @@ pub enum Reason {
     ZeroBudget,
 }
 
-impl Reason {
-    pub const ALL: [Reason; 7] = [
-        Reason::Required,
-        Reason::Fits,
-        Reason::TopOverBudget,
-        Reason::NoRoom,
-        Reason::AfterStop,
-        Reason::BelowMinRelevance,
-        Reason::ZeroBudget,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Reason::Required => "required",
-            Reason::Fits => "fits",
-            Reason::TopOverBudget => "top_over_budget",
-            Reason::NoRoom => "no_room",
-            Reason::AfterStop => "after_stop",
-            Reason::BelowMinRelevance => "below_min_relevance",
-            Reason::ZeroBudget => "zero_budget",
-        }
-    }
-}
+named!(Reason {
+    Required => "required",
+    Fits => "fits",
+    TopOverBudget => "top_over_budget",
+    NoRoom => "no_room",
+    AfterStop => "after_stop",
+    BelowMinRelevance => "below_min_relevance",
+    ZeroBudget => "zero_budget",
+});
 
 /// One unit's decision; every member of the unit shares it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
