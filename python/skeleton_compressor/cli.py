@@ -237,8 +237,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--on-overflow",
         choices=ON_OVERFLOW,
         default="keep_top",
-        help="when the required records exceed the budget: keep_top keeps them and goes "
-        f"over it; strict and raise exit with status {EXIT_BUDGET} (default: keep_top)",
+        help="when the required records alone exceed the budget, keep_top keeps them (over "
+        f"it), strict and raise exit with status {EXIT_BUDGET}; when a positive budget fits "
+        "nothing, keep_top keeps the top record (or group) alone, strict keeps nothing, "
+        f"raise exits with status {EXIT_BUDGET} (default: keep_top)",
     )
     compress.add_argument(
         "--order",

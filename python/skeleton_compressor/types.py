@@ -196,14 +196,16 @@ _set_slots = (
 
 @dataclass(frozen=True, **_SLOTS)
 class SkeletonResult:
-    """The kept fragments, in ranking order, and the metadata."""
+    """The kept fragments, in the policy's output order (ranking order by default), and the
+    metadata."""
 
     fragments: tuple[ContextFragment, ...]
     metadata: SkeletonMetadata
 
 
 class SkeletonIndices(NamedTuple):
-    """What `compress_arrays` returns: kept row numbers in ranking order, and the metadata."""
+    """What `compress_arrays` returns: kept row numbers in the policy's output order (ranking
+    order by default), and the metadata."""
 
     indices: array[int]
     metadata: SkeletonMetadata
