@@ -285,22 +285,15 @@ impl UnitRanking {
             .iter()
             .map(|&budget| UnitPacker::new(budget, &walked, request.explain))
             .collect();
-        let mut fed = 0;
-        loop {
-            let fresh = &self.ranking.ranked()[fed..];
-            let wanting = packers.iter_mut().fold(false, |wanting, packer| {
+        let lead_ids = LeadIds {
+            units: &self.units,
+            ids,
+        };
+        self.ranking.feed_while_wanted(&lead_ids, |fresh| {
+            packers.iter_mut().fold(false, |wanting, packer| {
                 packer.feed(fresh, &walked) | wanting
-            });
-            fed = self.ranking.ranked().len();
-            if !wanting || self.ranking.is_complete() {
-                break;
-            }
-            let lead_ids = LeadIds {
-                units: &self.units,
-                ids,
-            };
-            self.ranking.extend(self.ranking.len(), &lead_ids);
-        }
+            })
+        });
         let units = &self.units;
         let key = |unit: u32| units.lead_entry(unit).sort_key();
         let rank_order = |a: u32, b: u32| units.lead_entry(a).rank_order(units.lead_entry(b), ids);
@@ -338,17 +331,10 @@ fn pack(
         .iter()
         .map(|&budget| Packer::new(budget, request.strategy))
         .collect();
-    let mut fed = 0;
-    loop {
-        let fresh = &ranking.ranked()[fed..];
-        let wanting = packers.iter_mut().fold(false, |wanting, packer| {
+    ranking.feed_while_wanted(ids, |fresh| {
+        packers.iter_mut().fold(false, |wanting, packer| {
             packer.feed(fresh, token_counts, zero_token_fragments) | wanting
-        });
-        fed = ranking.ranked().len();
-        if !wanting || ranking.is_complete() {
-            break;
-        }
-        ranking.extend(ranking.len(), ids);
-    }
+        })
+    });
     packers.into_iter().map(Packer::finish).collect()
 }

@@ -182,6 +182,24 @@ impl Ranking {
         self.ranked == self.len()
     }
 
+    /// Hands the ranked entries to `feed`, which says whether it wants more: the rest is
+    /// ranked, all of it at once, only when it does.
+    pub fn feed_while_wanted(
+        &mut self,
+        ids: &(impl FragmentIds + ?Sized),
+        mut feed: impl FnMut(&[Entry]) -> bool,
+    ) {
+        let mut fed = 0;
+        loop {
+            let wanting = feed(&self.ranked()[fed..]);
+            fed = self.ranked;
+            if !wanting || self.is_complete() {
+                return;
+            }
+            self.extend(self.len(), ids);
+        }
+    }
+
     /// Whether a first sort of `count` entries by [`Ranking::extend`] is split over two
     /// threads: when the best half of them is at most the keys of some ranges, and they are
     /// many.
@@ -382,6 +400,27 @@ pub(crate) mod tests {
             let (a, b) = (pair[0] as usize, pair[1] as usize);
             assert!(scores[a] > scores[b] || (scores[a] == scores[b] && ids[a] < ids[b]));
         }
+    }
+
+    #[test]
+    fn the_rest_is_ranked_only_while_it_is_wanted() {
+        let ids = ["e", "d", "c", "b", "a"];
+        let scores = [0.5, 0.9, 0.5, 0.5, 0.1];
+        // Wants more after the first `wants` batches: what each batch held, by index.
+        let fed = |wants: usize| {
+            let mut ranking = Ranking::new(entries(&scores, &[1; 5]));
+            ranking.extend(2, &ids);
+            let mut batches = Vec::new();
+            ranking.feed_while_wanted(&ids, |fresh| {
+                batches.push(fresh.iter().map(|e| e.index).collect::<Vec<_>>());
+                batches.len() <= wants
+            });
+            (batches, ranking.is_complete())
+        };
+        assert_eq!(fed(0), (vec![vec![1, 3]], false));
+        assert_eq!(fed(1), (vec![vec![1, 3], vec![2, 0, 4]], true));
+        // Still wanting when all is ranked: the feeding ends all the same.
+        assert_eq!(fed(9), (vec![vec![1, 3], vec![2, 0, 4]], true));
     }
 
     #[test]
