@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -73,9 +74,24 @@ def test_demo(backend: str) -> None:
         calls = child.count("tool:grep -rn create_charge src ")
         assert calls == child.count("tool-output:grep -rn create_charge src ")
         assert "dropped" in child and "no_room" in child and "below_min_relevance" in child
-        tables.append(
-            [line.split()[1] for line in child.splitlines() if line[:5].strip().isdigit()]
-        )
+        table = [line.split()[1] for line in child.splitlines() if line[:5].strip().isdigit()]
+        tables.append(table)
+        # Every fragment the child did not inherit is named once, under its reason.
+        dropped: dict[str, list[str]] = {}
+        counts: dict[str, int] = {}
+        reason = ""
+        for line in child.splitlines():
+            if line.startswith("  dropped "):
+                count, reason = line.split()[1], line.split()[2].rstrip(":")
+                counts[reason], dropped[reason] = int(count), []
+            elif line.startswith("    ") and reason:
+                dropped[reason] += line.strip().rstrip(",").split(", ")
+        assert {r: len(listed) for r, listed in dropped.items()} == counts
+        names = [name for listed in dropped.values() for name in listed]
+        kept = re.search(r"kept (\d+) of (\d+) fragments", child)
+        assert kept is not None and int(kept[1]) == len(table)
+        assert len(names) == len(set(names)) == int(kept[2]) - len(table)
+        assert not set(names) & set(table)
     # Each child scores the parent's fragments for its own goal: three different skeletons,
     # each led by a different fragment.
     assert len({table[0] for table in tables}) == 3

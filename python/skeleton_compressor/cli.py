@@ -79,8 +79,8 @@ def _metadata_line(metadata: SkeletonMetadata) -> str:
     )
 
 
-def _dropped_lines(decisions: Sequence[FragmentDecision], shown: int = 3) -> list[str]:
-    """One line per reason a fragment was dropped: how many, and the best-ranked few."""
+def _dropped_lines(decisions: Sequence[FragmentDecision], width: int = 94) -> list[str]:
+    """Every dropped fragment, best-ranked first, under the reason it was dropped for."""
     by_reason: dict[str, list[FragmentDecision]] = {}
     for decision in decisions:
         if not decision.kept:
@@ -88,9 +88,15 @@ def _dropped_lines(decisions: Sequence[FragmentDecision], shown: int = 3) -> lis
     lines = []
     for reason, dropped in by_reason.items():
         dropped.sort(key=lambda d: d.rank)
-        names = ", ".join(d.fragment.fragment_id for d in dropped[:shown])
-        more = f", +{len(dropped) - shown} more" if len(dropped) > shown else ""
-        lines.append(f"dropped {len(dropped):>2} {reason}: {names}{more}")
+        lines.append(f"dropped {len(dropped)} {reason}:")
+        line = ""
+        for decision in dropped:
+            name = decision.fragment.fragment_id
+            if line and len(line) + len(name) + 2 > width:
+                lines.append(f"  {line},")
+                line = ""
+            line = f"{line}, {name}" if line else name
+        lines.append(f"  {line}")
     return lines
 
 
