@@ -4,6 +4,7 @@ reasons), valid and broken inputs alike."""
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -25,36 +26,16 @@ MODES = [
     for order in ("ranking", "input", "edges")
 ]
 FLOORS = [0.0, 0.25, 0.5, 0.6, 1.0]
-SERVICES = {
-    (backend, strategy, floor, overflow, order): SkeletonCompressorService(
-        backend=backend,
-        strategy=strategy,
-        min_relevance=floor,
-        on_overflow=overflow,
-        order=order,
-    )
-    for backend in ("rust", "python")
-    for strategy, overflow, order in MODES
-    for floor in FLOORS
-}
-
-
 BACKENDS = ("rust", "python")
 
 
+@functools.cache
 def service(
     backend: str, strategy: str, floor: float, overflow: str, order: str
 ) -> SkeletonCompressorService:
-    made = SERVICES.get((backend, strategy, floor, overflow, order))
-    if made is None:
-        made = SkeletonCompressorService(
-            backend=backend,
-            strategy=strategy,
-            min_relevance=floor,
-            on_overflow=overflow,
-            order=order,
-        )
-    return made
+    return SkeletonCompressorService(
+        backend=backend, strategy=strategy, min_relevance=floor, on_overflow=overflow, order=order
+    )
 
 
 class Refused(Exception):
@@ -285,17 +266,17 @@ def test_compress_many_is_compress_for_each_budget(mode: tuple[str, str, str]) -
         for i in range(30)
     )
     for backend in ("rust", "python"):
-        service = SERVICES[(backend, strategy, 0.25, overflow, order)]
+        each = service(backend, strategy, 0.25, overflow, order)
         budgets = [0, 1, 5, 12, 40, 200]
         expected: list[Any] = []
         for budget in budgets:
             try:
-                expected.append(service.compress(fragments, budget))
+                expected.append(each.compress(fragments, budget))
             except BudgetExceededError as error:
                 expected.append(("refused", error.skeleton_budget, error.needed_tokens))
                 break
         try:
-            many: list[Any] = list(service.compress_many(fragments, budgets))
+            many: list[Any] = list(each.compress_many(fragments, budgets))
         except BudgetExceededError as error:
             many = [*expected[:-1], ("refused", error.skeleton_budget, error.needed_tokens)]
             assert isinstance(expected[-1], tuple)
