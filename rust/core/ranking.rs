@@ -406,7 +406,8 @@ pub(crate) mod tests {
     fn the_rest_is_ranked_only_while_it_is_wanted() {
         let ids = ["e", "d", "c", "b", "a"];
         let scores = [0.5, 0.9, 0.5, 0.5, 0.1];
-        // Wants more after the first `wants` batches: what each batch held, by index.
+        // A feeder that wants more after each of its first `wants` batches: what each batch
+        // held, by index, and whether the ranking was completed.
         let fed = |wants: usize| {
             let mut ranking = Ranking::new(entries(&scores, &[1; 5]));
             ranking.extend(2, &ids);
