@@ -265,7 +265,7 @@ def test_compress_many_is_compress_for_each_budget(mode: tuple[str, str, str]) -
         )
         for i in range(30)
     )
-    for backend in ("rust", "python"):
+    for backend in BACKENDS:
         each = service(backend, strategy, 0.25, overflow, order)
         budgets = [0, 1, 5, 12, 40, 200]
         expected: list[Any] = []
