@@ -7,7 +7,7 @@ import os
 
 import pytest
 from skeleton_compressor import ContextFragment
-from skeleton_compressor.bench import (
+from skeleton_compressor.cli.bench import (
     DEFAULT_SIZES,
     SCORE_SHAPES,
     make_fragments,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from conftest import SCORES, budget_of, fragments_of
 from skeleton_compressor import SkeletonCompressorService, compress_arrays
-from skeleton_compressor.bench import (
+from skeleton_compressor.cli.bench import (
     POLICY_FLOOR,
     best_times,
     make_policy_fragments,

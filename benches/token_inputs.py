@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import functools
 import random
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from skeleton_compressor.sample_text import mixed_texts, text_of_kind
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from offline_tiktoken import published
+from support.offline_tiktoken import published
+from support.sample_text import mixed_texts, text_of_kind
 
 ENCODINGS = ("o200k_base", "cl100k_base")
 KINDS = ("prose", "code", "log", "emoji")

@@ -7,9 +7,8 @@ from typing import Any, final
 
 from _typeshed import SupportsWrite
 
+from ._interface import CompressedRecords, Decisions
 from .types import ContextFragment
-
-_Decisions = tuple[list[bool], list[str], list[int], list[int | None]]
 
 __all__ = [
     "COUNT_THRESHOLDS",
@@ -55,7 +54,7 @@ class Compressor:
     ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, _Decisions]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]: ...
     def compress_arrays(
         self,
         fragment_ids: Sequence[Any],
@@ -71,21 +70,13 @@ class Compressor:
         skeleton_budget: int,
         explain: bool = False,
         encoding: str | None = None,
-    ) -> tuple[
-        KeptRecords,
-        int,
-        int,
-        int,
-        int,
-        str,
-        tuple[list[str], _Decisions] | None,
-    ]: ...
+    ) -> CompressedRecords: ...
     def compress_record_file(
         self,
         path: str,
         skeleton_budget: int,
         encoding: str | None = None,
-    ) -> tuple[KeptRecords, int, int, int, int, str, None] | None: ...
+    ) -> CompressedRecords | None: ...
 
 @final
 class KeptRecords:

@@ -12,7 +12,6 @@ from typing import TypeVar
 
 from .errors import BudgetExceededError, FragmentError, FragmentTypeError, FragmentValueError
 
-MAX_TOKEN_COUNT = 2**63 - 1
 _SHOWN_CHARS = 80
 
 _FRAGMENT_PROBLEMS: dict[str, tuple[type[FragmentError], str]] = {

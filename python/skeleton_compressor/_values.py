@@ -11,6 +11,9 @@ import operator
 
 from . import _messages
 
+# The largest token count, the Rust core's `MAX_TOKEN_COUNT` (an i64's).
+MAX_TOKEN_COUNT = 2**63 - 1
+
 _Integral = numbers.Integral
 _Real = numbers.Real
 
@@ -83,7 +86,7 @@ def token_count(value: object, index: int, fid: str | None, container: str) -> i
         raise _messages.fragment_error("token_type", index, fid, value, container)
     if count < 0:
         raise _messages.fragment_error("token_negative", index, fid, value, container)
-    if count > _messages.MAX_TOKEN_COUNT:
+    if count > MAX_TOKEN_COUNT:
         raise _messages.fragment_error("token_too_large", index, fid, value, container)
     return count
 

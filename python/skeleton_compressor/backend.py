@@ -1,29 +1,17 @@
 """Choosing the backend: the Rust extension when it is there, the Python fallback otherwise.
 
-Both backends offer one class, `Compressor(strategy, min_relevance, on_overflow, order)`, that
-satisfies `BackendCompressor`;
-mypy checks the compiled one through its stub, `_core.pyi`.
+What a backend offers is `BackendCompressor`, in `_interface.py`.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
-from array import array
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol
 
-from .types import ContextFragment
+from . import _fallback
+from ._interface import CompressorFactory
 
-__all__ = [
-    "BACKENDS",
-    "ENVIRONMENT_VARIABLE",
-    "BackendCompressor",
-    "CompressorFactory",
-    "Decisions",
-    "load_backend",
-    "rust_available",
-]
+__all__ = ["BACKENDS", "ENVIRONMENT_VARIABLE", "load_backend", "rust_available"]
 
 BACKENDS = ("auto", "rust", "python")
 ENVIRONMENT_VARIABLE = "SKELETON_COMPRESSOR_BACKEND"
@@ -33,47 +21,6 @@ _BUILD_HINT = (
     "`pip install .` (or `maturin develop --release` in a checkout), which needs a Rust "
     "toolchain, or choose backend='python'"
 )
-
-
-# What `explain` decided, as columns with one item per fragment: kept, reason, rank and
-# budget_left.
-Decisions = tuple[list[bool], list[str], list[int], list["int | None"]]
-
-
-class BackendCompressor(Protocol):
-    """What a backend does once the Python layer has checked the arguments' shapes:
-    `fragments` is a plain tuple, budgets are plain ints >= 0, and numeric columns are lists,
-    tuples or one-dimensional native memoryviews."""
-
-    @property
-    def strategy(self) -> str: ...
-
-    def validate(self, fragments: tuple[ContextFragment, ...]) -> None: ...
-
-    def compress(
-        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int]: ...
-
-    def compress_many(
-        self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
-    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
-
-    def explain(
-        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]: ...
-
-    def compress_arrays(
-        self,
-        fragment_ids: Sequence[Any],
-        token_counts: Sequence[Any] | memoryview,
-        relevance_scores: Sequence[Any] | memoryview,
-        required: Sequence[Any] | None,
-        groups: Sequence[Any] | None,
-        skeleton_budget: int,
-    ) -> tuple[array[int], int, int, int]: ...
-
-
-CompressorFactory = Callable[[str, float, str, str], BackendCompressor]
 
 
 def _rust() -> CompressorFactory:
@@ -86,12 +33,6 @@ def _rust() -> CompressorFactory:
     from . import _core
 
     return _core.Compressor
-
-
-def _python() -> CompressorFactory:
-    from . import fallback
-
-    return fallback.Compressor
 
 
 def rust_available() -> bool:
@@ -117,10 +58,10 @@ def load_backend(name: str) -> tuple[str, CompressorFactory]:
                 f"{ENVIRONMENT_VARIABLE} must be one of {', '.join(BACKENDS)}, got {name!r}"
             )
     if name == "python":
-        return "python", _python()
+        return "python", _fallback.Compressor
     if name == "rust":
         return "rust", _rust()
     try:
         return "rust", _rust()
     except ImportError:
-        return "python", _python()
+        return "python", _fallback.Compressor

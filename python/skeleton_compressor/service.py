@@ -7,8 +7,8 @@ from collections.abc import Iterable, Sequence
 from itertools import repeat
 from typing import Any
 
+from ._interface import STRATEGIES
 from .backend import ENVIRONMENT_VARIABLE, load_backend
-from .fallback import STRATEGIES
 from .policy import Policy, checked_policy
 from .types import (
     ContextFragment,

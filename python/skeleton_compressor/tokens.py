@@ -15,18 +15,16 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Union
 
 from . import _messages
+from ._encodings import (
+    DEFAULT_ENCODING,
+    ENCODINGS,
+    check_encoding,
+    not_built_error,
+    python_backend_error,
+)
 from .backend import load_backend
 
 __all__ = ["DEFAULT_ENCODING", "ENCODINGS", "Counter", "TokenCounter", "counting"]
-
-# The compiled extension's encodings, default first (a test checks that they are its
-# `ENCODINGS`); known here too, so that an unknown name is told apart without it.
-ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
-DEFAULT_ENCODING = "o200k_base"
-
-_NEEDS_EXTENSION = (
-    "the built-in encoding {encoding!r} needs the compiled extension skeleton_compressor._core"
-)
 
 if TYPE_CHECKING:
     from ._core import TokenCounter
@@ -42,22 +40,11 @@ else:
 
             def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
                 check_encoding(encoding)
-                raise ImportError(
-                    f"{_NEEDS_EXTENSION.format(encoding=encoding)}, which is not built "
-                    f"({_missing_reason})"
-                )
+                raise not_built_error(encoding, _missing_reason)
 
 
 # A TokenCounter, an encoding's name, or a callable returning a text's token count.
 Counter = Union["TokenCounter", str, Callable[[str], int]]
-
-
-def check_encoding(encoding: object) -> str:
-    if not isinstance(encoding, str):
-        raise _messages.text_type_error("encoding", encoding)
-    if encoding not in ENCODINGS:
-        raise _messages.unknown_encoding_error(encoding, ENCODINGS)
-    return encoding
 
 
 def built_in(encoding: object, backend: str = "auto") -> TokenCounter:
@@ -65,11 +52,7 @@ def built_in(encoding: object, backend: str = "auto") -> TokenCounter:
     name = check_encoding(encoding)
     in_use, _ = load_backend(backend)  # ImportError if Rust is asked for and missing
     if in_use == "python":
-        raise ImportError(
-            f"{_NEEDS_EXTENSION.format(encoding=name)}, and the Python backend is in use "
-            "(backend='python', SKELETON_COMPRESSOR_BACKEND=python, or the extension is not "
-            "built); on it, only a callable counter counts tokens"
-        )
+        raise python_backend_error(name)
     return TokenCounter(name)
 
 

@@ -54,6 +54,7 @@ class ContextFragment:
         `TokenCounter`, an encoding's name or a callable `str -> int` (by default the
         `o200k_base` encoding). A callable's count is checked as `compress` checks a
         `token_count`, with the same error; nothing else is checked."""
+        # A lazy import: text_fragments imports this module.
         from .text_fragments import fragment_from_text
 
         fragment = fragment_from_text(cls, fragment_id, content, relevance_score, counter)

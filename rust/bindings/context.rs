@@ -27,7 +27,8 @@ pub struct Context {
     pub slot_offsets: Option<[usize; FIELDS]>,
     pub integral: Py<PyAny>,
     pub real: Py<PyAny>,
-    pub messages: Py<PyModule>,
+    /// `skeleton_compressor._for_core`: the one Python module the bindings import.
+    pub for_core: Py<PyModule>,
     pub array: Py<PyAny>,
 }
 
@@ -35,17 +36,15 @@ static CONTEXT: PyOnceLock<Context> = PyOnceLock::new();
 
 pub fn context(py: Python<'_>) -> PyResult<&'static Context> {
     CONTEXT.get_or_try_init(py, || {
-        let fragment_type = py
-            .import("skeleton_compressor.types")?
-            .getattr("ContextFragment")?
-            .cast_into::<PyType>()?;
+        let for_core = py.import("skeleton_compressor._for_core")?;
+        let fragment_type = for_core.getattr("ContextFragment")?.cast_into::<PyType>()?;
         let numbers = py.import("numbers")?;
         Ok(Context {
             slot_offsets: locate_slots(py, &fragment_type)?,
             fragment_type: fragment_type.unbind(),
             integral: numbers.getattr("Integral")?.unbind(),
             real: numbers.getattr("Real")?.unbind(),
-            messages: py.import("skeleton_compressor._messages")?.unbind(),
+            for_core: for_core.unbind(),
             array: py.import("array")?.getattr("array")?.unbind(),
         })
     })

@@ -72,7 +72,7 @@ pub fn is_ordinary(py: Python<'_>, error: &PyErr) -> bool {
 
 impl Failure<'_> {
     pub fn into_pyerr(self, py: Python<'_>, ctx: &Context) -> PyErr {
-        let messages = ctx.messages.bind(py);
+        let messages = ctx.for_core.bind(py);
         let (made, cause) = match self {
             Failure::Python(error) => return error,
             Failure::BudgetExceeded(exceeded) => (
@@ -145,11 +145,11 @@ impl Failure<'_> {
     }
 }
 
-/// The error that `skeleton_compressor._messages.<function>(*args)` words; or the error that
+/// The error that `skeleton_compressor._for_core.<function>(*args)` words; or the error that
 /// wording it raised.
 fn worded<'py>(py: Python<'py>, function: &str, args: impl PyCallArgs<'py>) -> PyErr {
     match py
-        .import("skeleton_compressor._messages")
+        .import("skeleton_compressor._for_core")
         .and_then(|messages| messages.call_method1(function, args))
     {
         Ok(exception) => PyErr::from_value(exception),

@@ -386,7 +386,7 @@ impl Compressor {
         skeleton_budget: &Bound<'py, PyAny>,
         explain: bool,
         encoding: Option<&str>,
-    ) -> PyResult<Bound<'py, PyTuple>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         records::compress_records(py, self.settings, data, skeleton_budget, explain, encoding)
     }
 
@@ -399,7 +399,7 @@ impl Compressor {
         path: std::path::PathBuf,
         skeleton_budget: &Bound<'py, PyAny>,
         encoding: Option<&str>,
-    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
         records::compress_record_file(py, self.settings, path, skeleton_budget, encoding)
     }
 }

@@ -1,6 +1,6 @@
 //! `Compressor.compress_records`: the command line's input bytes in, the kept records' bytes
 //! out, with no Python object per record. Problems become `RecordsError`s carrying their data;
-//! `skeleton_compressor.record_errors` words them.
+//! `skeleton_compressor.cli.record_errors` words them.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -28,9 +28,9 @@ fn form_name(form: Form) -> &'static str {
     }
 }
 
-/// Returns `(kept records, original_tokens, compressed_tokens, records read, records kept,
-/// form, decisions)`, where decisions are `None` unless `explain`, else the ids and the four
-/// decision columns.
+/// Returns a `CompressedRecords`: the kept records, original_tokens, compressed_tokens, the
+/// records read and kept, the form, and decisions, `None` unless `explain`, else the ids and
+/// the four decision columns.
 pub fn compress_records<'py>(
     py: Python<'py>,
     settings: Settings,
@@ -38,7 +38,7 @@ pub fn compress_records<'py>(
     skeleton_budget: &Bound<'py, PyAny>,
     explain: bool,
     encoding: Option<&str>,
-) -> PyResult<Bound<'py, PyTuple>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let counting = counting_with(encoding)?;
     let budgets = [budget_value(skeleton_budget)?];
     let input = data.as_bytes();
@@ -73,15 +73,15 @@ pub fn compress_records<'py>(
     result(py, &done, kept, decisions)
 }
 
-/// The tuple both methods return.
+/// The `CompressedRecords` both methods return.
 fn result<'py>(
     py: Python<'py>,
     done: &RecordsCompression,
     kept: KeptRecords,
     decisions: Option<(Bound<'py, PyList>, Bound<'py, PyTuple>)>,
-) -> PyResult<Bound<'py, PyTuple>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let selection = &done.compression.selections[0];
-    (
+    let fields = (
         kept,
         int_of(py, done.compression.original_tokens)?,
         int_of(py, selection.compressed_tokens)?,
@@ -89,8 +89,12 @@ fn result<'py>(
         selection.kept.len(),
         form_name(done.form),
         decisions,
-    )
-        .into_pyobject(py)
+    );
+    let named = context(py)?
+        .for_core
+        .bind(py)
+        .getattr("CompressedRecords")?;
+    named.call1(fields)
 }
 
 /// Where kept records' bytes are: in the input, or read back from a file.
@@ -168,7 +172,7 @@ pub fn compress_record_file<'py>(
     path: PathBuf,
     skeleton_budget: &Bound<'py, PyAny>,
     encoding: Option<&str>,
-) -> PyResult<Option<Bound<'py, PyTuple>>> {
+) -> PyResult<Option<Bound<'py, PyAny>>> {
     let counting = counting_with(encoding)?;
     let budgets = [budget_value(skeleton_budget)?];
     let request = Request {
@@ -223,7 +227,7 @@ fn records_error(py: Python<'_>, refusal: RecordsRefusal) -> PyResult<PyErr> {
     let fields = PyDict::new(py);
     let kind = match refusal {
         RecordsRefusal::BudgetExceeded(exceeded) => {
-            let made = context(py)?.messages.bind(py).call_method1(
+            let made = context(py)?.for_core.bind(py).call_method1(
                 "budget_exceeded_error",
                 (exceeded.budget, exceeded.needed, exceeded.required),
             )?;
@@ -282,8 +286,6 @@ fn records_error(py: Python<'_>, refusal: RecordsRefusal) -> PyResult<PyErr> {
             problem.name()
         }
     };
-    let class = py
-        .import("skeleton_compressor.record_errors")?
-        .getattr("RecordsError")?;
+    let class = context(py)?.for_core.bind(py).getattr("RecordsError")?;
     Ok(PyErr::from_value(class.call((kind,), Some(&fields))?))
 }

@@ -12,7 +12,7 @@ from skeleton_compressor import SkeletonCompressor, SkeletonCompressorService
 from skeleton_compressor.backend import ENVIRONMENT_VARIABLE, load_backend
 
 DISTRIBUTION = "skeleton-compressor"
-CARGO_TOML = Path(__file__).resolve().parent.parent / "Cargo.toml"
+CARGO_TOML = Path(__file__).resolve().parents[2] / "Cargo.toml"
 
 
 def test_rust_extension_is_built_and_installed() -> None:

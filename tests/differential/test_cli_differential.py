@@ -11,14 +11,14 @@ from collections.abc import Callable
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from skeleton_compressor.cli_compress import (
+from skeleton_compressor.cli.compress import (
     Compressed,
-    InputError,
     Options,
     compress_data,
     compress_file,
     written,
 )
+from skeleton_compressor.cli.input import InputError
 from skeleton_compressor.errors import BudgetExceededError
 
 JSON_SCALARS = st.one_of(

@@ -13,9 +13,9 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from offline_tiktoken import published, reference_count, table_file
 from skeleton_compressor import TokenCounter, _core
-from skeleton_compressor.sample_text import EMOJI, PROSE, mixed_texts, text_of_kind
+from support.offline_tiktoken import published, reference_count, table_file
+from support.sample_text import EMOJI, PROSE, mixed_texts, text_of_kind
 
 EXAMPLES = int(os.environ.get("DIFFERENTIAL_EXAMPLES", "400"))
 ENCODINGS = _core.ENCODINGS

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any, TextIO
 
-from .tokens import DEFAULT_ENCODING, ENCODINGS, built_in
+from ..tokens import DEFAULT_ENCODING, ENCODINGS, built_in
+from .input import InputError, read_input
 
 __all__ = ["add_count_command", "add_encoding_option"]
 
@@ -19,16 +19,7 @@ def add_encoding_option(command: argparse.ArgumentParser, what: str) -> None:
 def _read_exact_text(path: str) -> str:
     """The file's text as it is (no newline translation, which would change the count), less
     a UTF-8 byte order mark."""
-    from .cli_compress import InputError
-
-    try:
-        if path == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(path, "rb") as handle:
-                data = handle.read()
-    except OSError as error:
-        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
+    data = read_input(path)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

@@ -1,7 +1,7 @@
 """The command line's records read with the standard library: the Python backend's reader,
 and the one that words malformed JSON for both backends.
 
-It reads what the Rust reader reads (see `rust/core/records.rs`) and checks it the same way,
+It reads what the Rust reader reads (see `records.rs` of the Rust core) and checks it the same way,
 raising the same `RecordsError`s: a JSON array, JSON Lines, or an object whose first key is
 `fragments`; standard JSON only; values nested at most `MAX_DEPTH` deep.
 """
@@ -15,10 +15,17 @@ from typing import Any, NamedTuple
 
 from .record_errors import RecordsError
 
-__all__ = ["MAX_DEPTH", "Records", "form_of", "read_records"]
+__all__ = [
+    "MAX_DEPTH",
+    "LongInteger",
+    "Records",
+    "form_of",
+    "json_type",
+    "number_text",
+    "read_records",
+]
 
 MAX_DEPTH = 256
-MAX_TOKEN_COUNT = 2**63 - 1
 _BOM = b"\xef\xbb\xbf"
 _SPACE = " \t\r\n"
 _LINE_SPACE = " \t\r"
@@ -29,7 +36,7 @@ _TOO_DEEP = "values nested too deeply to read"
 _LONGEST_INT = 4000
 
 
-class _LongInteger:
+class LongInteger:
     """An integer too long to convert, kept as its text."""
 
     __slots__ = ("text",)
@@ -42,8 +49,8 @@ class _NotStandard(Exception):
     pass
 
 
-def _integer(text: str) -> int | _LongInteger:
-    return int(text) if len(text) <= _LONGEST_INT else _LongInteger(text)
+def _integer(text: str) -> int | LongInteger:
+    return int(text) if len(text) <= _LONGEST_INT else LongInteger(text)
 
 
 def _constant(name: str) -> Any:
@@ -62,17 +69,17 @@ _JSON_TYPES: dict[type, str] = {
     bool: "boolean",
     int: "number",
     float: "number",
-    _LongInteger: "number",
+    LongInteger: "number",
     type(None): "null",
 }
 
 
-def _json_type(value: object) -> str:
+def json_type(value: object) -> str:
     return _JSON_TYPES[type(value)]
 
 
-def _number_text(value: object) -> str | None:
-    if type(value) is _LongInteger:
+def number_text(value: object) -> str | None:
+    if type(value) is LongInteger:
         return value.text
     if type(value) is int or type(value) is float:
         return repr(value)
@@ -196,7 +203,7 @@ class _Reader:
                 end = self.array(at)
             else:
                 value, end = self.value(text, at)
-                raise RecordsError("fragments_not_array", json_type=_json_type(value))
+                raise RecordsError("fragments_not_array", json_type=json_type(value))
             at = white(text, end).end()  # type: ignore[union-attr]
             following = text[at : at + 1]
             if following == "}":

@@ -6,7 +6,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from skeleton_compressor import SkeletonCompressorService, _core, _messages
-from skeleton_compressor.bench import make_fragments
+from skeleton_compressor.cli.bench import make_fragments
 
 
 def test_error_kinds_are_the_ones_the_messages_word() -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from .json_records import MAX_TOKEN_COUNT, Records, _json_type, _LongInteger, _number_text
+from .._values import MAX_TOKEN_COUNT
+from .json_records import LongInteger, Records, json_type, number_text
 from .record_errors import RecordsError
 
-__all__ = ["RecordColumns", "checked_columns"]
+__all__ = ["RecordColumns", "record_columns"]
 
 _ABSENT = object()
-_NUMBERS = (int, float, _LongInteger)
+_NUMBERS = (int, float, LongInteger)
 
 
 class RecordColumns(NamedTuple):
@@ -38,7 +39,7 @@ def _token_count(value: object) -> int:
         if value > MAX_TOKEN_COUNT:  # type: ignore[operator]
             raise _Problem("token_too_large", value)
         return value  # type: ignore[return-value]
-    if kind is _LongInteger:
+    if kind is LongInteger:
         negative = value.text.startswith("-")  # type: ignore[attr-defined]
         raise _Problem("token_negative" if negative else "token_too_large", value)
     raise _Problem("token_type", value)
@@ -47,12 +48,12 @@ def _token_count(value: object) -> int:
 def _relevance(value: object) -> float:
     if type(value) not in _NUMBERS:
         raise _Problem("relevance_type", value)
-    if type(value) is _LongInteger or not 0 <= value <= 1:  # type: ignore[operator]
+    if type(value) is LongInteger or not 0 <= value <= 1:  # type: ignore[operator]
         raise _Problem("relevance_range", value)
     return float(value) + 0.0  # type: ignore[arg-type]
 
 
-def _checked(record: Any, counting: bool) -> tuple[str, int | None, float, bool, str | None]:
+def _checked_record(record: Any, counting: bool) -> tuple[str, int | None, float, bool, str | None]:
     if type(record) is not dict:
         raise _Problem("not_object", record)
     fragment_id = record.get("fragment_id", _ABSENT)
@@ -90,13 +91,13 @@ def _checked(record: Any, counting: bool) -> tuple[str, int | None, float, bool,
     return fragment_id, tokens, score, required, group
 
 
-def checked_columns(records: Records, counting: bool) -> RecordColumns:
+def record_columns(records: Records, counting: bool) -> RecordColumns:
     """The records' columns, or the first record's problem as a `RecordsError`."""
     columns = RecordColumns([], [], [], [], [], [])
     ids, tokens, scores, required, groups, uncounted = columns
     for index, record in enumerate(records.values):
         try:
-            fragment_id, count, score, pinned, group = _checked(record, counting)
+            fragment_id, count, score, pinned, group = _checked_record(record, counting)
         except _Problem as problem:
             raise _records_error(records, index, record, problem) from None
         if count is None:
@@ -120,6 +121,6 @@ def _records_error(records: Records, index: int, record: Any, problem: _Problem)
         line=records.lines[index] if records.lines is not None else None,
         fragment_id=fragment_id if type(fragment_id) is str else None,
         field=problem.field,
-        json_type=None if value is _ABSENT else _json_type(value),
-        number=_number_text(value),
+        json_type=None if value is _ABSENT else json_type(value),
+        number=number_text(value),
     )

@@ -335,7 +335,8 @@ def test_help_describes_the_input_and_every_option() -> None:
 
 
 def test_record_problems_are_named_alike_in_rust_and_python() -> None:
-    from skeleton_compressor import _core, record_errors
+    from skeleton_compressor import _core
+    from skeleton_compressor.cli import record_errors
 
     whole_input = {"duplicate", "malformed", "fragments_not_array", "no_records", "not_utf8"}
     named_in_python = set(record_errors.KINDS) - whole_input - {"too_many"}

@@ -255,7 +255,7 @@ def test_token_counter_stands_in_where_the_extension_is_missing() -> None:
 
 
 def test_the_readme_example_runs_and_shows_what_it_says() -> None:
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     example = re.search(r"## Token counting\n.*?```python\n(.*?)```", readme, re.DOTALL)
     assert example is not None
     namespace: dict[str, object] = {}

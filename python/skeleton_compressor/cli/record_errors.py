@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ._messages import describe
+from .._messages import describe
 
 __all__ = ["KINDS", "RecordsError", "shown_number", "worded"]
 

@@ -1,32 +1,23 @@
-"""The pure-Python backend: the contract of the Rust core in plain Python.
-
-Used where the extension is not built, and as the reference the benchmarks measure against.
-"""
+"""The fallback's input read into checked columns: fragments (or rows) read and checked
+field by field in the contract's order, with a short way for plain values."""
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Sequence
 from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
-from . import _messages, _values
-from .backend import Decisions
-from .policy import Policy, checked_policy
-from .types import ContextFragment
-from .units import Decision, Units
+from .. import _messages, _values
+from .._values import MAX_TOKEN_COUNT
+from ..types import ContextFragment
 
 if TYPE_CHECKING:
     from typing import TypeGuard
 
-__all__ = ["STRATEGIES", "Compressor"]
-
-STRATEGIES = ("greedy", "prefix")
-
-_MAX_TOKEN_COUNT = _messages.MAX_TOKEN_COUNT
+__all__ = ["Columns", "fragment_columns", "row_columns"]
 
 
-class _Columns:
+class Columns:
     """Checked values, one list per field; index i is fragment (or row) i."""
 
     __slots__ = (
@@ -46,7 +37,7 @@ class _Columns:
         self.grouped: dict[int, str] = {}  # index: group, for fragments in a group
         self.original_tokens = 0
 
-    def finish(self, container: str) -> _Columns:
+    def finish(self, container: str) -> Columns:
         """Rejects a repeated id (naming its first two places), and totals the tokens."""
         fragment_ids = self.fragment_ids
         if len(set(fragment_ids)) != len(fragment_ids):
@@ -100,7 +91,7 @@ class _Columns:
         return kept, budget - remaining
 
 
-def _read(fragment: object, attribute: str, index: int, fid: str | None) -> Any:
+def _attribute(fragment: object, attribute: str, index: int, fid: str | None) -> Any:
     try:
         return getattr(fragment, attribute)
     except Exception as error:
@@ -123,16 +114,16 @@ def _read_optional(
         raise _messages.unreadable_error(index, fid, attribute, error) from error
 
 
-def _checked(fragment: object, index: int) -> _Fields:
+def _checked_fragment(fragment: object, index: int) -> _Fields:
     """Reads and checks one fragment field by field, in the contract's order."""
     if not _values.safe_isinstance(fragment, ContextFragment):
         raise _messages.fragment_error("not_fragment", index, None, fragment)
-    fid = _values.fragment_id(_read(fragment, "fragment_id", index, None), index, "fragments")
+    fid = _values.fragment_id(_attribute(fragment, "fragment_id", index, None), index, "fragments")
     tokens = _values.token_count(
-        _read(fragment, "token_count", index, fid), index, fid, "fragments"
+        _attribute(fragment, "token_count", index, fid), index, fid, "fragments"
     )
     score = _values.relevance(
-        _read(fragment, "relevance_score", index, fid), index, fid, "fragments"
+        _attribute(fragment, "relevance_score", index, fid), index, fid, "fragments"
     )
     pinned = _values.required(
         _read_optional(fragment, "required", False, index, fid), index, fid, "fragments"
@@ -158,7 +149,7 @@ def _plain(fid: object, tokens: object, score: object) -> bool:
         type(fid) is str
         and bool(fid)
         and type(tokens) is int
-        and 0 <= tokens <= _MAX_TOKEN_COUNT
+        and 0 <= tokens <= MAX_TOKEN_COUNT
         and type(score) is float
         and 0.0 <= score <= 1.0
     )
@@ -168,8 +159,8 @@ def _plain_row(row: tuple[object, object, object]) -> TypeGuard[tuple[str, int, 
     return _plain(*row)
 
 
-def _fragment_columns(fragments: tuple[ContextFragment, ...]) -> _Columns:
-    columns = _Columns()
+def fragment_columns(fragments: tuple[ContextFragment, ...]) -> Columns:
+    columns = Columns()
     add_id = columns.fragment_ids.append
     add_tokens = columns.token_counts.append
     add_score = columns.negated_scores.append
@@ -186,20 +177,20 @@ def _fragment_columns(fragments: tuple[ContextFragment, ...]) -> _Columns:
                 pinned = fragment.required
                 group = fragment.group
             except AttributeError:
-                fid, tokens, score, pinned, group = _checked(fragment, index)
+                fid, tokens, score, pinned, group = _checked_fragment(fragment, index)
             if not (
                 type(fid) is str
                 and fid
                 and type(tokens) is int
-                and 0 <= tokens <= _MAX_TOKEN_COUNT
+                and 0 <= tokens <= MAX_TOKEN_COUNT
                 and type(score) is float
                 and 0.0 <= score <= 1.0
                 and (pinned is False or pinned is True)
                 and (group is None or (type(group) is str and group))
             ):
-                fid, tokens, score, pinned, group = _checked(fragment, index)
+                fid, tokens, score, pinned, group = _checked_fragment(fragment, index)
         else:
-            fid, tokens, score, pinned, group = _checked(fragment, index)
+            fid, tokens, score, pinned, group = _checked_fragment(fragment, index)
         add_id(fid)
         add_tokens(tokens)
         add_score(-score)
@@ -210,13 +201,13 @@ def _fragment_columns(fragments: tuple[ContextFragment, ...]) -> _Columns:
     return columns.finish("fragments")
 
 
-def _row_columns(
+def row_columns(
     fragment_ids: Sequence[object],
     token_counts: Sequence[object] | memoryview,
     relevance_scores: Sequence[object] | memoryview,
     required: Sequence[object] | None,
     groups: Sequence[object] | None,
-) -> _Columns:
+) -> Columns:
     # One snapshot of each column, taken before any value is read: user code run while
     # reading (an `__index__`, a `__float__`) cannot change which rows are read.
     ids = _snapshot(fragment_ids)
@@ -228,7 +219,7 @@ def _row_columns(
     lengths += [None if column is None else len(column) for column in (flags, names)]
     if len({length for length in lengths if length is not None}) > 1:
         raise _messages.column_lengths_error(*lengths)
-    columns = _Columns()
+    columns = Columns()
     add_id = columns.fragment_ids.append
     add_tokens = columns.token_counts.append
     add_score = columns.negated_scores.append
@@ -252,110 +243,3 @@ def _snapshot(column: Sequence[object] | memoryview) -> Sequence[object]:
     if isinstance(column, memoryview):
         return column.tolist()
     return tuple(column) if type(column) is list else column
-
-
-class Compressor:
-    """One strategy and policy, chosen once; every call checks and compresses its input whole."""
-
-    __slots__ = ("_plain", "_policy", "_prefix", "_strategy")
-
-    def __init__(
-        self,
-        strategy: str,
-        min_relevance: float = 0.0,
-        on_overflow: str = "keep_top",
-        order: str = "ranking",
-    ) -> None:
-        if strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
-        self._strategy = strategy
-        self._prefix = strategy == "prefix"
-        self._policy = checked_policy(min_relevance, on_overflow, order)
-        self._plain = self._policy == Policy()
-
-    @property
-    def strategy(self) -> str:
-        return self._strategy
-
-    @property
-    def policy(self) -> Policy:
-        return self._policy
-
-    def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
-        _fragment_columns(fragments)
-
-    def _select(
-        self, columns: _Columns, budgets: list[int], explain: bool = False
-    ) -> tuple[list[tuple[list[int], int]], list[Decision]]:
-        """Kept indices and tokens for each budget; decisions for the first when explaining."""
-        ranking = columns.ranking()
-        if self._plain and not explain and not columns.required and not columns.grouped:
-            return [columns.select(ranking, budget, self._prefix) for budget in budgets], []
-        policy = self._policy
-        units = Units(
-            columns.token_counts,
-            columns.negated_scores,
-            columns.required,
-            columns.grouped,
-            ranking,
-            policy.min_relevance,
-        )
-        selections = []
-        decisions: list[Decision] = []
-        for budget in budgets:
-            walk = units.walk(budget, self._prefix, policy.on_overflow, explain)
-            selections.append(units.kept_fragments(walk, policy.order))
-            if explain and not decisions:
-                decisions = units.decisions(walk, budget)
-        return selections, decisions
-
-    def compress(
-        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int]:
-        columns = _fragment_columns(fragments)
-        [(kept, compressed_tokens)], _ = self._select(columns, [skeleton_budget])
-        return (
-            tuple([fragments[index] for index in kept]),
-            columns.original_tokens,
-            compressed_tokens,
-        )
-
-    def compress_many(
-        self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
-    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]:
-        columns = _fragment_columns(fragments)
-        selections, _ = self._select(columns, skeleton_budgets)
-        results = [
-            (tuple([fragments[index] for index in kept]), compressed_tokens)
-            for kept, compressed_tokens in selections
-        ]
-        return columns.original_tokens, results
-
-    def explain(
-        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]:
-        columns = _fragment_columns(fragments)
-        [(kept, compressed_tokens)], decisions = self._select(columns, [skeleton_budget], True)
-        kept_flags, reasons, ranks, left = (
-            (list(c) for c in zip(*decisions)) if decisions else ([], [], [], [])
-        )
-        return (
-            tuple([fragments[index] for index in kept]),
-            columns.original_tokens,
-            compressed_tokens,
-            (kept_flags, reasons, ranks, left),
-        )
-
-    def compress_arrays(
-        self,
-        fragment_ids: Sequence[object],
-        token_counts: Sequence[object] | memoryview,
-        relevance_scores: Sequence[object] | memoryview,
-        required: Sequence[object] | None,
-        groups: Sequence[object] | None,
-        skeleton_budget: int,
-    ) -> tuple[array[int], int, int, int]:
-        columns = _row_columns(fragment_ids, token_counts, relevance_scores, required, groups)
-        [(kept, compressed_tokens)], _ = self._select(columns, [skeleton_budget])
-        rows = len(columns.fragment_ids)
-        return array("q", kept), columns.original_tokens, compressed_tokens, rows

@@ -10,9 +10,10 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from .backend import rust_available
-from .service import SkeletonCompressorService
-from .types import ContextFragment
+from ..backend import rust_available
+from ..service import SkeletonCompressorService
+from ..types import ContextFragment
+from .input import InputError
 
 DEFAULT_SIZES = (1, 10, 100, 1_000, 100_000, 1_000_000)
 _MIN_TOTAL_SECONDS = 0.2
@@ -219,11 +220,9 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 
 def run_bench(args: argparse.Namespace, out: TextIO) -> None:
     if not rust_available():
-        from .cli_compress import InputError
-
         raise InputError("bench compares the Rust backend with the Python one; build the extension")
     if args.cli:
-        from .bench_cli import run_cli_bench
+        from .bench_files import run_cli_bench
 
         run_cli_bench(args.sizes or [1_000_000], out, args.json)
         return

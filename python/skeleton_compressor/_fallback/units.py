@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from . import _messages
+from .. import _messages
 
 __all__ = ["Decision", "Units"]
 

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from importlib import resources
-from typing import Any, NoReturn, TextIO
+from typing import NoReturn, TextIO
 
-from . import __version__
-from .backend import BACKENDS, load_backend
-from .cli_compress import InputError, Options, compress_file, written
-from .errors import BudgetExceededError
-from .plan import Plan
-from .policy import ON_OVERFLOW, ORDERS
-from .service import STRATEGIES, SkeletonCompressorService
-from .types import ContextFragment, FragmentDecision, SkeletonMetadata
+from .. import __version__
+from .._interface import STRATEGIES
+from ..backend import BACKENDS, load_backend
+from ..errors import BudgetExceededError
+from ..policy import ON_OVERFLOW, ORDERS
+from .compress import Options, compress_file, written
+from .demo import run_demo
+from .input import InputError
 
 PROG = "skeleton-compressor"
 
@@ -48,109 +46,7 @@ def run_compress(args: argparse.Namespace, out: TextIO) -> None:
     out.buffer.flush()
 
 
-def load_example() -> tuple[Plan, list[dict[str, Any]], float]:
-    """The built-in example: a parent plan with its context, the subplans to spawn (each
-    with its own relevance of the parent's fragments), and the relevance floor."""
-    data = json.loads(
-        resources.files(__package__).joinpath("data/example_plan.json").read_text("utf-8")
-    )
-    parent = data["parent"]
-    context = tuple(
-        ContextFragment(
-            f["fragment_id"],
-            f["token_count"],
-            f["relevance_score"],
-            f["content"],
-            f.get("required", False),
-            f.get("group"),
-        )
-        for f in parent["context"]
-    )
-    plan = Plan(parent["plan_id"], parent["goal"], context=context)
-    return plan, data["subplans"], data["min_relevance"]
-
-
-def _metadata_line(metadata: SkeletonMetadata) -> str:
-    over = "  OVER BUDGET" if metadata.over_budget else ""
-    return (
-        f"kept {metadata.fragments_kept} of {metadata.fragments_total} fragments, "
-        f"{metadata.compressed_tokens} of {metadata.original_tokens} tokens "
-        f"(ratio {metadata.ratio:.3f}, budget {metadata.skeleton_budget}){over}"
-    )
-
-
-def _dropped_lines(decisions: Sequence[FragmentDecision], width: int = 94) -> list[str]:
-    """Every dropped fragment, best-ranked first, under the reason it was dropped for."""
-    by_reason: dict[str, list[FragmentDecision]] = {}
-    for decision in decisions:
-        if not decision.kept:
-            by_reason.setdefault(decision.reason, []).append(decision)
-    lines = []
-    for reason, dropped in by_reason.items():
-        dropped.sort(key=lambda d: d.rank)
-        lines.append(f"dropped {len(dropped)} {reason}:")
-        line = ""
-        for decision in dropped:
-            name = decision.fragment.fragment_id
-            if line and len(line) + len(name) + 2 > width:
-                lines.append(f"  {line},")
-                line = ""
-            line = f"{line}, {name}" if line else name
-        lines.append(f"  {line}")
-    return lines
-
-
-# Measured with `bench --cli` and `bench` on the 2-core machine of the README's "Performance".
-_AT_SCALE = """
-at scale: `compress` on a file of a million JSON Lines records (107 MB) takes about 0.5 s as a
-  process with the Rust backend (6.5 s with the Python one), next to 0.08 s for compressing a
-  million fragments already in memory; `skeleton-compressor bench --cli` measures it here
-"""
-
-
-def run_demo(args: argparse.Namespace, out: TextIO) -> None:
-    parent, subplans, floor = load_example()
-    service = SkeletonCompressorService(
-        backend=args.backend, strategy=args.strategy, min_relevance=floor
-    )
-    total = sum(fragment.token_count for fragment in parent.context)
-    out.write(f"parent {parent.plan_id}: {parent.goal}\n")
-    out.write(
-        f"  {len(parent.context)} context fragments, {total} tokens; backend {service.backend}, "
-        f"strategy {service.strategy}, min_relevance {floor}\n"
-        "  the task statement is required in every child; each tool call is grouped with its "
-        "output;\n  each child scores the parent's fragments for its own goal\n"
-    )
-    for spec in subplans:
-        relevance = spec.get("relevance")
-        child = parent.spawn_subplan(
-            spec["plan_id"],
-            spec["goal"],
-            spec["skeleton_budget"],
-            compressor=service,
-            relevance=relevance,
-        )
-        explanation = service.explain(parent.rescored(relevance), spec["skeleton_budget"])
-        out.write(f"\nchild {child.plan_id}: {child.goal}\n")
-        width = max((len(f.fragment_id) for f in child.context), default=10)
-        out.write(f"  {'#':>3}  {'fragment_id':<{width}}  {'tokens':>6}  {'relevance':>9}  note\n")
-        for rank, fragment in enumerate(child.context, start=1):
-            note = "required" if fragment.required else fragment.group or ""
-            if fragment.group is not None:
-                note = f"group {fragment.group}"
-            out.write(
-                f"  {rank:>3}  {fragment.fragment_id:<{width}}  {fragment.token_count:>6}  "
-                f"{fragment.relevance_score:>9.2f}  {note}\n".rstrip()
-                + "\n"
-            )
-        assert child.skeleton_metadata is not None
-        out.write(f"  {_metadata_line(child.skeleton_metadata)}\n")
-        for line in _dropped_lines(explanation.decisions):
-            out.write(f"  {line}\n")
-    out.write(_AT_SCALE)
-
-
-def _budget(text: str) -> int:
+def _budget_argument(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -160,7 +56,7 @@ def _budget(text: str) -> int:
     return value
 
 
-def _floor(text: str) -> float:
+def _floor_argument(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
@@ -230,12 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compress.add_argument("file", help="the input file, or - for standard input")
     compress.add_argument(
-        "--budget", type=_budget, required=True, help="the skeleton budget in tokens (>= 0)"
+        "--budget",
+        type=_budget_argument,
+        required=True,
+        help="the skeleton budget in tokens (>= 0)",
     )
     common(compress)
     compress.add_argument(
         "--min-relevance",
-        type=_floor,
+        type=_floor_argument,
         default=0.0,
         help="keep records (or groups) below this relevance out unless required (default: 0)",
     )
@@ -263,7 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     compress.set_defaults(run=run_compress)
 
     from .bench import add_bench_command
-    from .cli_tokens import add_count_command, add_encoding_option
+    from .count import add_count_command, add_encoding_option
 
     add_encoding_option(
         compress, "count the content of records without a token_count with this encoding"

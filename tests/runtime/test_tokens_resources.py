@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from skeleton_compressor import TokenCounter, _core
-from skeleton_compressor.sample_text import mixed_texts
+from support.sample_text import mixed_texts
 from test_resources import counting_during, linux_only
 
 
@@ -158,6 +158,6 @@ def test_lone_surrogates_by_the_million(encoding: str) -> None:
 def test_the_encoding_tables_are_pinned() -> None:
     # The pre-tokenizer's Unicode classes come from regex-syntax and regex-automata; one
     # locked version of each keeps counts from drifting with a dependency update.
-    lock = (Path(__file__).resolve().parent.parent / "Cargo.lock").read_text()
+    lock = (Path(__file__).resolve().parents[2] / "Cargo.lock").read_text()
     for crate in ("regex-syntax", "regex-automata", "bpe-openai", "bpe"):
         assert lock.count(f'\nname = "{crate}"\n') == 1, crate

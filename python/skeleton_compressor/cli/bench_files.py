@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from .service import compress_arrays
+from ..service import compress_arrays
 
 FORMS = ("lines", "array")
 
@@ -71,7 +71,7 @@ def timed_run(command: list[str]) -> tuple[float, int]:
     return seconds, int(peak) * scale
 
 
-def read_floor(path: Path, budget: int, rounds: int = 3) -> float:
+def read_file_floor(path: Path, budget: int, rounds: int = 3) -> float:
     """Reading the file as `cat FILE > /dev/null` does, plus one `compress_arrays` call on its
     rows (read beforehand, untimed): the best of `rounds`."""
     ids, tokens, scores = [], [], []
@@ -98,7 +98,7 @@ def measure_cli(size: int, form: str, progress: TextIO, rounds: int = 3) -> dict
         progress.write(f"{label}: writing the file\n")
         file_bytes, budget = write_records(path, size, form)
         progress.write(f"{label}: timing\n")
-        floor = read_floor(path, budget)
+        floor = read_file_floor(path, budget)
         rust = [timed_run(_command(path, budget, "rust")) for _ in range(rounds)]
         python = timed_run(_command(path, budget, "python"))
     rust_seconds = min(seconds for seconds, _ in rust)

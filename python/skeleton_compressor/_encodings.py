@@ -1,0 +1,45 @@
+"""The built-in encodings by name, known without the compiled extension, and the errors for
+one asked for where the extension cannot count it."""
+
+from __future__ import annotations
+
+from . import _messages
+
+__all__ = [
+    "DEFAULT_ENCODING",
+    "ENCODINGS",
+    "check_encoding",
+    "not_built_error",
+    "python_backend_error",
+]
+
+# The compiled extension's encodings, default first (a test checks that they are its
+# `ENCODINGS`); known here too, so that an unknown name is told apart without it.
+ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
+DEFAULT_ENCODING = "o200k_base"
+
+_NEEDS_EXTENSION = (
+    "the built-in encoding {encoding!r} needs the compiled extension skeleton_compressor._core"
+)
+
+
+def check_encoding(encoding: object) -> str:
+    if not isinstance(encoding, str):
+        raise _messages.text_type_error("encoding", encoding)
+    if encoding not in ENCODINGS:
+        raise _messages.unknown_encoding_error(encoding, ENCODINGS)
+    return encoding
+
+
+def not_built_error(encoding: str, reason: str) -> ImportError:
+    return ImportError(
+        f"{_NEEDS_EXTENSION.format(encoding=encoding)}, which is not built ({reason})"
+    )
+
+
+def python_backend_error(encoding: str) -> ImportError:
+    return ImportError(
+        f"{_NEEDS_EXTENSION.format(encoding=encoding)}, and the Python backend is in use "
+        "(backend='python', SKELETON_COMPRESSOR_BACKEND=python, or the extension is not "
+        "built); on it, only a callable counter counts tokens"
+    )

@@ -1,0 +1,140 @@
+"""The pure-Python backend: the contract of the Rust core in plain Python.
+
+Used where the extension is not built, and as the reference the benchmarks measure against.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+
+from .._interface import STRATEGIES, CompressedRecords, Decisions
+from ..policy import Policy, checked_policy
+from ..types import ContextFragment
+from .columns import Columns, fragment_columns, row_columns
+from .records import compress_records
+from .units import Decision, Units
+
+__all__ = ["Compressor"]
+
+
+class Compressor:
+    """One strategy and policy, chosen once; every call checks and compresses its input whole."""
+
+    __slots__ = ("_plain", "_policy", "_prefix", "_strategy")
+
+    def __init__(
+        self,
+        strategy: str,
+        min_relevance: float = 0.0,
+        on_overflow: str = "keep_top",
+        order: str = "ranking",
+    ) -> None:
+        if strategy not in STRATEGIES:
+            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
+        self._strategy = strategy
+        self._prefix = strategy == "prefix"
+        self._policy = checked_policy(min_relevance, on_overflow, order)
+        self._plain = self._policy == Policy()
+
+    @property
+    def strategy(self) -> str:
+        return self._strategy
+
+    @property
+    def policy(self) -> Policy:
+        return self._policy
+
+    def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
+        fragment_columns(fragments)
+
+    def _select(
+        self, columns: Columns, budgets: list[int], explain: bool = False
+    ) -> tuple[list[tuple[list[int], int]], list[Decision]]:
+        """Kept indices and tokens for each budget; decisions for the first when explaining."""
+        ranking = columns.ranking()
+        if self._plain and not explain and not columns.required and not columns.grouped:
+            return [columns.select(ranking, budget, self._prefix) for budget in budgets], []
+        policy = self._policy
+        units = Units(
+            columns.token_counts,
+            columns.negated_scores,
+            columns.required,
+            columns.grouped,
+            ranking,
+            policy.min_relevance,
+        )
+        selections = []
+        decisions: list[Decision] = []
+        for budget in budgets:
+            walk = units.walk(budget, self._prefix, policy.on_overflow, explain)
+            selections.append(units.kept_fragments(walk, policy.order))
+            if explain and not decisions:
+                decisions = units.decisions(walk, budget)
+        return selections, decisions
+
+    def compress(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> tuple[tuple[ContextFragment, ...], int, int]:
+        columns = fragment_columns(fragments)
+        [(kept, compressed_tokens)], _ = self._select(columns, [skeleton_budget])
+        return (
+            tuple([fragments[index] for index in kept]),
+            columns.original_tokens,
+            compressed_tokens,
+        )
+
+    def compress_many(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]:
+        columns = fragment_columns(fragments)
+        selections, _ = self._select(columns, skeleton_budgets)
+        results = [
+            (tuple([fragments[index] for index in kept]), compressed_tokens)
+            for kept, compressed_tokens in selections
+        ]
+        return columns.original_tokens, results
+
+    def explain(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]:
+        columns = fragment_columns(fragments)
+        [(kept, compressed_tokens)], decisions = self._select(columns, [skeleton_budget], True)
+        kept_flags, reasons, ranks, left = (
+            (list(c) for c in zip(*decisions)) if decisions else ([], [], [], [])
+        )
+        return (
+            tuple([fragments[index] for index in kept]),
+            columns.original_tokens,
+            compressed_tokens,
+            (kept_flags, reasons, ranks, left),
+        )
+
+    def compress_arrays(
+        self,
+        fragment_ids: Sequence[object],
+        token_counts: Sequence[object] | memoryview,
+        relevance_scores: Sequence[object] | memoryview,
+        required: Sequence[object] | None,
+        groups: Sequence[object] | None,
+        skeleton_budget: int,
+    ) -> tuple[array[int], int, int, int]:
+        columns = row_columns(fragment_ids, token_counts, relevance_scores, required, groups)
+        [(kept, compressed_tokens)], _ = self._select(columns, [skeleton_budget])
+        rows = len(columns.fragment_ids)
+        return array("q", kept), columns.original_tokens, compressed_tokens, rows
+
+    def compress_records(
+        self,
+        data: bytes,
+        skeleton_budget: int,
+        explain: bool = False,
+        encoding: str | None = None,
+    ) -> CompressedRecords:
+        return compress_records(self, data, skeleton_budget, explain, encoding)
+
+    def compress_record_file(
+        self, path: str, skeleton_budget: int, encoding: str | None = None
+    ) -> CompressedRecords | None:
+        """None: this backend reads every input whole, with `compress_records`."""
+        return None

@@ -1,0 +1,84 @@
+"""The fallback's record methods: the command line's input read with the standard library
+(`cli.json_records`), checked (`cli.record_checks`) and compressed on columns."""
+
+from __future__ import annotations
+
+from itertools import repeat
+from typing import TYPE_CHECKING
+
+from .._encodings import check_encoding, python_backend_error
+from .._interface import CompressedRecords
+from ..cli.json_records import Records, read_records
+from ..cli.record_checks import record_columns
+from ..cli.record_errors import RecordsError
+from ..errors import FragmentError
+from ..types import ContextFragment
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+    from .compressor import Compressor
+
+__all__ = ["compress_records"]
+
+
+class _KeptText:
+    __slots__ = ("array",)
+
+    def __init__(self, array: bytes) -> None:
+        self.array = array
+
+    def write_to(self, out: SupportsWrite[bytes]) -> None:
+        out.write(self.array)
+
+
+def compress_records(
+    compressor: Compressor, data: bytes, budget: int, explain: bool, encoding: str | None
+) -> CompressedRecords:
+    records = read_records(data)
+    columns = record_columns(records, counting=encoding is not None)
+    ids, tokens, scores, required, groups, uncounted = columns
+    if uncounted:
+        # Only the compiled extension counts a built-in encoding.
+        raise python_backend_error(check_encoding(encoding))
+    try:
+        if explain:
+            fragments = tuple(
+                map(ContextFragment, ids, tokens, scores, repeat(""), required, groups)
+            )
+            kept_fragments, original, compressed, decided = compressor.explain(fragments, budget)
+            position = {id(fragment): index for index, fragment in enumerate(fragments)}
+            kept = [position[id(fragment)] for fragment in kept_fragments]
+            decisions = (ids, decided)
+        else:
+            rows, original, compressed, _ = compressor.compress_arrays(
+                ids, tokens, scores, required, groups, budget
+            )
+            kept, decisions = list(rows), None
+    except FragmentError as error:
+        raise _duplicate(records, error) from None
+    text, spans = records.text, records.spans
+    array = "[" + ", ".join([text[spans[i][0] : spans[i][1]] for i in kept]) + "]"
+    return CompressedRecords(
+        _KeptText(array.encode("utf-8")),
+        original,
+        compressed,
+        len(ids),
+        len(kept),
+        records.form,
+        decisions,
+    )
+
+
+def _duplicate(records: Records, error: FragmentError) -> RecordsError:
+    lines = records.lines
+    first, second = error.first_index, error.index
+    return RecordsError(
+        "duplicate",
+        form=records.form,
+        fragment_id=error.fragment_id,
+        first_index=first,
+        index=second,
+        first_line=lines[first] if lines is not None and first is not None else None,
+        line=lines[second] if lines is not None else None,
+    )

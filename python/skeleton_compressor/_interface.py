@@ -1,0 +1,105 @@
+"""What both backends offer, and the names they share: the `BackendCompressor` protocol, the
+strategy names, and the types of what a backend returns.
+
+Both backends offer one class, `Compressor(strategy, min_relevance, on_overflow, order)`, that
+satisfies `BackendCompressor`; mypy checks the compiled one through its stub, `_core.pyi`.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from .types import ContextFragment
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
+__all__ = [
+    "STRATEGIES",
+    "BackendCompressor",
+    "CompressedRecords",
+    "CompressorFactory",
+    "Decisions",
+    "KeptArray",
+]
+
+STRATEGIES = ("greedy", "prefix")
+
+# What `explain` decided, as columns with one item per fragment: kept, reason, rank and
+# budget_left.
+Decisions = tuple[list[bool], list[str], list[int], list["int | None"]]
+
+
+class KeptArray(Protocol):
+    """The kept records, written as a JSON array of their bytes in the input."""
+
+    def write_to(self, out: SupportsWrite[bytes]) -> None: ...
+
+
+class CompressedRecords(NamedTuple):
+    """What `compress_records` and `compress_record_file` return: the kept records, the
+    tokens of all records and of the kept ones, how many records were read and kept, the
+    input's form (`array`, `lines` or `wrapped`), and, when explaining, each record's id with
+    the decisions."""
+
+    kept: KeptArray
+    original_tokens: int
+    compressed_tokens: int
+    records: int
+    records_kept: int
+    form: str
+    decisions: tuple[list[str], Decisions] | None
+
+
+class BackendCompressor(Protocol):
+    """What a backend does once the Python layer has checked the arguments' shapes:
+    `fragments` is a plain tuple, budgets are plain ints >= 0, and numeric columns are lists,
+    tuples or one-dimensional native memoryviews. The record methods take the command line's
+    input and raise `RecordsError` for a bad one."""
+
+    @property
+    def strategy(self) -> str: ...
+
+    def validate(self, fragments: tuple[ContextFragment, ...]) -> None: ...
+
+    def compress(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> tuple[tuple[ContextFragment, ...], int, int]: ...
+
+    def compress_many(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
+
+    def explain(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]: ...
+
+    def compress_arrays(
+        self,
+        fragment_ids: Sequence[Any],
+        token_counts: Sequence[Any] | memoryview,
+        relevance_scores: Sequence[Any] | memoryview,
+        required: Sequence[Any] | None,
+        groups: Sequence[Any] | None,
+        skeleton_budget: int,
+    ) -> tuple[array[int], int, int, int]: ...
+
+    def compress_records(
+        self,
+        data: bytes,
+        skeleton_budget: int,
+        explain: bool = False,
+        encoding: str | None = None,
+    ) -> CompressedRecords: ...
+
+    def compress_record_file(
+        self, path: str, skeleton_budget: int, encoding: str | None = None
+    ) -> CompressedRecords | None:
+        """The file's records compressed as they are read, when the backend can; None when
+        the input must be read whole and given to `compress_records`."""
+        ...
+
+
+CompressorFactory = Callable[[str, float, str, str], BackendCompressor]

@@ -1,0 +1,139 @@
+"""`skeleton-compressor compress`: records from a file (or standard input) to the kept records,
+byte for byte as they came in, plus the metadata (and, with `--explain`, the decisions).
+
+Either backend reads, checks and compresses the input's bytes in one call: the Rust one with
+no Python object per record, the Python one with the standard library's reader
+(`json_records`). Both raise the same `RecordsError`s, worded in one place.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, BinaryIO, NamedTuple
+
+from .._interface import BackendCompressor, CompressedRecords, Decisions, KeptArray
+from ..backend import load_backend
+from ..types import SkeletonMetadata
+from .input import InputError, read_input
+from .json_records import read_records
+from .record_errors import RecordsError, worded
+
+__all__ = [
+    "Compressed",
+    "Options",
+    "compress_data",
+    "compress_file",
+    "written",
+]
+
+
+class Compressed(NamedTuple):
+    """The kept records, the metadata, and the decisions when asked."""
+
+    kept: KeptArray
+    metadata: SkeletonMetadata
+    decisions: dict[str, dict[str, Any]] | None
+
+
+class Options(NamedTuple):
+    backend: str
+    strategy: str
+    min_relevance: float
+    on_overflow: str
+    order: str
+    budget: int
+    explain: bool
+    encoding: str | None
+
+
+def _compressor(options: Options) -> BackendCompressor:
+    _, factory = load_backend(options.backend)
+    return factory(options.strategy, options.min_relevance, options.on_overflow, options.order)
+
+
+def compress_file(path: str, options: Options) -> Compressed:
+    """The records of the file at `path` (`-` for standard input) compressed. Raises
+    `InputError` for bad input and `BudgetExceededError` when the overflow policy refuses the
+    budget.
+
+    A backend may read a file a chunk at a time when it is of the common kind (the Rust one
+    does, for JSON Lines or an array with every record good); any other input is read whole,
+    which words what is wrong exactly as either backend would."""
+    compressor = _compressor(options)
+    source = "standard input" if path == "-" else path
+    data = None
+    try:
+        if path != "-" and not options.explain:
+            try:
+                done = compressor.compress_record_file(path, options.budget, options.encoding)
+            except OSError:
+                done = None  # reading it again says why, as for standard input
+            if done is not None:
+                return _compressed(done, options)
+        data = read_input(path)
+        return _compressed(_compress_records(compressor, data, options), options)
+    except RecordsError as error:
+        raise InputError(worded(_explained(error, data or read_input(path)), source)) from None
+
+
+def compress_data(data: bytes, source: str, options: Options) -> Compressed:
+    """`compress_file` on an input's bytes, named `source` in messages."""
+    try:
+        return _compressed(_compress_records(_compressor(options), data, options), options)
+    except RecordsError as error:
+        raise InputError(worded(_explained(error, data), source)) from None
+
+
+def _compress_records(
+    compressor: BackendCompressor, data: bytes, options: Options
+) -> CompressedRecords:
+    return compressor.compress_records(data, options.budget, options.explain, options.encoding)
+
+
+def _explained(error: RecordsError, data: bytes) -> RecordsError:
+    """The Rust reader's error with lines for its byte offsets; for malformed JSON, worded as
+    the standard library's reader words it, from the record where the Rust reader stopped, so
+    that both backends say the same on every Python version."""
+    if error.kind == "malformed":
+        try:
+            read_records(data, resume=error.start or 0)
+        except RecordsError as standard:
+            if standard.kind in ("malformed", "fragments_not_array"):
+                return standard
+    error.locate(data)
+    return error
+
+
+def _compressed(done: CompressedRecords, options: Options) -> Compressed:
+    metadata = SkeletonMetadata.of(
+        done.original_tokens,
+        done.compressed_tokens,
+        options.budget,
+        done.records,
+        done.records_kept,
+    )
+    decisions = None
+    if done.decisions is not None:
+        ids, columns = done.decisions
+        decisions = _decisions(ids, columns)
+    return Compressed(done.kept, metadata, decisions)
+
+
+def _decisions(ids: list[str], columns: Decisions) -> dict[str, dict[str, Any]]:
+    return {
+        fragment_id: {"kept": kept, "reason": reason, "rank": rank, "budget_left": left}
+        for fragment_id, kept, reason, rank, left in zip(ids, *columns)
+    }
+
+
+def written(result: Compressed, out: BinaryIO) -> None:
+    """The output document: the kept records as they came in, then the metadata (and the
+    decisions)."""
+    out.write(b'{"fragments": ')
+    result.kept.write_to(out)
+    out.write(b', "skeleton_metadata": ')
+    out.write(json.dumps(result.metadata.to_dict()).encode())
+    if result.decisions is not None:
+        out.write(b', "decisions": ')
+        out.write(json.dumps(result.decisions).encode())
+    out.write(b"}\n")
