@@ -12,7 +12,6 @@ from skeleton_compressor import (
     SkeletonCompressor,
     SkeletonCompressorService,
     SkeletonMetadata,
-    validate_fragments,
 )
 
 scenarios("skeleton_compressor.feature")
@@ -80,19 +79,16 @@ def single_fragment(tokens: int) -> tuple[ContextFragment, ...]:
 
 
 @given("a fragment with negative token count", target_fixture="fragments")
-@given("a context fragment constructed with negative token_count", target_fixture="fragments")
 def negative_tokens() -> tuple[ContextFragment, ...]:
     return (ContextFragment("neg", -5, 0.5),)
 
 
 @given("a fragment with empty fragment_id", target_fixture="fragments")
-@given("a context fragment constructed with empty fragment_id", target_fixture="fragments")
 def empty_id() -> tuple[ContextFragment, ...]:
     return (ContextFragment("", 10, 0.5),)
 
 
 @given("a fragment with relevance 1.5", target_fixture="fragments")
-@given("a context fragment constructed with relevance_score 1.5", target_fixture="fragments")
 def relevance_too_high() -> tuple[ContextFragment, ...]:
     return (ContextFragment("high", 10, 1.5),)
 
@@ -150,13 +146,6 @@ def metadata_exceeding(outcome: dict[str, Any]) -> None:
 @when("I attach skeleton_metadata to a plan", target_fixture="plan")
 def attach_metadata(metadata: SkeletonMetadata) -> Plan:
     return Plan("plan-1", "inherit context").with_skeleton_metadata(metadata)
-
-
-@when("I validate the invalid fragments")
-def validate_invalid(
-    backend: str, fragments: tuple[ContextFragment, ...], outcome: dict[str, Any]
-) -> None:
-    _run(outcome, lambda: validate_fragments(fragments, backend=backend))
 
 
 @when("I check that SkeletonCompressorService satisfies the SkeletonCompressor protocol")

@@ -182,6 +182,7 @@ def budget_exceeded(outcome: dict[str, Any], needed: int, budget: int) -> None:
     raised = outcome.get("error")
     assert isinstance(raised, BudgetExceededError), (raised, outcome.get("result"))
     assert (raised.needed_tokens, raised.skeleton_budget) == (needed, budget)
+    assert str(raised).endswith(f"needs {needed} tokens, skeleton_budget is {budget}")
 
 
 @then("the decisions are")

@@ -95,39 +95,9 @@ def test_required_fragments_over_budget(
     assert (type(again), str(again), again.needed_tokens) == (type(error), str(error), 40)
 
 
-def test_nothing_fits_under_each_overflow_policy(backend: str) -> None:
-    big = (F("x", 50, 0.9), F("y", 30, 0.5))
-    top = compress(big, 10, backend=backend)
-    assert ids(top.fragments) == ["x"]
-    assert compress(big, 10, backend=backend, on_overflow="strict").fragments == ()
-    with pytest.raises(BudgetExceededError, match="needs 30 tokens, skeleton_budget is 10"):
-        compress(big, 10, backend=backend, on_overflow="raise")
-    with pytest.raises(BudgetExceededError) as raised:
-        compress(big, 10, backend=backend, on_overflow="raise", strategy="prefix")
-    assert raised.value.needed_tokens == 50
-
-
-@pytest.mark.parametrize(
-    ("count", "expected"),
-    [(4, ["u0", "u2", "u3", "u1"]), (5, ["u0", "u2", "u4", "u3", "u1"])],
-)
-def test_edges_order(backend: str, count: int, expected: list[str]) -> None:
-    fragments = tuple(F(f"u{i}", 1, 1.0 - i / 10) for i in range(count))
-    result = compress(fragments, 100, backend=backend, order="edges")
-    assert ids(result.fragments) == expected
-
-
 def test_input_order(backend: str) -> None:
     result = compress(PLAN, 1000, backend=backend, order="input")
     assert ids(result.fragments) == ids(PLAN)
-
-
-def test_budget_zero_keeps_only_zero_token_pins(backend: str) -> None:
-    fragments = (F("pin", 0, 0.1, required=True), F("free", 0, 0.9))
-    result = compress(fragments, 0, backend=backend)
-    assert ids(result.fragments) == ["pin"]
-    reasons = [d.reason for d in explain(fragments, 0, backend=backend).decisions]
-    assert reasons == ["required", "zero_budget"]
 
 
 def test_compress_arrays_takes_required_and_groups(backend: str) -> None:
