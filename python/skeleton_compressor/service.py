@@ -23,7 +23,6 @@ from .validation import checked_budget, checked_budgets, checked_columns, checke
 _new_tuple = tuple.__new__
 
 __all__ = [
-    "STRATEGIES",
     "SkeletonCompressorService",
     "compress",
     "compress_arrays",

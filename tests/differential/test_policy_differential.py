@@ -20,9 +20,9 @@ from skeleton_compressor import (
 
 EXAMPLES = int(os.environ.get("DIFFERENTIAL_EXAMPLES", "400"))
 MODES = [
-    (strategy, overflow, order)
+    (strategy, on_overflow, order)
     for strategy in ("greedy", "prefix")
-    for overflow in ("keep_top", "strict", "raise")
+    for on_overflow in ("keep_top", "strict", "raise")
     for order in ("ranking", "input", "edges")
 ]
 FLOORS = [0.0, 0.25, 0.5, 0.6, 1.0]
@@ -31,10 +31,14 @@ BACKENDS = ("rust", "python")
 
 @functools.cache
 def service(
-    backend: str, strategy: str, floor: float, overflow: str, order: str
+    backend: str, strategy: str, floor: float, on_overflow: str, order: str
 ) -> SkeletonCompressorService:
     return SkeletonCompressorService(
-        backend=backend, strategy=strategy, min_relevance=floor, on_overflow=overflow, order=order
+        backend=backend,
+        strategy=strategy,
+        min_relevance=floor,
+        on_overflow=on_overflow,
+        order=order,
     )
 
 
@@ -48,7 +52,7 @@ def reference(
     budget: int,
     strategy: str,
     floor: float,
-    overflow: str,
+    on_overflow: str,
     order: str,
 ) -> tuple[list[str], int, dict[str, tuple[bool, str, int, int | None]]]:
     """Kept ids in output order, their tokens, and each fragment's decision."""
@@ -80,7 +84,7 @@ def reference(
             decided[u] = (False, "below_min_relevance", None)
     walkable = [u for u in ranked if eligible[u] and not required[u]]
     if required_tokens > budget:
-        if overflow != "keep_top":
+        if on_overflow != "keep_top":
             raise Refused(budget, required_tokens)
         for u in walkable:
             decided[u] = (False, "zero_budget" if budget == 0 else "no_room", None)
@@ -102,10 +106,10 @@ def reference(
                 stopped = strategy == "prefix"
         if not kept and walkable:
             top = walkable[0]
-            if overflow == "keep_top":
+            if on_overflow == "keep_top":
                 kept = [top]
                 decided[top] = (True, "top_over_budget", budget)
-            elif overflow == "raise":
+            elif on_overflow == "raise":
                 smallest = min(tokens[u] for u in walkable)
                 raise Refused(budget, tokens[top] if strategy == "prefix" else smallest)
     in_rank_order = sorted(kept, key=rank.__getitem__)
@@ -225,11 +229,11 @@ def test_both_backends_follow_the_policy(
     data: st.DataObject,
 ) -> None:
     fragments, broken = generated
-    strategy, overflow, order = mode
+    strategy, on_overflow, order = mode
     counts = [f.token_count for f in fragments]
     total = sum(count for count in counts if type(count) is int and 0 <= count < 2**63)
     budget = data.draw(st.one_of(st.sampled_from([0, 1, total]), st.integers(0, total + 3)))
-    services = [service(backend, strategy, floor, overflow, order) for backend in BACKENDS]
+    services = [service(backend, strategy, floor, on_overflow, order) for backend in BACKENDS]
     rust, python = (outcome(each, fragments, budget) for each in services)
     assert rust == python
     rows = [rows_outcome(each, fragments, budget) for each in services]
@@ -245,7 +249,9 @@ def test_both_backends_follow_the_policy(
         assert rust[0] == "bad"
         return
     try:
-        kept, compressed, decisions = reference(fragments, budget, strategy, floor, overflow, order)
+        kept, compressed, decisions = reference(
+            fragments, budget, strategy, floor, on_overflow, order
+        )
     except Refused as refused:
         assert rust[:3] == ("refused", refused.budget, refused.needed)
         return
@@ -254,7 +260,7 @@ def test_both_backends_follow_the_policy(
 
 @pytest.mark.parametrize("mode", MODES, ids=["-".join(mode) for mode in MODES])
 def test_compress_many_is_compress_for_each_budget(mode: tuple[str, str, str]) -> None:
-    strategy, overflow, order = mode
+    strategy, on_overflow, order = mode
     fragments = tuple(
         ContextFragment(
             f"f{i:02d}",
@@ -266,7 +272,7 @@ def test_compress_many_is_compress_for_each_budget(mode: tuple[str, str, str]) -
         for i in range(30)
     )
     for backend in BACKENDS:
-        each = service(backend, strategy, 0.25, overflow, order)
+        each = service(backend, strategy, 0.25, on_overflow, order)
         budgets = [0, 1, 5, 12, 40, 200]
         expected: list[Any] = []
         for budget in budgets:
