@@ -73,8 +73,7 @@ struct Asked<'a> {
 }
 
 /// Reads `len` fragments with `read`, compresses them as `asked`, and builds the result with
-/// `build` while the duplicate check of a large input finishes on a second thread: a
-/// duplicate, found after all, wins over what was built.
+/// `build`.
 fn compress_read<'py, T>(
     reader: &Reader<'py>,
     len: usize,
@@ -107,14 +106,12 @@ fn compress_in<'py, T>(
     let mut reading = Reading {
         columns: Columns::new(len, &tuning, workspace)?,
     };
-    reading.columns.expect(&request, workspace);
     if let Err(failure) = read(&mut reading) {
         reading.columns.recycle(workspace);
         return Err(failure);
     }
-    let started = core::start(reading.columns, request, &ReleaseGil(reader.py), workspace);
-    match started.finish_with(workspace, build) {
-        Ok(built) => Ok(built?),
+    match core::compress(reading.columns, request, &ReleaseGil(reader.py), workspace) {
+        Ok(compression) => Ok(build(compression)?),
         Err(Refusal::Duplicate(duplicate)) => match id_from_bytes(reader.py, &duplicate.id) {
             Ok(fragment_id) => Err(Failure::Duplicate {
                 container: reader.container,

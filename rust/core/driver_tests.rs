@@ -42,7 +42,6 @@ pub(super) fn weak_hash(id: &str) -> u64 {
 
 fn columns(input: &Input, request: &Request<'_>, workspace: &mut Workspace) -> Columns {
     let mut columns = Columns::new(input.ids.len(), request.tuning, workspace).unwrap();
-    columns.expect(request, workspace);
     for ((id, &tokens), &score) in input.ids.iter().zip(&input.tokens).zip(&input.scores) {
         columns
             .push(id.as_bytes(), weak_hash(id), tokens, score)
@@ -175,12 +174,9 @@ pub(super) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
     Tuning {
         detach_from: rng.below(40) as usize,
         parallel_from: rng.below(40) as usize,
-        hashes_per_handoff: rng.below(4) as usize,
         first_sort_margin: rng.below(300) as f64 / 100.0,
         first_sort_extra: rng.below(4) as usize,
         count_keys_from: rng.below(40) as usize,
-        set_apart_sample: rng.below(20) as usize,
-        set_apart_margin: rng.below(200) as f64 / 100.0,
         whole_sort_share: rng.below(120) as f64 / 100.0,
         members_per_bucket: rng.below(4) as usize,
     }
@@ -433,10 +429,10 @@ fn a_policys_buffers_go_back_to_the_workspace() {
 }
 
 #[test]
-fn entries_set_apart_have_their_tie_keys_made_again() {
-    // The ids share a longer prefix until fragment 100's; the tied best twenty, set apart as
-    // read, rank by id: those after it first, although their tie keys (made for no shared
-    // prefix) are above those made before it (for the longer prefix).
+fn tie_keys_made_before_the_shared_prefix_shrank_are_made_again() {
+    // The ids share a longer prefix until fragment 100's; the tied best twenty rank by id:
+    // those after it first, although their tie keys (made for no shared prefix) are above
+    // those made before it (for the longer prefix).
     let ids: Vec<String> = (0..200)
         .map(|i| match i {
             0..100 => format!("m-prefix-9{i:03}"),
@@ -454,7 +450,6 @@ fn entries_set_apart_have_their_tie_keys_made_again() {
     };
     let tuning = Tuning {
         count_keys_from: 0,
-        set_apart_sample: 20,
         first_sort_extra: 0,
         ..Tuning::default()
     };
@@ -464,7 +459,7 @@ fn entries_set_apart_have_their_tie_keys_made_again() {
 }
 
 #[test]
-fn the_answer_is_built_while_duplicates_are_looked_for_and_a_duplicate_wins() {
+fn duplicates_are_looked_for_beside_the_ranking_and_every_buffer_comes_back() {
     for parallel_from in [0, 4] {
         let tuning = Tuning {
             parallel_from,
@@ -494,13 +489,8 @@ fn the_answer_is_built_while_duplicates_are_looked_for_and_a_duplicate_wins() {
             let input = input_of(&ids, &[1, 1, 1], &[0.9, 0.5, 0.1]);
             let mut workspace = Workspace::default();
             let columns = columns(&input, &request, &mut workspace);
-            let started = start(columns, request, &InPlace, &mut workspace);
-            let mut built = 0;
-            let result = started.finish_with(&mut workspace, |compression| {
-                built += 1;
-                compression.selections[0].kept.clone()
-            });
-            assert_eq!(built, 1);
+            let result = compress(columns, request, &InPlace, &mut workspace)
+                .map(|compression| compression.selections[0].kept.clone());
             assert_eq!(result, expected);
             assert_eq!(workspace.kept::<u64>(), buffers);
         }

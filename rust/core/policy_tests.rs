@@ -36,7 +36,6 @@ fn run(
         tuning,
     };
     let mut columns = Columns::new(input.ids.len(), tuning, &mut workspace).unwrap();
-    columns.expect(&request, &mut workspace);
     for (i, id) in input.ids.iter().enumerate() {
         columns
             .push(

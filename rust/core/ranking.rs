@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::thread;
 
 use super::ids::FragmentIds;
-use super::key_ranges::{range_of, KeyCounts};
+use super::key_ranges::KeyCounts;
 use super::workspace::Workspace;
 
 /// An ascending sort key for a relevance in `[0, 1]` that orders higher relevance first.
@@ -120,19 +120,7 @@ pub struct Ranking {
     counts: KeyCounts,
     /// A first sort of this many entries on is split in two and sorted on two threads.
     split_sort_from: usize,
-    /// When the first sort took its entries from those set apart: the others.
-    beyond: Option<Beyond>,
     pub last_sort: SortWork,
-}
-
-/// The entries that the first sort did not have: those of `all` (every entry, in input
-/// order) whose keys are in ranges from `from_range` on, `left_out` of them until they join
-/// the ranking's entries.
-#[derive(Debug)]
-struct Beyond {
-    all: Vec<Entry>,
-    from_range: usize,
-    left_out: usize,
 }
 
 impl Ranking {
@@ -148,13 +136,12 @@ impl Ranking {
             ranked: 0,
             counts,
             split_sort_from,
-            beyond: None,
             last_sort: SortWork::default(),
         }
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len() + self.beyond.as_ref().map_or(0, |beyond| beyond.left_out)
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -163,13 +150,7 @@ impl Ranking {
 
     /// The buffers back to `workspace`.
     pub fn recycle(self, workspace: &mut Workspace) {
-        match self.beyond {
-            Some(beyond) => {
-                workspace.give_entries(beyond.all);
-                workspace.give(self.entries);
-            }
-            None => workspace.give_entries(self.entries),
-        }
+        workspace.give_entries(self.entries);
         self.counts.recycle(workspace);
     }
 
@@ -225,30 +206,9 @@ impl Ranking {
         let split = self.splits_first_sort(count);
         let wanted = end - start;
         self.last_sort = SortWork::default();
-        // The counts are of all entries: only the first sort has them all in `rest`. When
-        // the entries set apart hold every entry of the ranges it needs, it selects among
-        // those instead, which are few already.
-        let first_sort = start == 0;
-        let mut from_set_apart = false;
-        if first_sort {
-            if let Some((set_apart, from_range)) = self.counts.take_set_apart(wanted) {
-                let left_out = self.entries.len() - set_apart.len();
-                let all = std::mem::replace(&mut self.entries, set_apart);
-                self.beyond = Some(Beyond {
-                    all,
-                    from_range,
-                    left_out,
-                });
-                from_set_apart = true;
-            }
-        } else if let Some(beyond) = self.beyond.as_mut().filter(|beyond| beyond.left_out > 0) {
-            let from_range = beyond.from_range;
-            let left_out = beyond.all.iter().filter(|e| range_of(e.key) >= from_range);
-            self.entries.extend(left_out);
-            beyond.left_out = 0;
-        }
+        // The counts are of all entries: only the first sort has them all in `rest`.
         let rest = &mut self.entries[start..];
-        let taken = if first_sort && !from_set_apart {
+        let taken = if start == 0 {
             self.counts.take_covering(rest, wanted)
         } else {
             None
@@ -317,7 +277,6 @@ fn sort_by_keys(entries: &mut [Entry], ahead: usize) -> usize {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::core::key_ranges::range_of;
 
     pub fn entries(scores: &[f64], tokens: &[u64]) -> Vec<Entry> {
         scores
@@ -461,61 +420,6 @@ pub(crate) mod tests {
 
     fn indices(entries: &[Entry]) -> Vec<u32> {
         entries.iter().map(|e| e.index).collect()
-    }
-
-    #[test]
-    fn a_first_sort_selects_among_the_entries_set_apart() {
-        // The 640 entries of `counted_ranges`, in an order unrelated to their scores; the best
-        // of the first 160 choose the ranges set apart for a first sort of 95 (one token each).
-        let place = |i: u32| (i * 239) % 640;
-        let scores: Vec<f64> = (0..640)
-            .map(place)
-            .map(|l| 0.5 + (f64::from(l / 10) + f64::from(l % 10 + 1) / 12.0) / 128.0)
-            .collect();
-        let tuning = crate::core::Tuning {
-            set_apart_sample: 160,
-            first_sort_margin: 1.0,
-            first_sort_extra: 0,
-            ..crate::core::Tuning::default()
-        };
-        let mut workspace = Workspace::default();
-        let mut counts = KeyCounts::new(&mut workspace);
-        counts.expect(95, 640, &tuning, &mut workspace);
-        let all = entries(&scores, &[1; 640]);
-        for (added, entry) in all.iter().enumerate() {
-            counts.add(entry);
-            if added + 1 == counts.choose_at() {
-                counts.choose(&all[..=added], added as u128 + 1);
-            }
-        }
-        // A 95/640 share of the sample of 160, with a margin of 1.25: its best 30.
-        let mut sampled: Vec<usize> = all[..160].iter().map(|e| range_of(e.key)).collect();
-        sampled.sort_unstable();
-        let set_apart = all
-            .iter()
-            .filter(|e| range_of(e.key) <= sampled[29])
-            .count();
-        let ids: Vec<String> = (0..640).map(|i| format!("id{i:03}")).collect();
-        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        let mut by_rank: Vec<u32> = (0..640).collect();
-        by_rank.sort_by_key(|&i| std::cmp::Reverse(place(i)));
-        let mut ranking = Ranking::counted(all, counts, usize::MAX);
-        ranking.extend(95, &ids);
-        assert_eq!(ranking.last_sort.selected_among, set_apart);
-        assert!((95..640).contains(&set_apart));
-        assert_eq!(indices(ranking.ranked()), by_rank[..95]);
-        assert_eq!(ranking.len(), 640);
-        // The entries not set apart join the rest for the next sort.
-        ranking.extend(200, &ids);
-        assert_eq!(ranking.last_sort.selected_among, 545);
-        assert_eq!(indices(ranking.ranked()), by_rank[..200]);
-        assert!(!ranking.is_complete());
-        ranking.extend(640, &ids);
-        assert_eq!(indices(ranking.ranked()), by_rank);
-        assert!(ranking.is_complete());
-        ranking.recycle(&mut workspace);
-        assert_eq!(workspace.kept::<Entry>(), 1);
-        assert!(workspace.retained_bytes() >= 640 * std::mem::size_of::<Entry>() * 2);
     }
 
     #[test]
