@@ -13,7 +13,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use super::context::context;
 use super::text::id_from_bytes;
 use super::{budget_value, decision_columns, int_of, scratch, Settings};
-use crate::core::records::fragment_ids;
+use crate::core::records::read::fragment_ids;
 use crate::core::{
     compress_record_file as compress_record_file_in_core, compress_records as compress_in_core,
     kept_len, kept_spans, write_kept, Encoding, FileCompression, Form, Got, Problem, ReadError,

@@ -4,13 +4,13 @@
 
 use std::cmp::Ordering;
 
-use super::errors::BudgetExceeded;
-use super::groups::Groups;
-use super::ids::FragmentIds;
-use super::policy::{Order, Overflow, Policy};
-use super::ranking::Entry;
-use super::selection::{Selection, Strategy};
-use super::workspace::Workspace;
+use crate::core::errors::BudgetExceeded;
+use crate::core::select::entry::Entry;
+use crate::core::select::ids::FragmentIds;
+use crate::core::select::packing::{Selection, Strategy};
+use crate::core::select::policy::groups::Groups;
+use crate::core::select::policy::{Order, Overflow, Policy};
+use crate::core::workspace::Workspace;
 
 const NONE: u32 = u32::MAX;
 
@@ -426,8 +426,8 @@ impl Finished {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::groups::GroupMarks;
-    use crate::core::ranking::Entry;
+    use crate::core::select::entry::Entry;
+    use crate::core::select::policy::groups::GroupMarks;
 
     #[test]
     fn units_group_fragments_in_input_order() {

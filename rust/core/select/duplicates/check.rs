@@ -1,10 +1,10 @@
 //! The look for duplicate ids that every compression makes: the ids' hashes are sifted for
 //! repeats, and only the ids whose hashes repeat are compared.
 
-use super::duplicates::{first_duplicate, Sieve};
-use super::errors::Duplicate;
-use super::ids::FragmentIds;
-use super::workspace::Workspace;
+use crate::core::errors::Duplicate;
+use crate::core::select::duplicates::{first_duplicate, Sieve};
+use crate::core::select::ids::FragmentIds;
+use crate::core::workspace::Workspace;
 
 /// The sieve and the bitmap of repeats one look needs, lent by a workspace: the look itself
 /// borrows nothing else, so that it can run on a second thread.

@@ -1,12 +1,12 @@
 //! Checked fragments as plain columns, filled one fragment at a time by whoever reads them.
 
-use super::errors::TooMany;
-use super::groups::GroupMarks;
-use super::ids::{IdArena, SharedPrefix};
-use super::key_ranges::KeyCounts;
-use super::ranking::Entry;
-use super::tuning::Tuning;
-use super::workspace::Workspace;
+use crate::core::errors::TooMany;
+use crate::core::select::entry::Entry;
+use crate::core::select::ids::{IdArena, SharedPrefix};
+use crate::core::select::key_ranges::KeyCounts;
+use crate::core::select::policy::groups::GroupMarks;
+use crate::core::select::tuning::Tuning;
+use crate::core::workspace::Workspace;
 
 /// Fragment indices are `u32` in the ranking.
 pub const MAX_FRAGMENTS: usize = u32::MAX as usize;
@@ -56,7 +56,7 @@ impl Columns {
     }
 
     /// Adds the next fragment. `id` is its id's bytes, which must order as the ids' code
-    /// points do (see [`super::FragmentIds`]), and `id_hash` a hash of the id that equal ids
+    /// points do (see [`crate::core::FragmentIds`]), and `id_hash` a hash of the id that equal ids
     /// share (the bindings pass the one Python keeps with each `str`).
     pub fn push(
         &mut self,

@@ -1,8 +1,8 @@
 //! Relevance keys counted by range as they are read, so that the first sort takes the
 //! entries it needs in one pass and selects among those alone.
 
-use super::ranking::Entry;
-use super::workspace::Workspace;
+use crate::core::select::entry::Entry;
+use crate::core::workspace::Workspace;
 
 /// The ranges of relevance keys that [`KeyCounts`] counts in: 2^16 of them, 64 per halving
 /// of the relevance, so that `[0.5, 1)` spreads over 64.
@@ -84,7 +84,7 @@ fn take_first(entries: &mut [Entry], test: impl Fn(&Entry) -> bool) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::ranking::relevance_key;
+    use crate::core::select::entry::relevance_key;
 
     #[test]
     fn key_ranges_follow_the_keys() {

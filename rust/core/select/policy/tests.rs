@@ -6,8 +6,10 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use super::driver_tests::{first_repeat, generated, tiny_tuning, weak_hash, Counting, Input, Lcg};
-use super::*;
+use crate::core::select::compress::tests::{
+    first_repeat, generated, tiny_tuning, weak_hash, Counting, Input, Lcg,
+};
+use crate::core::*;
 
 struct Marks {
     required: Vec<bool>,

@@ -5,12 +5,13 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 
 use super::*;
+use crate::core::*;
 
 /// A small deterministic generator, so the tests need no crates.
-pub(super) struct Lcg(pub(super) u64);
+pub(crate) struct Lcg(pub(crate) u64);
 
 impl Lcg {
-    pub(super) fn below(&mut self, bound: u64) -> u64 {
+    pub(crate) fn below(&mut self, bound: u64) -> u64 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -19,7 +20,7 @@ impl Lcg {
     }
 }
 
-pub(super) struct Counting(pub(super) Cell<usize>);
+pub(crate) struct Counting(pub(crate) Cell<usize>);
 
 impl Detach for Counting {
     fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
@@ -28,15 +29,15 @@ impl Detach for Counting {
     }
 }
 
-pub(super) struct Input {
-    pub(super) ids: Vec<String>,
-    pub(super) tokens: Vec<u64>,
-    pub(super) scores: Vec<f64>,
+pub(crate) struct Input {
+    pub(crate) ids: Vec<String>,
+    pub(crate) tokens: Vec<u64>,
+    pub(crate) scores: Vec<f64>,
 }
 
 /// A stand-in for Python's str hash: equal ids, equal hashes; few values, so that different
 /// ids collide too.
-pub(super) fn weak_hash(id: &str) -> u64 {
+pub(crate) fn weak_hash(id: &str) -> u64 {
     id.bytes().map(u64::from).sum::<u64>() % 7
 }
 
@@ -80,7 +81,7 @@ fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {
 }
 
 /// The earliest id that repeats one before it, as the refusal the driver gives.
-pub(super) fn first_repeat(input: &Input) -> Option<Refusal> {
+pub(crate) fn first_repeat(input: &Input) -> Option<Refusal> {
     (0..input.ids.len()).find_map(|second| {
         let first = input.ids[..second]
             .iter()
@@ -129,7 +130,7 @@ fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compr
     })
 }
 
-pub(super) fn generated(rng: &mut Lcg) -> Input {
+pub(crate) fn generated(rng: &mut Lcg) -> Input {
     const PIECES: [&str; 7] = ["a", "b", "\u{e9}", "\u{1F600}", "\0", "zz", "fragment-"];
     let len = rng.below(120) as usize;
     let shared = if rng.below(2) == 0 { "src/module/" } else { "" };
@@ -170,7 +171,7 @@ pub(super) fn generated(rng: &mut Lcg) -> Input {
     }
 }
 
-pub(super) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
+pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
     Tuning {
         detach_from: rng.below(40) as usize,
         parallel_from: rng.below(40) as usize,
@@ -418,8 +419,11 @@ fn a_policys_buffers_go_back_to_the_workspace() {
         assert_eq!(workspace.kept::<u128>(), 2);
         assert_eq!(workspace.kept::<usize>(), 1);
         assert_eq!(workspace.kept::<bool>(), 2);
-        assert_eq!(workspace.kept::<super::ranking::Entry>(), 1);
-        assert_eq!(workspace.kept::<super::groups::Member>(), 1);
+        assert_eq!(workspace.kept::<crate::core::select::entry::Entry>(), 1);
+        assert_eq!(
+            workspace.kept::<crate::core::select::policy::groups::Member>(),
+            1
+        );
         retained.push(workspace.retained_bytes());
     }
     assert_eq!(

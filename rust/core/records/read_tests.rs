@@ -1,5 +1,5 @@
 use super::*;
-use crate::core::record_compression::{
+use crate::core::records::compression::{
     compress_records, kept_len, kept_spans, write_kept, RecordsRefusal,
 };
 use crate::core::{Order, Overflow, Policy, Request, Strategy, Tuning, Workspace};

@@ -1,32 +1,19 @@
 //! The whole compression: duplicate ids, ranking and packing every budget, from checked
 //! columns to selections.
 
-use super::columns::Columns;
+use crate::core::select::columns::Columns;
 use std::thread;
 
-use super::duplicate_check::DuplicateCheck;
-use super::errors::{BudgetExceeded, Refusal};
-use super::ids::{tie_key, FragmentIds, IdArena};
-use super::policy::Policy;
-use super::ranking::{relevance_of_key, Entry, Ranking};
-use super::selection::{Packer, Selection, Strategy};
-use super::tuning::Tuning;
-use super::units::{Decision, LeadIds, UnitPacker, Units, Walked};
-use super::workspace::Workspace;
-
-/// Runs long work the caller's way: the Python bindings release the GIL around it.
-pub trait Detach {
-    fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T;
-}
-
-/// Runs the work where it is.
-pub struct InPlace;
-
-impl Detach for InPlace {
-    fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
-        work()
-    }
-}
+use crate::core::detach::Detach;
+use crate::core::errors::{BudgetExceeded, Refusal};
+use crate::core::select::duplicates::check::DuplicateCheck;
+use crate::core::select::entry::{relevance_of_key, Entry};
+use crate::core::select::ids::{tie_key, FragmentIds, IdArena};
+use crate::core::select::packing::{Packer, Selection};
+use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, Walked};
+use crate::core::select::ranking::Ranking;
+use crate::core::select::request::Request;
+use crate::core::workspace::Workspace;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compression {
@@ -35,17 +22,6 @@ pub struct Compression {
     pub selections: Vec<Selection>,
     /// When explaining: one per fragment, in input order, for the first budget.
     pub decisions: Vec<Decision>,
-}
-
-/// What a compression is asked for. No budgets means only the checks (duplicate ids).
-#[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
-    pub budgets: &'a [u128],
-    pub strategy: Strategy,
-    pub policy: &'a Policy,
-    /// Whether to say why each fragment was kept or dropped (for the first budget).
-    pub explain: bool,
-    pub tuning: &'a Tuning,
 }
 
 /// Rejects duplicate ids, then ranks as far as the budgets need and packs each of them.
@@ -304,3 +280,7 @@ fn pack(
     });
     packers.into_iter().map(Packer::finish).collect()
 }
+
+#[cfg(test)]
+#[path = "compress_tests.rs"]
+pub(crate) mod tests;
