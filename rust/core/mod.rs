@@ -32,7 +32,7 @@ pub use select::ids::FragmentIds;
 pub use select::input_order::in_input_order;
 pub use select::packing::{Selection, Strategy};
 pub use select::policy::units::{Decision, Reason};
-pub use select::policy::{Order, Overflow, Policy};
+pub use select::policy::{OnOverflow, Order, Policy};
 pub use select::request::Request;
 pub use select::tuning::Tuning;
 pub use tokens::count_many::{count_many, count_one, CountTuning};

@@ -77,7 +77,7 @@ fn run(
                 let split_from = request.tuning.parallel_from;
                 let mut ranking =
                     Ranking::counted(std::mem::take(&mut entries), key_counts, split_from);
-                ranking.extend(first, ids);
+                ranking.rank_top(first, ids);
                 let selections = pack(
                     &mut ranking,
                     &token_counts,
@@ -191,7 +191,7 @@ impl UnitRanking {
                 .first_sort_size(request.budgets, candidate_tokens, len)
         };
         let mut ranking = Ranking::new(unit_entries);
-        ranking.extend(first, &LeadIds { units: &units, ids });
+        ranking.rank_top(first, &LeadIds { units: &units, ids });
         UnitRanking {
             units,
             ranking,

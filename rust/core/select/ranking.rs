@@ -87,11 +87,11 @@ impl Ranking {
             if !wanting || self.is_complete() {
                 return;
             }
-            self.extend(self.len(), ids);
+            self.rank_top(self.len(), ids);
         }
     }
 
-    /// Whether a first sort of `count` entries by [`Ranking::extend`] is split over two
+    /// Whether a first sort of `count` entries by [`Ranking::rank_top`] is split over two
     /// threads: when the best half of them is at most the keys of some ranges, and they are
     /// many.
     pub fn splits_first_sort(&self, count: usize) -> bool {
@@ -107,7 +107,7 @@ impl Ranking {
     /// Ranks the first `count` entries in all (everything when `count` reaches the length)
     /// and returns the positions ranked by this call. Ids are unique, so the order is total
     /// and the top `count` are known without sorting the rest.
-    pub fn extend(&mut self, count: usize, ids: &(impl FragmentIds + ?Sized)) -> Range<usize> {
+    pub fn rank_top(&mut self, count: usize, ids: &(impl FragmentIds + ?Sized)) -> Range<usize> {
         let (start, len) = (self.ranked, self.len());
         let end = count.clamp(start, len);
         if end == start {
@@ -203,7 +203,7 @@ pub(crate) mod tests {
         let mut ranking = Ranking::new(entries(scores, &vec![1; scores.len()]));
         while !ranking.is_complete() {
             let wanted = ranking.ranked().len() + step;
-            let range = ranking.extend(wanted, ids);
+            let range = ranking.rank_top(wanted, ids);
             assert_eq!(range.len(), step.min(scores.len() - range.start));
         }
         ranking.ranked().iter().map(|e| e.index).collect()
@@ -248,7 +248,7 @@ pub(crate) mod tests {
             entry.tie = tie;
         }
         let mut ranking = Ranking::new(all);
-        ranking.extend(3, &["", "", ""]);
+        ranking.rank_top(3, &["", "", ""]);
         let order: Vec<u32> = ranking.ranked().iter().map(|e| e.index).collect();
         assert_eq!(order, vec![1, 2, 0]);
     }
@@ -280,7 +280,7 @@ pub(crate) mod tests {
         // held, by index, and whether the ranking was completed.
         let fed = |wants: usize| {
             let mut ranking = Ranking::new(entries(&scores, &[1; 5]));
-            ranking.extend(2, &ids);
+            ranking.rank_top(2, &ids);
             let mut batches = Vec::new();
             ranking.feed_while_wanted(&ids, |fresh| {
                 batches.push(fresh.iter().map(|e| e.index).collect::<Vec<_>>());
@@ -298,16 +298,16 @@ pub(crate) mod tests {
     fn extend_ranks_exactly_what_is_asked() {
         let ids = ["e", "d", "c", "b", "a"];
         let mut ranking = Ranking::new(entries(&[0.5, 0.9, 0.5, 0.5, 0.1], &[1; 5]));
-        assert_eq!(ranking.extend(0, &ids), 0..0);
-        assert_eq!(ranking.extend(2, &ids), 0..2);
+        assert_eq!(ranking.rank_top(0, &ids), 0..0);
+        assert_eq!(ranking.rank_top(2, &ids), 0..2);
         assert_eq!(
             ranking.ranked().iter().map(|e| e.index).collect::<Vec<_>>(),
             vec![1, 3]
         );
         assert!(!ranking.is_complete());
-        assert_eq!(ranking.extend(9, &ids), 2..5);
+        assert_eq!(ranking.rank_top(9, &ids), 2..5);
         assert!(ranking.is_complete());
-        assert_eq!(ranking.extend(9, &ids), 5..5);
+        assert_eq!(ranking.rank_top(9, &ids), 5..5);
         assert_eq!(ranking.len(), 5);
         assert!(!ranking.is_empty());
         assert!(Ranking::new(Vec::new()).is_empty());
@@ -352,12 +352,12 @@ pub(crate) mod tests {
         // The best 25 of 50 reach a range of 50: not fewer, so not split.
         let mut fifty = two_ranges();
         assert!(!fifty.splits_first_sort(50));
-        fifty.extend(50, &ids);
+        fifty.rank_top(50, &ids);
         assert_eq!(fifty.last_sort.on_second_thread, 0);
         // The best 50 of 100 are the range of 50: split there.
         let mut all = two_ranges();
         assert!(all.splits_first_sort(100));
-        all.extend(100, &ids);
+        all.rank_top(100, &ids);
         assert_eq!(all.last_sort.on_second_thread, 50);
     }
 
@@ -368,7 +368,7 @@ pub(crate) mod tests {
         // The best 95 are in the top ten ranges (100 entries); the first five (50) go to the
         // second thread.
         assert!(ranking.splits_first_sort(95));
-        ranking.extend(95, &ids);
+        ranking.rank_top(95, &ids);
         let expected = SortWork {
             selected_among: 100,
             on_second_thread: 50,
@@ -378,7 +378,7 @@ pub(crate) mod tests {
         assert_eq!(indices(ranking.ranked()), best);
         // Later sorts select among all that is left, on one thread.
         assert!(!ranking.splits_first_sort(640));
-        ranking.extend(200, &ids);
+        ranking.rank_top(200, &ids);
         let later = SortWork {
             selected_among: 545,
             on_second_thread: 0,
@@ -388,7 +388,7 @@ pub(crate) mod tests {
             indices(ranking.ranked()),
             (440..640).rev().collect::<Vec<_>>()
         );
-        ranking.extend(640, &ids);
+        ranking.rank_top(640, &ids);
         assert_eq!(ranking.last_sort, SortWork::default());
         assert_eq!(
             indices(ranking.ranked()),
@@ -401,12 +401,12 @@ pub(crate) mod tests {
         let (mut ranking, ids) = counted_ranges();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         assert!(!ranking.splits_first_sort(89));
-        ranking.extend(89, &ids);
+        ranking.rank_top(89, &ids);
         assert_eq!(ranking.last_sort.selected_among, 90);
         assert_eq!(ranking.last_sort.on_second_thread, 0);
         let (mut whole, _) = counted_ranges();
         assert!(whole.splits_first_sort(640) && whole.splits_first_sort(10_000));
-        whole.extend(640, &ids);
+        whole.rank_top(640, &ids);
         let expected = SortWork {
             selected_among: 0,
             on_second_thread: 320,

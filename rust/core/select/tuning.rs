@@ -28,19 +28,21 @@ pub struct Tuning {
 
 impl Default for Tuning {
     fn default() -> Self {
-        Tuning {
-            detach_from: 20_000,
-            parallel_from: 20_000,
-            first_sort_margin: 1.25,
-            first_sort_extra: 1024,
-            count_keys_from: 1 << 16,
-            whole_sort_share: 0.5,
-            members_per_bucket: 256,
-        }
+        Tuning::DEFAULT
     }
 }
 
 impl Tuning {
+    pub const DEFAULT: Tuning = Tuning {
+        detach_from: 20_000,
+        parallel_from: 20_000,
+        first_sort_margin: 1.25,
+        first_sort_extra: 1024,
+        count_keys_from: 1 << 16,
+        whole_sort_share: 0.5,
+        members_per_bucket: 256,
+    };
+
     /// How many entries to rank first for these budgets.
     pub fn first_sort_size(&self, budgets: &[u128], original_tokens: u128, len: usize) -> usize {
         let Some(&largest) = budgets.iter().max() else {

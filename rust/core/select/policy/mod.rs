@@ -5,7 +5,7 @@ pub mod groups;
 pub mod options;
 pub mod units;
 
-pub use options::{Order, Overflow, Policy};
+pub use options::{OnOverflow, Order, Policy};
 
 #[cfg(test)]
 mod tests;

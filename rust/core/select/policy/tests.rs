@@ -134,7 +134,7 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
             })
             .collect();
         if required_tokens > budget {
-            if asked.policy.overflow != Overflow::KeepTop {
+            if asked.policy.on_overflow != OnOverflow::KeepTop {
                 return Err(Refusal::BudgetExceeded(BudgetExceeded {
                     budget,
                     needed: required_tokens,
@@ -163,13 +163,13 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
             }
             if kept.is_empty() && !walkable.is_empty() {
                 let top = walkable[0];
-                match asked.policy.overflow {
-                    Overflow::KeepTop => {
+                match asked.policy.on_overflow {
+                    OnOverflow::KeepTop => {
                         kept.push(top);
                         decided[top] = (true, Reason::TopOverBudget, Some(budget));
                     }
-                    Overflow::Strict => {}
-                    Overflow::Raise => {
+                    OnOverflow::Strict => {}
+                    OnOverflow::Raise => {
                         let needed = match asked.strategy {
                             Strategy::Greedy => walkable.iter().map(|&u| tokens[u]).min().unwrap(),
                             Strategy::Prefix => tokens[top],
@@ -267,7 +267,7 @@ fn generated_inputs_follow_the_policy() {
             strategy: Strategy::ALL[case % 2],
             policy: Policy {
                 min_relevance: FLOORS[rng.below(5) as usize],
-                overflow: Overflow::ALL[rng.below(3) as usize],
+                on_overflow: OnOverflow::ALL[rng.below(3) as usize],
                 order: Order::ALL[rng.below(3) as usize],
             },
             explain: rng.below(2) == 0,
