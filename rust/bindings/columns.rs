@@ -4,13 +4,13 @@ use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
 
+use super::compress::{compress_read, Reading};
 use super::context::context;
 use super::errors::Failure;
 use super::read::{Checked, Read, Reader};
 use super::text::IdText;
-use super::{compress_read, Asked, Reading, Settings};
 use crate::core::{
-    check_relevance, check_token_count, check_unsigned_token_count, Compression, ErrorKind,
+    check_relevance, check_token_count, check_unsigned_token_count, Compression, ErrorKind, Request,
 };
 
 /// A column of Python objects: a list or a tuple (the Python layer passes nothing else),
@@ -293,8 +293,7 @@ pub fn compress_arrays<'py>(
     py: Python<'py>,
     [fragment_ids, token_counts, relevance_scores]: [&Bound<'py, PyAny>; 3],
     [required, groups]: [Option<&Bound<'py, PyAny>>; 2],
-    budget: u128,
-    settings: Settings,
+    request: Request<'_>,
 ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize)> {
     let reader = Reader {
         py,
@@ -350,10 +349,5 @@ pub fn compress_arrays<'py>(
             count,
         ))
     };
-    let asked = Asked {
-        budgets: &[budget],
-        settings,
-        explain: false,
-    };
-    compress_read(&reader, count, read, asked, build)
+    compress_read(&reader, count, read, request, build)
 }

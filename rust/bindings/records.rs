@@ -10,14 +10,17 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
+use super::compress::budget_value;
+use super::compressor::Compressor;
 use super::context::context;
+use super::results::{decision_columns, int_of};
+use super::scratch;
 use super::text::id_from_bytes;
-use super::{budget_value, decision_columns, int_of, scratch, Settings};
-use crate::core::records::fragment_ids;
+use crate::core::records::read::fragment_ids;
 use crate::core::{
     compress_record_file as compress_record_file_in_core, compress_records as compress_in_core,
     kept_len, kept_spans, write_kept, Encoding, FileCompression, Form, Got, Problem, ReadError,
-    RecordError, RecordsCompression, RecordsRefusal, Request, Span, StreamTuning, Tuning,
+    RecordError, RecordsCompression, RecordsRefusal, Span, StreamTuning,
 };
 
 fn form_name(form: Form) -> &'static str {
@@ -33,7 +36,7 @@ fn form_name(form: Form) -> &'static str {
 /// the four decision columns.
 pub fn compress_records<'py>(
     py: Python<'py>,
-    settings: Settings,
+    compressor: &Compressor,
     data: &Bound<'py, PyBytes>,
     skeleton_budget: &Bound<'py, PyAny>,
     explain: bool,
@@ -42,13 +45,7 @@ pub fn compress_records<'py>(
     let counting = counting_with(encoding)?;
     let budgets = [budget_value(skeleton_budget)?];
     let input = data.as_bytes();
-    let request = Request {
-        budgets: &budgets,
-        strategy: settings.strategy,
-        policy: &settings.policy,
-        explain,
-        tuning: &Tuning::default(),
-    };
+    let request = compressor.request(&budgets, explain);
     let mut workspace = scratch::take();
     let outcome = py.detach(|| compress_in_core(input, counting, request, &mut workspace));
     scratch::keep(workspace);
@@ -168,20 +165,14 @@ impl Write for PythonWriter<'_, '_> {
 /// the whole input then reads and words.
 pub fn compress_record_file<'py>(
     py: Python<'py>,
-    settings: Settings,
+    compressor: &Compressor,
     path: PathBuf,
     skeleton_budget: &Bound<'py, PyAny>,
     encoding: Option<&str>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let counting = counting_with(encoding)?;
     let budgets = [budget_value(skeleton_budget)?];
-    let request = Request {
-        budgets: &budgets,
-        strategy: settings.strategy,
-        policy: &settings.policy,
-        explain: false,
-        tuning: &Tuning::default(),
-    };
+    let request = compressor.request(&budgets, false);
     let mut workspace = scratch::take();
     let outcome = py.detach(|| {
         let mut file = File::open(path)?;

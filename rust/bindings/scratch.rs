@@ -5,6 +5,8 @@
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use pyo3::prelude::*;
+
 use crate::core::Workspace;
 
 /// Enough for the buffers of a call on about a million fragments, with a selection policy
@@ -70,4 +72,16 @@ pub fn retained_bytes() -> usize {
 /// Frees this thread's kept workspace.
 pub fn release() {
     drop(take());
+}
+
+/// Bytes of working memory kept between calls, by all threads together.
+#[pyfunction]
+pub fn retained_scratch_bytes() -> usize {
+    retained_bytes()
+}
+
+/// Frees the working memory this thread keeps between calls.
+#[pyfunction]
+pub fn release_scratch() {
+    release();
 }

@@ -4,9 +4,9 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
 
+use super::compress::ReleaseGil;
 use super::errors::{text_type_error, texts_type_error, unknown_encoding_error};
 use super::text::IdText;
-use super::ReleaseGil;
 use crate::core::{self, CountTuning, Encoding};
 
 fn encoding_named(py: Python<'_>, name: &str) -> PyResult<Encoding> {

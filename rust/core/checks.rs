@@ -1,6 +1,6 @@
 //! Value checks that do not depend on how a value was read.
 
-use super::errors::ErrorKind;
+use crate::core::errors::ErrorKind;
 
 /// Token counts are stored as `u64` but must fit a signed 64-bit integer, as the contract says.
 pub const MAX_TOKEN_COUNT: u64 = i64::MAX as u64;

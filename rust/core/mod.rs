@@ -1,60 +1,40 @@
-//! The whole compression on plain columns, with no Python in it: checks of single values,
-//! duplicate ids, ranking and packing, driven by one entry point, [`compress`]; and token
-//! counting ([`Encoding`], [`count_many`]); and the command line's records, read from JSON
-//! text and written back as they came ([`compress_records`]).
+//! The whole work on plain data, with no Python in it, in three domains: selection
+//! ([`select`]: checked columns to one selection per budget), token counting ([`tokens`])
+//! and the command line's records ([`records`], which reads JSON text and uses the other
+//! two). What they share sits here: errors, value checks, named enums, buffers reused
+//! between calls, and where long work runs.
 #![deny(unsafe_code)]
 
 #[macro_use]
 mod named;
 
 pub mod checks;
-pub mod columns;
-pub mod count_many;
-pub mod driver;
-pub mod duplicate_check;
-pub mod duplicates;
+pub mod detach;
 pub mod errors;
-pub mod groups;
-pub mod hash_intake;
-pub mod ids;
-pub mod input_order;
-pub mod json_values;
-pub mod key_ranges;
-pub mod policy;
-pub mod ranking;
-pub mod record_compression;
-pub mod record_fields;
-pub mod record_stream;
 pub mod records;
-pub mod selection;
-pub mod surrogates;
+pub mod select;
 pub mod tokens;
-pub mod tuning;
-pub mod units;
 pub mod workspace;
 
 pub use checks::{check_relevance, check_token_count, check_unsigned_token_count, MAX_TOKEN_COUNT};
-pub use columns::{Columns, MAX_FRAGMENTS};
-pub use count_many::{count_many, count_one, CountTuning};
-pub use driver::{compress, start, Compression, Detach, InPlace, Request, Started};
+pub use detach::{Detach, InPlace};
 pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany};
-pub use ids::FragmentIds;
-pub use input_order::in_input_order;
-pub use json_values::JsonType;
-pub use policy::{Order, Overflow, Policy};
-pub use record_compression::{
+pub use records::compression::{
     compress_record_file, compress_records, kept_len, kept_spans, write_kept, FileCompression,
     RecordsCompression, RecordsRefusal,
 };
-pub use record_stream::StreamTuning;
-pub use records::{Field, Form, Got, Problem, ReadError, RecordError, Span};
-pub use selection::{Selection, Strategy};
-pub use tokens::Encoding;
-pub use tuning::Tuning;
-pub use units::{Decision, Reason};
+pub use records::json_values::JsonType;
+pub use records::read::{Field, Form, Got, Problem, ReadError, RecordError, Span};
+pub use records::stream::StreamTuning;
+pub use select::columns::{Columns, MAX_FRAGMENTS};
+pub use select::compress::{compress, Compression};
+pub use select::ids::FragmentIds;
+pub use select::input_order::in_input_order;
+pub use select::packing::{Selection, Strategy};
+pub use select::policy::units::{Decision, Reason};
+pub use select::policy::{OnOverflow, Order, Policy};
+pub use select::request::Request;
+pub use select::tuning::Tuning;
+pub use tokens::count_many::{count_many, count_one, CountTuning};
+pub use tokens::encoding::Encoding;
 pub use workspace::Workspace;
-
-#[cfg(test)]
-mod driver_tests;
-#[cfg(test)]
-mod policy_tests;

@@ -7,7 +7,7 @@
 use std::any::Any;
 use std::mem::size_of;
 
-use super::ranking::Entry;
+use crate::core::select::entry::Entry;
 
 fn keep_larger<T>(kept: &mut Vec<T>, buffer: Vec<T>) {
     let larger = std::cmp::max_by_key(std::mem::take(kept), buffer, Vec::capacity);

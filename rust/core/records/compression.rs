@@ -3,13 +3,15 @@
 
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
-use super::columns::Columns;
-use super::driver::{compress, Compression, InPlace, Request};
-use super::errors::{BudgetExceeded, Duplicate, Refusal};
-use super::record_stream::{read_kept, stream_records, StreamTuning, Streamed};
-use super::records::{read_records, record_span, room_for, Form, ReadError, Span};
-use super::tokens::Encoding;
-use super::workspace::Workspace;
+use crate::core::detach::InPlace;
+use crate::core::errors::{BudgetExceeded, Duplicate, Refusal};
+use crate::core::records::read::{read_records, record_span, room_for, Form, ReadError, Span};
+use crate::core::records::stream::{read_kept, stream_records, StreamTuning, Streamed};
+use crate::core::select::columns::Columns;
+use crate::core::select::compress::{compress, Compression};
+use crate::core::select::request::Request;
+use crate::core::tokens::encoding::Encoding;
+use crate::core::workspace::Workspace;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordsCompression {

@@ -1,8 +1,8 @@
 use std::io::Cursor;
 
 use super::*;
-use crate::core::record_compression::kept_spans;
-use crate::core::records::read_records;
+use crate::core::records::compression::kept_spans;
+use crate::core::records::read::read_records;
 use crate::core::{Tuning, Workspace};
 
 fn tuning(chunk_bytes: usize) -> StreamTuning {
@@ -173,7 +173,7 @@ fn long_records_are_read_back_whole() {
 
 #[test]
 fn a_file_compresses_as_its_bytes_do() {
-    use crate::core::record_compression::{compress_record_file, compress_records};
+    use crate::core::records::compression::{compress_record_file, compress_records};
     use crate::core::{FileCompression, Policy, Request, Strategy, Tuning};
 
     let (policy, core_tuning) = (Policy::default(), Tuning::default());

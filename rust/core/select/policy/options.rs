@@ -4,7 +4,7 @@
 /// What happens when the budget cannot be met: the required fragments alone exceed it, or a
 /// positive budget fits nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Overflow {
+pub enum OnOverflow {
     /// Keep the required fragments (or the top-ranked unit) anyway, over budget.
     KeepTop,
     /// Never go over budget: refuse only when the required fragments alone do not fit.
@@ -25,14 +25,14 @@ pub enum Order {
     Edges,
 }
 
-named!(Overflow { KeepTop => "keep_top", Strict => "strict", Raise => "raise" });
+named!(OnOverflow { KeepTop => "keep_top", Strict => "strict", Raise => "raise" });
 named!(Order { Ranking => "ranking", Input => "input", Edges => "edges" });
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Policy {
     /// Units whose relevance is below this are not kept unless required.
     pub min_relevance: f64,
-    pub overflow: Overflow,
+    pub on_overflow: OnOverflow,
     pub order: Order,
 }
 
@@ -40,7 +40,7 @@ impl Default for Policy {
     fn default() -> Self {
         Policy {
             min_relevance: 0.0,
-            overflow: Overflow::KeepTop,
+            on_overflow: OnOverflow::KeepTop,
             order: Order::Ranking,
         }
     }
@@ -50,7 +50,7 @@ impl Policy {
     /// Whether the policy changes nothing the plain compression does.
     pub fn is_plain(&self) -> bool {
         self.min_relevance <= 0.0
-            && self.overflow == Overflow::KeepTop
+            && self.on_overflow == OnOverflow::KeepTop
             && self.order == Order::Ranking
     }
 }
@@ -61,15 +61,15 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for overflow in Overflow::ALL {
-            assert_eq!(Overflow::from_name(overflow.name()), Some(overflow));
+        for on_overflow in OnOverflow::ALL {
+            assert_eq!(OnOverflow::from_name(on_overflow.name()), Some(on_overflow));
         }
         for order in Order::ALL {
             assert_eq!(Order::from_name(order.name()), Some(order));
         }
-        assert_eq!(Overflow::from_name("keep-top"), None);
+        assert_eq!(OnOverflow::from_name("keep-top"), None);
         assert_eq!(Order::from_name("Edges"), None);
-        assert_eq!(Overflow::ALL.len(), 3);
+        assert_eq!(OnOverflow::ALL.len(), 3);
         assert_eq!(Order::ALL.len(), 3);
     }
 
@@ -81,9 +81,9 @@ mod tests {
             ..Policy::default()
         };
         assert!(!floor.is_plain());
-        for &overflow in &Overflow::ALL[1..] {
+        for &on_overflow in &OnOverflow::ALL[1..] {
             assert!(!Policy {
-                overflow,
+                on_overflow,
                 ..Policy::default()
             }
             .is_plain());

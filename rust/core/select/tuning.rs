@@ -3,16 +3,14 @@
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tuning {
-    /// From this many fragments on, the work runs inside the caller's [`super::Detach`] hook
+    /// From this many fragments on, the work runs inside the caller's [`crate::core::Detach`] hook
     /// (the Python bindings release the GIL there): below it, the work is too short to be
     /// worth handing the interpreter to other threads and waiting to take it back.
     pub detach_from: usize,
-    /// From this many fragments on, duplicate ids are looked for on a second thread: their
-    /// hashes are sifted as they are read, and compared while the ranking is sorted. A first
-    /// sort of this many entries on is split over two threads.
+    /// From this many fragments on, duplicate ids are looked for on a second thread while
+    /// the ranking is sorted and packed, and a first sort of this many entries on is split
+    /// over two threads.
     pub parallel_from: usize,
-    /// Id hashes are handed to that thread this many at a time.
-    pub hashes_per_handoff: usize,
     /// The ranking is first sorted as far as the largest budget's share of all tokens, times
     /// this margin, plus `first_sort_extra` entries: enough that greedy packing rarely needs
     /// a second sort of the rest.
@@ -21,11 +19,6 @@ pub struct Tuning {
     /// From this many fragments on, relevance keys are counted as they are read, so that the
     /// first sort selects among the entries it may need instead of among all.
     pub count_keys_from: usize,
-    /// When the budget is known before the read, the entries the first sort will likely need
-    /// are set apart as they are read, as chosen from the keys of the first this many, with
-    /// this margin over the share the first sort takes (see [`super::KeyCounts`]).
-    pub set_apart_sample: usize,
-    pub set_apart_margin: f64,
     /// From this share of all tokens on, the whole ranking is sorted at once.
     pub whole_sort_share: f64,
     /// Grouped fragments are spread into buckets of about this many by their names' hashes,
@@ -35,22 +28,21 @@ pub struct Tuning {
 
 impl Default for Tuning {
     fn default() -> Self {
-        Tuning {
-            detach_from: 20_000,
-            parallel_from: 20_000,
-            hashes_per_handoff: 1 << 16,
-            first_sort_margin: 1.25,
-            first_sort_extra: 1024,
-            count_keys_from: 1 << 16,
-            set_apart_sample: 1 << 16,
-            set_apart_margin: 1.25,
-            whole_sort_share: 0.5,
-            members_per_bucket: 256,
-        }
+        Tuning::DEFAULT
     }
 }
 
 impl Tuning {
+    pub const DEFAULT: Tuning = Tuning {
+        detach_from: 20_000,
+        parallel_from: 20_000,
+        first_sort_margin: 1.25,
+        first_sort_extra: 1024,
+        count_keys_from: 1 << 16,
+        whole_sort_share: 0.5,
+        members_per_bucket: 256,
+    };
+
     /// How many entries to rank first for these budgets.
     pub fn first_sort_size(&self, budgets: &[u128], original_tokens: u128, len: usize) -> usize {
         let Some(&largest) = budgets.iter().max() else {

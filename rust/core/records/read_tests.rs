@@ -1,8 +1,8 @@
 use super::*;
-use crate::core::record_compression::{
+use crate::core::records::compression::{
     compress_records, kept_len, kept_spans, write_kept, RecordsRefusal,
 };
-use crate::core::{Order, Overflow, Policy, Request, Strategy, Tuning, Workspace};
+use crate::core::{OnOverflow, Order, Policy, Request, Strategy, Tuning, Workspace};
 
 fn read(input: &str) -> Result<Records, ReadError> {
     read_bytes(input.as_bytes(), None)
@@ -407,7 +407,7 @@ fn duplicates_and_budgets_are_refused_with_where_they_are() {
     let text =
         r#"[{"fragment_id": "a", "token_count": 5, "relevance_score": 0.5, "required": true}]"#;
     let strict = Policy {
-        overflow: Overflow::Raise,
+        on_overflow: OnOverflow::Raise,
         order: Order::Ranking,
         min_relevance: 0.0,
     };

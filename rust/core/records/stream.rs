@@ -2,14 +2,14 @@
 //! whole file in memory: the common case (JSON Lines or an array, every record good) read
 //! here, and the kept records read back from the file afterwards. Anything else (an object
 //! with `fragments`, a problem anywhere, a record larger than the tuning allows) is left to
-//! [`super::records::read_records`] on the whole input, which says exactly what is wrong.
+//! [`crate::core::records::read::read_records`] on the whole input, which says exactly what is wrong.
 
 use std::io::{self, Read, Seek, SeekFrom};
 
-use super::columns::Columns;
-use super::record_fields::{flat_record, skip_space, value_at};
-use super::records::{fragments_first, read_record, Form, Records, Sink, Span};
-use super::tokens::Encoding;
+use crate::core::records::fields::{flat_record, skip_space, value_at};
+use crate::core::records::read::{fragments_first, read_record, Form, Records, Sink, Span};
+use crate::core::select::columns::Columns;
+use crate::core::tokens::encoding::Encoding;
 
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
@@ -307,5 +307,5 @@ fn record_len(bytes: &[u8]) -> Option<usize> {
 }
 
 #[cfg(test)]
-#[path = "record_stream_tests.rs"]
+#[path = "stream_tests.rs"]
 mod tests;

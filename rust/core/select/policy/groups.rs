@@ -6,10 +6,10 @@
 //! and each bucket is gathered by hash within the CPU caches, so a group's lead and tokens
 //! are found from members lying side by side. Hashes only make this fast: names decide.
 
-use super::duplicates::SPREAD;
-use super::ids::FragmentIds;
-use super::ranking::Entry;
-use super::workspace::Workspace;
+use crate::core::select::duplicates::SPREAD;
+use crate::core::select::entry::Entry;
+use crate::core::select::ids::FragmentIds;
+use crate::core::workspace::Workspace;
 
 /// Group names of the grouped fragments, in the order they were marked.
 #[derive(Debug, Default)]
@@ -74,7 +74,7 @@ impl Groups {
 /// A grouped fragment on its way to its group, with where its name lies among the names
 /// of its bucket.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Member {
+pub(crate) struct Member {
     hash: u64,
     entry: Entry,
     name_at: usize,

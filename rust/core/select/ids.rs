@@ -2,7 +2,7 @@
 
 use std::cmp::Ordering;
 
-use super::workspace::Workspace;
+use crate::core::workspace::Workspace;
 
 /// The ids of the fragments being compressed, by fragment index.
 ///

@@ -1,14 +1,12 @@
 //! Checked fragments as plain columns, filled one fragment at a time by whoever reads them.
 
-use super::driver::Request;
-use super::errors::TooMany;
-use super::groups::GroupMarks;
-use super::hash_intake::HashIntake;
-use super::ids::{IdArena, SharedPrefix};
-use super::key_ranges::KeyCounts;
-use super::ranking::Entry;
-use super::tuning::Tuning;
-use super::workspace::Workspace;
+use crate::core::errors::TooMany;
+use crate::core::select::entry::Entry;
+use crate::core::select::ids::{IdArena, SharedPrefix};
+use crate::core::select::key_ranges::KeyCounts;
+use crate::core::select::policy::groups::GroupMarks;
+use crate::core::select::tuning::Tuning;
+use crate::core::workspace::Workspace;
 
 /// Fragment indices are `u32` in the ranking.
 pub const MAX_FRAGMENTS: usize = u32::MAX as usize;
@@ -19,7 +17,7 @@ pub struct Columns {
     pub(super) ids: IdArena,
     pub(super) shared_prefix: SharedPrefix,
     pub(super) token_counts: Vec<u64>,
-    pub(super) id_hashes: HashIntake,
+    pub(super) id_hashes: Vec<u64>,
     pub(super) original_tokens: u128,
     pub(super) zero_token_fragments: usize,
     /// Required fragments, by ascending index.
@@ -28,8 +26,6 @@ pub struct Columns {
     pub(super) groups: GroupMarks,
     /// The relevance keys' counts, for inputs of `tuning.count_keys_from` fragments on.
     pub(super) key_counts: KeyCounts,
-    /// How many fragments `new` was told of.
-    room: usize,
 }
 
 impl Columns {
@@ -46,7 +42,7 @@ impl Columns {
             ids: IdArena::new(len, workspace),
             shared_prefix: SharedPrefix::default(),
             token_counts: workspace.words(len),
-            id_hashes: HashIntake::new(len, tuning, workspace),
+            id_hashes: workspace.words(len),
             original_tokens: 0,
             zero_token_fragments: 0,
             required: workspace.buffer(0),
@@ -56,22 +52,11 @@ impl Columns {
             } else {
                 KeyCounts::default()
             },
-            room: len,
         })
     }
 
-    /// Readies the columns for `request`, before any fragment is added: a plain compression
-    /// has the entries its first sort will likely need set apart as they are added.
-    pub fn expect(&mut self, request: &Request<'_>, workspace: &mut Workspace) {
-        let largest = request.budgets.iter().max();
-        if let (Some(&budget), true) = (largest, request.policy.is_plain() && !request.explain) {
-            self.key_counts
-                .expect(budget, self.room, request.tuning, workspace);
-        }
-    }
-
     /// Adds the next fragment. `id` is its id's bytes, which must order as the ids' code
-    /// points do (see [`super::FragmentIds`]), and `id_hash` a hash of the id that equal ids
+    /// points do (see [`crate::core::FragmentIds`]), and `id_hash` a hash of the id that equal ids
     /// share (the bindings pass the one Python keeps with each `str`).
     pub fn push(
         &mut self,
@@ -88,10 +73,6 @@ impl Columns {
         let entry = Entry::new(relevance, tie, index, token_count);
         self.key_counts.add(&entry);
         self.entries.push(entry);
-        if self.entries.len() == self.key_counts.choose_at() {
-            let tokens = self.original_tokens + u128::from(token_count);
-            self.key_counts.choose(&self.entries, tokens);
-        }
         self.token_counts.push(token_count);
         self.id_hashes.push(id_hash);
         self.original_tokens += u128::from(token_count);
@@ -132,9 +113,7 @@ impl Columns {
         workspace.give_entries(self.entries);
         self.ids.recycle(workspace);
         workspace.give_words(self.token_counts);
-        let (id_hashes, sieve) = self.id_hashes.finish();
-        workspace.give_words(id_hashes);
-        sieve.recycle(workspace);
+        workspace.give_words(self.id_hashes);
         workspace.give(self.required);
         self.groups.recycle(workspace);
         self.key_counts.recycle(workspace);
@@ -161,53 +140,5 @@ mod tests {
             columns.recycle(&mut workspace);
             assert_eq!(workspace.kept::<u32>(), usize::from(counted.is_some()));
         }
-    }
-
-    /// How many of forty fragments of one token each, at ten levels of relevance (each in a
-    /// range of its own, the best last of every ten), are set apart for `request`.
-    fn set_apart(request: &Request<'_>) -> usize {
-        let mut workspace = Workspace::default();
-        let mut columns = Columns::new(40, request.tuning, &mut workspace).unwrap();
-        columns.expect(request, &mut workspace);
-        for i in 0..40u32 {
-            let score = 0.5 + (f64::from(i % 10) + 0.5) / 128.0;
-            columns
-                .push(format!("id{i}").as_bytes(), 0, 1, score)
-                .unwrap();
-        }
-        columns.key_counts.set_apart_below_index(usize::MAX).len()
-    }
-
-    #[test]
-    fn a_plain_compression_sets_apart_what_its_largest_budget_needs() {
-        use super::super::policy::{Overflow, Policy};
-        use super::super::selection::Strategy;
-        let tuning = Tuning {
-            count_keys_from: 0,
-            set_apart_sample: 10,
-            set_apart_margin: 1.0,
-            first_sort_margin: 1.0,
-            first_sort_extra: 0,
-            whole_sort_share: 0.5,
-            ..Tuning::default()
-        };
-        let plain = Policy::default();
-        let request = |budgets, policy, explain| Request {
-            budgets,
-            strategy: Strategy::Greedy,
-            policy,
-            explain,
-            tuning: &tuning,
-        };
-        // Twelve of the forty tokens, as the first ten suggest: levels 9, 8 and 7.
-        assert_eq!(set_apart(&request(&[12, 4], &plain, false)), 12);
-        assert_eq!(set_apart(&request(&[8], &plain, false)), 8);
-        assert_eq!(set_apart(&request(&[], &plain, false)), 0);
-        assert_eq!(set_apart(&request(&[12], &plain, true)), 0);
-        let raise = Policy {
-            overflow: Overflow::Raise,
-            ..Policy::default()
-        };
-        assert_eq!(set_apart(&request(&[12], &raise, false)), 0);
     }
 }

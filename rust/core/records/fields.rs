@@ -7,7 +7,7 @@ use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::json_values::depth;
+use crate::core::records::json_values::depth;
 
 /// Each read field's value as checked JSON text (the last one, when a key repeats, as in
 /// Python's reader), and how deeply the record's values nest.
@@ -183,7 +183,7 @@ impl<'de> Visitor<'de> for FieldsOf {
     }
 }
 
-/// A key's code points, as [`super::json_values::string_bytes`] gives a string's.
+/// A key's code points, as [`crate::core::records::json_values::string_bytes`] gives a string's.
 pub struct Key;
 
 impl<'de> DeserializeSeed<'de> for Key {

@@ -1,30 +1,19 @@
 //! The whole compression: duplicate ids, ranking and packing every budget, from checked
 //! columns to selections.
 
-use super::columns::Columns;
-use super::duplicate_check::DuplicateCheck;
-use super::errors::{BudgetExceeded, Refusal};
-use super::ids::{tie_key, FragmentIds, IdArena};
-use super::policy::Policy;
-use super::ranking::{relevance_of_key, Entry, Ranking};
-use super::selection::{Packer, Selection, Strategy};
-use super::tuning::Tuning;
-use super::units::{Decision, LeadIds, UnitPacker, Units, Walked};
-use super::workspace::Workspace;
+use crate::core::select::columns::Columns;
+use std::thread;
 
-/// Runs long work the caller's way: the Python bindings release the GIL around it.
-pub trait Detach {
-    fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T;
-}
-
-/// Runs the work where it is.
-pub struct InPlace;
-
-impl Detach for InPlace {
-    fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
-        work()
-    }
-}
+use crate::core::detach::Detach;
+use crate::core::errors::{BudgetExceeded, Refusal};
+use crate::core::select::duplicates::check::DuplicateCheck;
+use crate::core::select::entry::{relevance_of_key, Entry};
+use crate::core::select::ids::{tie_key, FragmentIds, IdArena};
+use crate::core::select::packing::{Packer, Selection};
+use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, Walked};
+use crate::core::select::ranking::Ranking;
+use crate::core::select::request::Request;
+use crate::core::workspace::Workspace;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compression {
@@ -35,87 +24,18 @@ pub struct Compression {
     pub decisions: Vec<Decision>,
 }
 
-/// What a compression is asked for. No budgets means only the checks (duplicate ids).
-#[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
-    pub budgets: &'a [u128],
-    pub strategy: Strategy,
-    pub policy: &'a Policy,
-    /// Whether to say why each fragment was kept or dropped (for the first budget).
-    pub explain: bool,
-    pub tuning: &'a Tuning,
-}
-
 /// Rejects duplicate ids, then ranks as far as the budgets need and packs each of them.
-/// Large inputs run inside `detach`, whole.
+/// Large inputs run inside `detach`, whole. A duplicate wins over a budget exceeded.
 pub fn compress(
     columns: Columns,
     request: Request<'_>,
     detach: &impl Detach,
     workspace: &mut Workspace,
 ) -> Result<Compression, Refusal> {
-    let started = launch(columns, request, detach, workspace, Meanwhile::Nothing);
-    started.finish_with(workspace, |compression| compression)
-}
-
-/// [`compress`], with the duplicate check of a large input still going on, on a second
-/// thread, when the answer is at hand: the caller can build its result meanwhile, and
-/// learns with [`Started::finish_with`] whether it stands.
-pub fn start(
-    columns: Columns,
-    request: Request<'_>,
-    detach: &impl Detach,
-    workspace: &mut Workspace,
-) -> Started {
-    launch(columns, request, detach, workspace, Meanwhile::Build)
-}
-
-/// What the caller does between the answer and [`Started::finish_with`]: a check that can
-/// go on while the result is built need not share the cores with a split first sort.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Meanwhile {
-    Nothing,
-    Build,
-}
-
-fn launch(
-    columns: Columns,
-    request: Request<'_>,
-    detach: &impl Detach,
-    workspace: &mut Workspace,
-    meanwhile: Meanwhile,
-) -> Started {
     if columns.len() >= request.tuning.detach_from {
-        detach.detach(|| run(columns, request, workspace, meanwhile))
+        detach.detach(|| run(columns, request, workspace))
     } else {
-        run(columns, request, workspace, meanwhile)
-    }
-}
-
-/// A compression whose duplicate check may still be going on.
-#[must_use]
-#[derive(Debug)]
-pub struct Started {
-    outcome: Result<Compression, BudgetExceeded>,
-    check: DuplicateCheck,
-    ids: IdArena,
-}
-
-impl Started {
-    /// `build` on the answer, while the duplicate check finishes; then the duplicate, if
-    /// any, or else the answer's refusal, or else what was built.
-    pub fn finish_with<T>(
-        self,
-        workspace: &mut Workspace,
-        build: impl FnOnce(Compression) -> T,
-    ) -> Result<T, Refusal> {
-        let built = self.outcome.map(build);
-        let duplicate = self.check.finish(&self.ids, workspace);
-        self.ids.recycle(workspace);
-        match duplicate {
-            Some(duplicate) => Err(Refusal::Duplicate(duplicate)),
-            None => built.map_err(Refusal::BudgetExceeded),
-        }
+        run(columns, request, workspace)
     }
 }
 
@@ -123,8 +43,7 @@ fn run(
     columns: Columns,
     request: Request<'_>,
     workspace: &mut Workspace,
-    meanwhile: Meanwhile,
-) -> Started {
+) -> Result<Compression, Refusal> {
     let plain = request.policy.is_plain() && !columns.has_units() && !request.explain;
     let Columns {
         mut entries,
@@ -136,71 +55,94 @@ fn run(
         zero_token_fragments,
         required,
         groups,
-        mut key_counts,
-        ..
+        key_counts,
     } = columns;
     let ids: &IdArena = &arena;
-    let (id_hashes, sieve) = id_hashes.finish();
     let len = entries.len();
-    let in_parallel = len >= request.tuning.parallel_from;
     // Entries are still in input order: index i is at position i.
-    let fresh_tie = |index: u32| tie_key(ids.bytes(index), shared_prefix.len());
     for index in shared_prefix.stale() {
-        entries[index].tie = fresh_tie(index as u32);
+        entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
     }
-    for entry in key_counts.set_apart_below_index(shared_prefix.stale().end) {
-        entry.tie = fresh_tie(entry.index);
-    }
-    let (packed, check) = if plain {
-        groups.recycle(workspace);
-        let first = request
-            .tuning
-            .first_sort_size(request.budgets, original_tokens, len);
-        let split_from = request.tuning.parallel_from;
-        let mut ranking = Ranking::counted(std::mem::take(&mut entries), key_counts, split_from);
-        // The look for duplicates takes the second core while the first sort does not, or
-        // else after it, while the answer is packed and built.
-        let check = if meanwhile == Meanwhile::Build && ranking.splits_first_sort(first) {
-            ranking.extend(first, ids);
-            DuplicateCheck::start(id_hashes, sieve, in_parallel, workspace)
-        } else {
-            let check = DuplicateCheck::start(id_hashes, sieve, in_parallel, workspace);
-            ranking.extend(first, ids);
-            check
-        };
-        let selections = pack(
-            &mut ranking,
-            &token_counts,
-            zero_token_fragments,
-            ids,
-            request,
-        );
-        ranking.recycle(workspace);
-        (Ok((selections, Vec::new())), check)
-    } else {
-        let check = DuplicateCheck::start(id_hashes, sieve, in_parallel, workspace);
-        key_counts.recycle(workspace);
-        let per_bucket = request.tuning.members_per_bucket;
-        let groups = groups.into_groups(&entries, &token_counts, ids, per_bucket, workspace);
-        let units = Units::new(&entries, &token_counts, &required, groups, workspace);
-        let unit_entries = workspace.entries(len);
-        let mut unit_ranking = UnitRanking::new(units, unit_entries, request, ids, workspace);
-        let packed = unit_ranking.pack(ids, request);
-        unit_ranking.recycle(workspace);
-        (packed, check)
-    };
+    let mut check = DuplicateCheck::new(len, workspace);
+    let in_parallel = len >= request.tuning.parallel_from;
+    let (duplicate, packed) = beside(
+        in_parallel,
+        || check.run(&id_hashes, ids),
+        || {
+            if plain {
+                groups.recycle(workspace);
+                let first = request
+                    .tuning
+                    .first_sort_size(request.budgets, original_tokens, len);
+                let split_from = request.tuning.parallel_from;
+                let mut ranking =
+                    Ranking::counted(std::mem::take(&mut entries), key_counts, split_from);
+                ranking.rank_top(first, ids);
+                let selections = pack(
+                    &mut ranking,
+                    &token_counts,
+                    zero_token_fragments,
+                    ids,
+                    request,
+                );
+                ranking.recycle(workspace);
+                Ok((selections, Vec::new()))
+            } else {
+                key_counts.recycle(workspace);
+                let per_bucket = request.tuning.members_per_bucket;
+                let groups =
+                    groups.into_groups(&entries, &token_counts, ids, per_bucket, workspace);
+                let units = Units::new(&entries, &token_counts, &required, groups, workspace);
+                let unit_entries = workspace.entries(len);
+                let mut unit_ranking =
+                    UnitRanking::new(units, unit_entries, request, ids, workspace);
+                let packed = unit_ranking.pack(ids, request);
+                unit_ranking.recycle(workspace);
+                packed
+            }
+        },
+    );
+    check.recycle(workspace);
+    workspace.give_words(id_hashes);
     workspace.give_entries(entries);
     workspace.give_words(token_counts);
     workspace.give(required);
-    Started {
-        outcome: packed.map(|(selections, decisions)| Compression {
-            original_tokens,
-            selections,
-            decisions,
-        }),
-        check,
-        ids: arena,
+    arena.recycle(workspace);
+    if let Some(duplicate) = duplicate {
+        return Err(Refusal::Duplicate(duplicate));
     }
+    let (selections, decisions) = packed.map_err(Refusal::BudgetExceeded)?;
+    Ok(Compression {
+        original_tokens,
+        selections,
+        decisions,
+    })
+}
+
+/// `side` on a second thread while `main` runs here, when `in_parallel` and a thread can be
+/// had; else one after the other, here.
+fn beside<A: Send, B>(
+    in_parallel: bool,
+    mut side: impl FnMut() -> A + Send,
+    main: impl FnOnce() -> B,
+) -> (A, B) {
+    let mut main = Some(main);
+    if in_parallel {
+        let both = thread::scope(|scope| {
+            let running = thread::Builder::new().spawn_scoped(scope, &mut side).ok()?;
+            let main = main.take()?;
+            let done_here = main();
+            let done_there = running
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            Some((done_there, done_here))
+        });
+        if let Some(both) = both {
+            return both;
+        }
+    }
+    let main = main.expect("main runs once: here when it did not run beside");
+    (side(), main())
 }
 
 /// Units ranked by their leads, as far as the budgets need (all of them when explaining,
@@ -249,7 +191,7 @@ impl UnitRanking {
                 .first_sort_size(request.budgets, candidate_tokens, len)
         };
         let mut ranking = Ranking::new(unit_entries);
-        ranking.extend(first, &LeadIds { units: &units, ids });
+        ranking.rank_top(first, &LeadIds { units: &units, ids });
         UnitRanking {
             units,
             ranking,
@@ -338,3 +280,7 @@ fn pack(
     });
     packers.into_iter().map(Packer::finish).collect()
 }
+
+#[cfg(test)]
+#[path = "compress_tests.rs"]
+pub(crate) mod tests;

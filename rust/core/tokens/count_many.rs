@@ -5,8 +5,8 @@
 use std::sync::Mutex;
 use std::thread;
 
-use super::driver::Detach;
-use super::tokens::Encoding;
+use crate::core::detach::Detach;
+use crate::core::tokens::encoding::Encoding;
 
 /// The numbers that decide how texts are counted, not what they count; tests shrink them to
 /// cross every threshold with a few short texts.

@@ -5,12 +5,13 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 
 use super::*;
+use crate::core::*;
 
 /// A small deterministic generator, so the tests need no crates.
-pub(super) struct Lcg(pub(super) u64);
+pub(crate) struct Lcg(pub(crate) u64);
 
 impl Lcg {
-    pub(super) fn below(&mut self, bound: u64) -> u64 {
+    pub(crate) fn below(&mut self, bound: u64) -> u64 {
         self.0 = self
             .0
             .wrapping_mul(6_364_136_223_846_793_005)
@@ -19,7 +20,7 @@ impl Lcg {
     }
 }
 
-pub(super) struct Counting(pub(super) Cell<usize>);
+pub(crate) struct Counting(pub(crate) Cell<usize>);
 
 impl Detach for Counting {
     fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
@@ -28,21 +29,20 @@ impl Detach for Counting {
     }
 }
 
-pub(super) struct Input {
-    pub(super) ids: Vec<String>,
-    pub(super) tokens: Vec<u64>,
-    pub(super) scores: Vec<f64>,
+pub(crate) struct Input {
+    pub(crate) ids: Vec<String>,
+    pub(crate) tokens: Vec<u64>,
+    pub(crate) scores: Vec<f64>,
 }
 
 /// A stand-in for Python's str hash: equal ids, equal hashes; few values, so that different
 /// ids collide too.
-pub(super) fn weak_hash(id: &str) -> u64 {
+pub(crate) fn weak_hash(id: &str) -> u64 {
     id.bytes().map(u64::from).sum::<u64>() % 7
 }
 
 fn columns(input: &Input, request: &Request<'_>, workspace: &mut Workspace) -> Columns {
     let mut columns = Columns::new(input.ids.len(), request.tuning, workspace).unwrap();
-    columns.expect(request, workspace);
     for ((id, &tokens), &score) in input.ids.iter().zip(&input.tokens).zip(&input.scores) {
         columns
             .push(id.as_bytes(), weak_hash(id), tokens, score)
@@ -81,7 +81,7 @@ fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {
 }
 
 /// The earliest id that repeats one before it, as the refusal the driver gives.
-pub(super) fn first_repeat(input: &Input) -> Option<Refusal> {
+pub(crate) fn first_repeat(input: &Input) -> Option<Refusal> {
     (0..input.ids.len()).find_map(|second| {
         let first = input.ids[..second]
             .iter()
@@ -130,7 +130,7 @@ fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compr
     })
 }
 
-pub(super) fn generated(rng: &mut Lcg) -> Input {
+pub(crate) fn generated(rng: &mut Lcg) -> Input {
     const PIECES: [&str; 7] = ["a", "b", "\u{e9}", "\u{1F600}", "\0", "zz", "fragment-"];
     let len = rng.below(120) as usize;
     let shared = if rng.below(2) == 0 { "src/module/" } else { "" };
@@ -171,16 +171,13 @@ pub(super) fn generated(rng: &mut Lcg) -> Input {
     }
 }
 
-pub(super) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
+pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
     Tuning {
         detach_from: rng.below(40) as usize,
         parallel_from: rng.below(40) as usize,
-        hashes_per_handoff: rng.below(4) as usize,
         first_sort_margin: rng.below(300) as f64 / 100.0,
         first_sort_extra: rng.below(4) as usize,
         count_keys_from: rng.below(40) as usize,
-        set_apart_sample: rng.below(20) as usize,
-        set_apart_margin: rng.below(200) as f64 / 100.0,
         whole_sort_share: rng.below(120) as f64 / 100.0,
         members_per_bucket: rng.below(4) as usize,
     }
@@ -422,8 +419,11 @@ fn a_policys_buffers_go_back_to_the_workspace() {
         assert_eq!(workspace.kept::<u128>(), 2);
         assert_eq!(workspace.kept::<usize>(), 1);
         assert_eq!(workspace.kept::<bool>(), 2);
-        assert_eq!(workspace.kept::<super::ranking::Entry>(), 1);
-        assert_eq!(workspace.kept::<super::groups::Member>(), 1);
+        assert_eq!(workspace.kept::<crate::core::select::entry::Entry>(), 1);
+        assert_eq!(
+            workspace.kept::<crate::core::select::policy::groups::Member>(),
+            1
+        );
         retained.push(workspace.retained_bytes());
     }
     assert_eq!(
@@ -433,10 +433,10 @@ fn a_policys_buffers_go_back_to_the_workspace() {
 }
 
 #[test]
-fn entries_set_apart_have_their_tie_keys_made_again() {
-    // The ids share a longer prefix until fragment 100's; the tied best twenty, set apart as
-    // read, rank by id: those after it first, although their tie keys (made for no shared
-    // prefix) are above those made before it (for the longer prefix).
+fn tie_keys_made_before_the_shared_prefix_shrank_are_made_again() {
+    // The ids share a longer prefix until fragment 100's; the tied best twenty rank by id:
+    // those after it first, although their tie keys (made for no shared prefix) are above
+    // those made before it (for the longer prefix).
     let ids: Vec<String> = (0..200)
         .map(|i| match i {
             0..100 => format!("m-prefix-9{i:03}"),
@@ -454,7 +454,6 @@ fn entries_set_apart_have_their_tie_keys_made_again() {
     };
     let tuning = Tuning {
         count_keys_from: 0,
-        set_apart_sample: 20,
         first_sort_extra: 0,
         ..Tuning::default()
     };
@@ -464,7 +463,7 @@ fn entries_set_apart_have_their_tie_keys_made_again() {
 }
 
 #[test]
-fn the_answer_is_built_while_duplicates_are_looked_for_and_a_duplicate_wins() {
+fn duplicates_are_looked_for_beside_the_ranking_and_every_buffer_comes_back() {
     for parallel_from in [0, 4] {
         let tuning = Tuning {
             parallel_from,
@@ -494,13 +493,8 @@ fn the_answer_is_built_while_duplicates_are_looked_for_and_a_duplicate_wins() {
             let input = input_of(&ids, &[1, 1, 1], &[0.9, 0.5, 0.1]);
             let mut workspace = Workspace::default();
             let columns = columns(&input, &request, &mut workspace);
-            let started = start(columns, request, &InPlace, &mut workspace);
-            let mut built = 0;
-            let result = started.finish_with(&mut workspace, |compression| {
-                built += 1;
-                compression.selections[0].kept.clone()
-            });
-            assert_eq!(built, 1);
+            let result = compress(columns, request, &InPlace, &mut workspace)
+                .map(|compression| compression.selections[0].kept.clone());
             assert_eq!(result, expected);
             assert_eq!(workspace.kept::<u64>(), buffers);
         }

@@ -4,103 +4,13 @@
 //! key); only ids whose tie keys are equal are compared whole. The ranking is built on
 //! demand, best first: a small budget only needs the top of it sorted.
 
-use std::cmp::Ordering;
 use std::ops::Range;
 use std::thread;
 
-use super::ids::FragmentIds;
-use super::key_ranges::{range_of, KeyCounts};
-use super::workspace::Workspace;
-
-/// An ascending sort key for a relevance in `[0, 1]` that orders higher relevance first.
-///
-/// Non-negative floats order like their bit patterns. `-0.0` is mapped to `0.0` because
-/// Python calls them equal, so they tie and fall back to the id.
-pub fn relevance_key(score: f64) -> u64 {
-    let bits = if score == 0.0 { 0 } else { score.to_bits() };
-    !bits
-}
-
-/// The relevance a key was made from (`-0.0` comes back as `0.0`).
-pub fn relevance_of_key(key: u64) -> f64 {
-    f64::from_bits(!key)
-}
-
-/// One fragment as the ranking sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Entry {
-    pub key: u64,
-    /// The id's tie key (see [`super::ids::tie_key`]).
-    pub tie: u64,
-    pub index: u32,
-    /// The token count when it fits below `u32::MAX`, so packing reads it from the entry
-    /// instead of looking it up; `u32::MAX` means "look it up".
-    tokens_hint: u32,
-}
-
-impl Entry {
-    /// A placeholder, for buffers filled out of order.
-    pub const NONE: Entry = Entry {
-        key: 0,
-        tie: 0,
-        index: 0,
-        tokens_hint: 0,
-    };
-
-    pub fn new(relevance: f64, tie: u64, index: u32, token_count: u64) -> Self {
-        let tokens_hint = u32::try_from(token_count).unwrap_or(u32::MAX);
-        Entry {
-            key: relevance_key(relevance),
-            tie,
-            index,
-            tokens_hint,
-        }
-    }
-
-    #[inline]
-    pub fn token_count(&self, token_counts: &[u64]) -> u64 {
-        self.hinted_tokens(token_counts)
-    }
-
-    /// This entry's relevance and tie key for a unit numbered `index` of `token_count` tokens.
-    pub fn renumbered(&self, index: u32, token_count: u128) -> Entry {
-        Entry {
-            index,
-            tokens_hint: u32::try_from(token_count).unwrap_or(u32::MAX),
-            ..*self
-        }
-    }
-
-    /// The tokens of a unit's entry (see [`Entry::renumbered`]), looked up in `tokens` when
-    /// the entry could not carry them.
-    #[inline]
-    pub fn unit_tokens(&self, tokens: &[u128]) -> u128 {
-        self.hinted_tokens(tokens)
-    }
-
-    /// The tokens the entry carries, or else `tokens` at its index.
-    #[inline]
-    fn hinted_tokens<T: Copy + From<u32>>(&self, tokens: &[T]) -> T {
-        if self.tokens_hint == u32::MAX {
-            tokens[self.index as usize]
-        } else {
-            T::from(self.tokens_hint)
-        }
-    }
-
-    #[inline]
-    pub fn rank_order(&self, other: &Entry, ids: &(impl FragmentIds + ?Sized)) -> Ordering {
-        self.sort_key()
-            .cmp(&other.sort_key())
-            .then_with(|| ids.compare(self.index, other.index))
-    }
-
-    /// Relevance and tie key as one integer: one comparison instead of two.
-    #[inline]
-    pub fn sort_key(&self) -> u128 {
-        (u128::from(self.key) << 64) + u128::from(self.tie)
-    }
-}
+use crate::core::select::entry::Entry;
+use crate::core::select::ids::FragmentIds;
+use crate::core::select::key_ranges::KeyCounts;
+use crate::core::workspace::Workspace;
 
 /// What the last sort of a ranking did, which the answers do not show: how many entries its
 /// selection looked at (none when all it ranks were wanted), and how many it sorted on a
@@ -120,19 +30,7 @@ pub struct Ranking {
     counts: KeyCounts,
     /// A first sort of this many entries on is split in two and sorted on two threads.
     split_sort_from: usize,
-    /// When the first sort took its entries from those set apart: the others.
-    beyond: Option<Beyond>,
     pub last_sort: SortWork,
-}
-
-/// The entries that the first sort did not have: those of `all` (every entry, in input
-/// order) whose keys are in ranges from `from_range` on, `left_out` of them until they join
-/// the ranking's entries.
-#[derive(Debug)]
-struct Beyond {
-    all: Vec<Entry>,
-    from_range: usize,
-    left_out: usize,
 }
 
 impl Ranking {
@@ -148,13 +46,12 @@ impl Ranking {
             ranked: 0,
             counts,
             split_sort_from,
-            beyond: None,
             last_sort: SortWork::default(),
         }
     }
 
     pub fn len(&self) -> usize {
-        self.entries.len() + self.beyond.as_ref().map_or(0, |beyond| beyond.left_out)
+        self.entries.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -163,13 +60,7 @@ impl Ranking {
 
     /// The buffers back to `workspace`.
     pub fn recycle(self, workspace: &mut Workspace) {
-        match self.beyond {
-            Some(beyond) => {
-                workspace.give_entries(beyond.all);
-                workspace.give(self.entries);
-            }
-            None => workspace.give_entries(self.entries),
-        }
+        workspace.give_entries(self.entries);
         self.counts.recycle(workspace);
     }
 
@@ -196,11 +87,11 @@ impl Ranking {
             if !wanting || self.is_complete() {
                 return;
             }
-            self.extend(self.len(), ids);
+            self.rank_top(self.len(), ids);
         }
     }
 
-    /// Whether a first sort of `count` entries by [`Ranking::extend`] is split over two
+    /// Whether a first sort of `count` entries by [`Ranking::rank_top`] is split over two
     /// threads: when the best half of them is at most the keys of some ranges, and they are
     /// many.
     pub fn splits_first_sort(&self, count: usize) -> bool {
@@ -216,7 +107,7 @@ impl Ranking {
     /// Ranks the first `count` entries in all (everything when `count` reaches the length)
     /// and returns the positions ranked by this call. Ids are unique, so the order is total
     /// and the top `count` are known without sorting the rest.
-    pub fn extend(&mut self, count: usize, ids: &(impl FragmentIds + ?Sized)) -> Range<usize> {
+    pub fn rank_top(&mut self, count: usize, ids: &(impl FragmentIds + ?Sized)) -> Range<usize> {
         let (start, len) = (self.ranked, self.len());
         let end = count.clamp(start, len);
         if end == start {
@@ -225,30 +116,9 @@ impl Ranking {
         let split = self.splits_first_sort(count);
         let wanted = end - start;
         self.last_sort = SortWork::default();
-        // The counts are of all entries: only the first sort has them all in `rest`. When
-        // the entries set apart hold every entry of the ranges it needs, it selects among
-        // those instead, which are few already.
-        let first_sort = start == 0;
-        let mut from_set_apart = false;
-        if first_sort {
-            if let Some((set_apart, from_range)) = self.counts.take_set_apart(wanted) {
-                let left_out = self.entries.len() - set_apart.len();
-                let all = std::mem::replace(&mut self.entries, set_apart);
-                self.beyond = Some(Beyond {
-                    all,
-                    from_range,
-                    left_out,
-                });
-                from_set_apart = true;
-            }
-        } else if let Some(beyond) = self.beyond.as_mut().filter(|beyond| beyond.left_out > 0) {
-            let from_range = beyond.from_range;
-            let left_out = beyond.all.iter().filter(|e| range_of(e.key) >= from_range);
-            self.entries.extend(left_out);
-            beyond.left_out = 0;
-        }
+        // The counts are of all entries: only the first sort has them all in `rest`.
         let rest = &mut self.entries[start..];
-        let taken = if first_sort && !from_set_apart {
+        let taken = if start == 0 {
             self.counts.take_covering(rest, wanted)
         } else {
             None
@@ -317,7 +187,7 @@ fn sort_by_keys(entries: &mut [Entry], ahead: usize) -> usize {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::core::key_ranges::range_of;
+    use crate::core::select::entry::relevance_key;
 
     pub fn entries(scores: &[f64], tokens: &[u64]) -> Vec<Entry> {
         scores
@@ -333,7 +203,7 @@ pub(crate) mod tests {
         let mut ranking = Ranking::new(entries(scores, &vec![1; scores.len()]));
         while !ranking.is_complete() {
             let wanted = ranking.ranked().len() + step;
-            let range = ranking.extend(wanted, ids);
+            let range = ranking.rank_top(wanted, ids);
             assert_eq!(range.len(), step.min(scores.len() - range.start));
         }
         ranking.ranked().iter().map(|e| e.index).collect()
@@ -378,7 +248,7 @@ pub(crate) mod tests {
             entry.tie = tie;
         }
         let mut ranking = Ranking::new(all);
-        ranking.extend(3, &["", "", ""]);
+        ranking.rank_top(3, &["", "", ""]);
         let order: Vec<u32> = ranking.ranked().iter().map(|e| e.index).collect();
         assert_eq!(order, vec![1, 2, 0]);
     }
@@ -410,7 +280,7 @@ pub(crate) mod tests {
         // held, by index, and whether the ranking was completed.
         let fed = |wants: usize| {
             let mut ranking = Ranking::new(entries(&scores, &[1; 5]));
-            ranking.extend(2, &ids);
+            ranking.rank_top(2, &ids);
             let mut batches = Vec::new();
             ranking.feed_while_wanted(&ids, |fresh| {
                 batches.push(fresh.iter().map(|e| e.index).collect::<Vec<_>>());
@@ -428,16 +298,16 @@ pub(crate) mod tests {
     fn extend_ranks_exactly_what_is_asked() {
         let ids = ["e", "d", "c", "b", "a"];
         let mut ranking = Ranking::new(entries(&[0.5, 0.9, 0.5, 0.5, 0.1], &[1; 5]));
-        assert_eq!(ranking.extend(0, &ids), 0..0);
-        assert_eq!(ranking.extend(2, &ids), 0..2);
+        assert_eq!(ranking.rank_top(0, &ids), 0..0);
+        assert_eq!(ranking.rank_top(2, &ids), 0..2);
         assert_eq!(
             ranking.ranked().iter().map(|e| e.index).collect::<Vec<_>>(),
             vec![1, 3]
         );
         assert!(!ranking.is_complete());
-        assert_eq!(ranking.extend(9, &ids), 2..5);
+        assert_eq!(ranking.rank_top(9, &ids), 2..5);
         assert!(ranking.is_complete());
-        assert_eq!(ranking.extend(9, &ids), 5..5);
+        assert_eq!(ranking.rank_top(9, &ids), 5..5);
         assert_eq!(ranking.len(), 5);
         assert!(!ranking.is_empty());
         assert!(Ranking::new(Vec::new()).is_empty());
@@ -464,61 +334,6 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_first_sort_selects_among_the_entries_set_apart() {
-        // The 640 entries of `counted_ranges`, in an order unrelated to their scores; the best
-        // of the first 160 choose the ranges set apart for a first sort of 95 (one token each).
-        let place = |i: u32| (i * 239) % 640;
-        let scores: Vec<f64> = (0..640)
-            .map(place)
-            .map(|l| 0.5 + (f64::from(l / 10) + f64::from(l % 10 + 1) / 12.0) / 128.0)
-            .collect();
-        let tuning = crate::core::Tuning {
-            set_apart_sample: 160,
-            first_sort_margin: 1.0,
-            first_sort_extra: 0,
-            ..crate::core::Tuning::default()
-        };
-        let mut workspace = Workspace::default();
-        let mut counts = KeyCounts::new(&mut workspace);
-        counts.expect(95, 640, &tuning, &mut workspace);
-        let all = entries(&scores, &[1; 640]);
-        for (added, entry) in all.iter().enumerate() {
-            counts.add(entry);
-            if added + 1 == counts.choose_at() {
-                counts.choose(&all[..=added], added as u128 + 1);
-            }
-        }
-        // A 95/640 share of the sample of 160, with a margin of 1.25: its best 30.
-        let mut sampled: Vec<usize> = all[..160].iter().map(|e| range_of(e.key)).collect();
-        sampled.sort_unstable();
-        let set_apart = all
-            .iter()
-            .filter(|e| range_of(e.key) <= sampled[29])
-            .count();
-        let ids: Vec<String> = (0..640).map(|i| format!("id{i:03}")).collect();
-        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        let mut by_rank: Vec<u32> = (0..640).collect();
-        by_rank.sort_by_key(|&i| std::cmp::Reverse(place(i)));
-        let mut ranking = Ranking::counted(all, counts, usize::MAX);
-        ranking.extend(95, &ids);
-        assert_eq!(ranking.last_sort.selected_among, set_apart);
-        assert!((95..640).contains(&set_apart));
-        assert_eq!(indices(ranking.ranked()), by_rank[..95]);
-        assert_eq!(ranking.len(), 640);
-        // The entries not set apart join the rest for the next sort.
-        ranking.extend(200, &ids);
-        assert_eq!(ranking.last_sort.selected_among, 545);
-        assert_eq!(indices(ranking.ranked()), by_rank[..200]);
-        assert!(!ranking.is_complete());
-        ranking.extend(640, &ids);
-        assert_eq!(indices(ranking.ranked()), by_rank);
-        assert!(ranking.is_complete());
-        ranking.recycle(&mut workspace);
-        assert_eq!(workspace.kept::<Entry>(), 1);
-        assert!(workspace.retained_bytes() >= 640 * std::mem::size_of::<Entry>() * 2);
-    }
-
-    #[test]
     fn a_first_sort_is_split_when_its_best_half_is_fewer_than_it() {
         // Fifty entries at 0.9 and fifty at 0.6, two ranges; sorts of forty on are split.
         let two_ranges = || {
@@ -537,12 +352,12 @@ pub(crate) mod tests {
         // The best 25 of 50 reach a range of 50: not fewer, so not split.
         let mut fifty = two_ranges();
         assert!(!fifty.splits_first_sort(50));
-        fifty.extend(50, &ids);
+        fifty.rank_top(50, &ids);
         assert_eq!(fifty.last_sort.on_second_thread, 0);
         // The best 50 of 100 are the range of 50: split there.
         let mut all = two_ranges();
         assert!(all.splits_first_sort(100));
-        all.extend(100, &ids);
+        all.rank_top(100, &ids);
         assert_eq!(all.last_sort.on_second_thread, 50);
     }
 
@@ -553,7 +368,7 @@ pub(crate) mod tests {
         // The best 95 are in the top ten ranges (100 entries); the first five (50) go to the
         // second thread.
         assert!(ranking.splits_first_sort(95));
-        ranking.extend(95, &ids);
+        ranking.rank_top(95, &ids);
         let expected = SortWork {
             selected_among: 100,
             on_second_thread: 50,
@@ -563,7 +378,7 @@ pub(crate) mod tests {
         assert_eq!(indices(ranking.ranked()), best);
         // Later sorts select among all that is left, on one thread.
         assert!(!ranking.splits_first_sort(640));
-        ranking.extend(200, &ids);
+        ranking.rank_top(200, &ids);
         let later = SortWork {
             selected_among: 545,
             on_second_thread: 0,
@@ -573,7 +388,7 @@ pub(crate) mod tests {
             indices(ranking.ranked()),
             (440..640).rev().collect::<Vec<_>>()
         );
-        ranking.extend(640, &ids);
+        ranking.rank_top(640, &ids);
         assert_eq!(ranking.last_sort, SortWork::default());
         assert_eq!(
             indices(ranking.ranked()),
@@ -586,12 +401,12 @@ pub(crate) mod tests {
         let (mut ranking, ids) = counted_ranges();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
         assert!(!ranking.splits_first_sort(89));
-        ranking.extend(89, &ids);
+        ranking.rank_top(89, &ids);
         assert_eq!(ranking.last_sort.selected_among, 90);
         assert_eq!(ranking.last_sort.on_second_thread, 0);
         let (mut whole, _) = counted_ranges();
         assert!(whole.splits_first_sort(640) && whole.splits_first_sort(10_000));
-        whole.extend(640, &ids);
+        whole.rank_top(640, &ids);
         let expected = SortWork {
             selected_among: 0,
             on_second_thread: 320,

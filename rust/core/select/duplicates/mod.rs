@@ -1,8 +1,10 @@
 //! Finding fragments that share an id: hashes sift out the few that may, and the ids
 //! themselves decide.
 
-use super::ids::FragmentIds;
-use super::workspace::Workspace;
+pub mod check;
+
+use crate::core::select::ids::FragmentIds;
+use crate::core::workspace::Workspace;
 
 /// Bits per hash in the bitmap that sifts out the hashes seen only once.
 const BITS_PER_HASH: usize = 16;

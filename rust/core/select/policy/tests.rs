@@ -6,8 +6,10 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use super::driver_tests::{first_repeat, generated, tiny_tuning, weak_hash, Counting, Input, Lcg};
-use super::*;
+use crate::core::select::compress::tests::{
+    first_repeat, generated, tiny_tuning, weak_hash, Counting, Input, Lcg,
+};
+use crate::core::*;
 
 struct Marks {
     required: Vec<bool>,
@@ -36,7 +38,6 @@ fn run(
         tuning,
     };
     let mut columns = Columns::new(input.ids.len(), tuning, &mut workspace).unwrap();
-    columns.expect(&request, &mut workspace);
     for (i, id) in input.ids.iter().enumerate() {
         columns
             .push(
@@ -133,7 +134,7 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
             })
             .collect();
         if required_tokens > budget {
-            if asked.policy.overflow != Overflow::KeepTop {
+            if asked.policy.on_overflow != OnOverflow::KeepTop {
                 return Err(Refusal::BudgetExceeded(BudgetExceeded {
                     budget,
                     needed: required_tokens,
@@ -162,13 +163,13 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
             }
             if kept.is_empty() && !walkable.is_empty() {
                 let top = walkable[0];
-                match asked.policy.overflow {
-                    Overflow::KeepTop => {
+                match asked.policy.on_overflow {
+                    OnOverflow::KeepTop => {
                         kept.push(top);
                         decided[top] = (true, Reason::TopOverBudget, Some(budget));
                     }
-                    Overflow::Strict => {}
-                    Overflow::Raise => {
+                    OnOverflow::Strict => {}
+                    OnOverflow::Raise => {
                         let needed = match asked.strategy {
                             Strategy::Greedy => walkable.iter().map(|&u| tokens[u]).min().unwrap(),
                             Strategy::Prefix => tokens[top],
@@ -266,7 +267,7 @@ fn generated_inputs_follow_the_policy() {
             strategy: Strategy::ALL[case % 2],
             policy: Policy {
                 min_relevance: FLOORS[rng.below(5) as usize],
-                overflow: Overflow::ALL[rng.below(3) as usize],
+                on_overflow: OnOverflow::ALL[rng.below(3) as usize],
                 order: Order::ALL[rng.below(3) as usize],
             },
             explain: rng.below(2) == 0,

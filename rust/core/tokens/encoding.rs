@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use bpe_openai::Tokenizer;
 use fnv::FnvBuildHasher;
 
-use super::surrogates::tiktoken_text;
+use crate::core::tokens::surrogates::tiktoken_text;
 
 /// An encoding the library counts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -4,13 +4,13 @@
 
 use std::cmp::Ordering;
 
-use super::errors::BudgetExceeded;
-use super::groups::Groups;
-use super::ids::FragmentIds;
-use super::policy::{Order, Overflow, Policy};
-use super::ranking::Entry;
-use super::selection::{Selection, Strategy};
-use super::workspace::Workspace;
+use crate::core::errors::BudgetExceeded;
+use crate::core::select::entry::Entry;
+use crate::core::select::ids::FragmentIds;
+use crate::core::select::packing::{Selection, Strategy};
+use crate::core::select::policy::groups::Groups;
+use crate::core::select::policy::{OnOverflow, Order, Policy};
+use crate::core::workspace::Workspace;
 
 const NONE: u32 = u32::MAX;
 
@@ -262,8 +262,8 @@ impl UnitPacker {
     /// The kept units (required ones first, then the walk's), or the refusal the overflow
     /// policy asks for.
     pub fn finish(mut self, walked: &Walked<'_>) -> Result<Finished, BudgetExceeded> {
-        let overflow = walked.policy.overflow;
-        if self.required_overflow && overflow != Overflow::KeepTop {
+        let on_overflow = walked.policy.on_overflow;
+        if self.required_overflow && on_overflow != OnOverflow::KeepTop {
             return Err(BudgetExceeded {
                 budget: self.budget,
                 needed: walked.required_tokens,
@@ -277,13 +277,13 @@ impl UnitPacker {
         // A zero budget walks nothing, so it has no top unit.
         if kept.is_empty() && self.kept.is_empty() {
             if let Some(top) = self.top {
-                match overflow {
-                    Overflow::KeepTop => {
+                match on_overflow {
+                    OnOverflow::KeepTop => {
                         self.kept.push(top);
                         top_over_budget = Some(top);
                     }
-                    Overflow::Strict => {}
-                    Overflow::Raise => {
+                    OnOverflow::Strict => {}
+                    OnOverflow::Raise => {
                         let needed = match walked.strategy {
                             Strategy::Greedy => self.smallest,
                             Strategy::Prefix => Some(walked.units.tokens[top as usize]),
@@ -426,8 +426,8 @@ impl Finished {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::groups::GroupMarks;
-    use crate::core::ranking::Entry;
+    use crate::core::select::entry::Entry;
+    use crate::core::select::policy::groups::GroupMarks;
 
     #[test]
     fn units_group_fragments_in_input_order() {

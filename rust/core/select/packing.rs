@@ -1,6 +1,6 @@
 //! Packing the ranking into the budget.
 
-use super::ranking::Entry;
+use crate::core::select::entry::Entry;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {

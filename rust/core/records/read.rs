@@ -13,14 +13,16 @@ use fnv::FnvHasher;
 use serde::de::{self, Deserializer as _, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::checks::{check_relevance, MAX_TOKEN_COUNT};
-use super::columns::Columns;
-use super::count_many::{count_one, CountTuning};
-use super::driver::InPlace;
-use super::errors::ErrorKind;
-use super::json_values::{depth, float, integer, is_integer, string_bytes, Integer, JsonType};
-use super::record_fields::{fields_of, flat_record, skip_space, value_at, Fields, Key};
-use super::tokens::Encoding;
+use crate::core::checks::{check_relevance, MAX_TOKEN_COUNT};
+use crate::core::detach::InPlace;
+use crate::core::errors::ErrorKind;
+use crate::core::records::fields::{fields_of, flat_record, skip_space, value_at, Fields, Key};
+use crate::core::records::json_values::{
+    depth, float, integer, is_integer, string_bytes, Integer, JsonType,
+};
+use crate::core::select::columns::Columns;
+use crate::core::tokens::count_many::{count_one, CountTuning};
+use crate::core::tokens::encoding::Encoding;
 
 /// Values nested deeper than this are refused: Python's JSON reader recurses once per level
 /// and stops far beyond it, so both readers agree on every input.
@@ -293,7 +295,7 @@ pub fn record_span(text: &str, start: usize) -> Span {
 /// this many bytes (`{"fragment_id":"x","relevance_score":0,...}`). Reserved, not touched.
 pub fn room_for(len: usize) -> usize {
     const SMALLEST_RECORD: usize = 40;
-    (len / SMALLEST_RECORD + 1).min(super::columns::MAX_FRAGMENTS)
+    (len / SMALLEST_RECORD + 1).min(crate::core::select::columns::MAX_FRAGMENTS)
 }
 
 /// The line (from 1) that byte `offset` of `input` is on.
@@ -674,5 +676,5 @@ impl<'a> Visitor<'a> for Wrapper<'_, 'a, '_> {
 }
 
 #[cfg(test)]
-#[path = "records_tests.rs"]
+#[path = "read_tests.rs"]
 mod tests;

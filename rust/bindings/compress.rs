@@ -1,0 +1,122 @@
+//! One compression call: fragments read into the core's columns, one call to the core (with
+//! the GIL released for large inputs), and the result built from its answer.
+
+use pyo3::exceptions::PyOverflowError;
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use super::context::context;
+use super::errors::Failure;
+use super::read::{Checked, Read, Reader};
+use super::scratch;
+use super::text::id_from_bytes;
+use crate::core::{self, Columns, Compression, Detach, Refusal, Request, Workspace};
+
+pub struct ReleaseGil<'py>(pub Python<'py>);
+
+impl Detach for ReleaseGil<'_> {
+    fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
+        self.0.detach(work)
+    }
+}
+
+/// The columns being filled.
+pub struct Reading {
+    columns: Columns,
+}
+
+impl Reading {
+    pub fn push<'py>(&mut self, checked: Checked<'py>) -> Read<'py, ()> {
+        self.columns.push(
+            checked.fragment_id.as_bytes(),
+            checked.id_hash,
+            checked.token_count,
+            checked.relevance,
+        )?;
+        if checked.required || checked.group.is_some() {
+            let group = checked
+                .group
+                .as_ref()
+                .map(|(name, hash)| (name.as_bytes(), *hash));
+            self.columns.mark_last(checked.required, group);
+        }
+        Ok(())
+    }
+}
+
+/// Reads `len` fragments with `read`, compresses them as `request` asks, and builds the result with
+/// `build`.
+pub fn compress_read<'py, T>(
+    reader: &Reader<'py>,
+    len: usize,
+    read: impl FnOnce(&mut Reading) -> Read<'py, ()>,
+    request: Request<'_>,
+    build: impl FnOnce(Compression) -> PyResult<T>,
+) -> PyResult<T> {
+    let mut workspace = scratch::take();
+    let outcome = compress_in(reader, len, read, request, build, &mut workspace);
+    scratch::keep(workspace);
+    outcome.map_err(|failure| failure.into_pyerr(reader.py, reader.ctx))
+}
+
+fn compress_in<'py, T>(
+    reader: &Reader<'py>,
+    len: usize,
+    read: impl FnOnce(&mut Reading) -> Read<'py, ()>,
+    request: Request<'_>,
+    build: impl FnOnce(Compression) -> PyResult<T>,
+    workspace: &mut Workspace,
+) -> Read<'py, T> {
+    let mut reading = Reading {
+        columns: Columns::new(len, request.tuning, workspace)?,
+    };
+    if let Err(failure) = read(&mut reading) {
+        reading.columns.recycle(workspace);
+        return Err(failure);
+    }
+    match core::compress(reading.columns, request, &ReleaseGil(reader.py), workspace) {
+        Ok(compression) => Ok(build(compression)?),
+        Err(Refusal::Duplicate(duplicate)) => match id_from_bytes(reader.py, &duplicate.id) {
+            Ok(fragment_id) => Err(Failure::Duplicate {
+                container: reader.container,
+                fragment_id,
+                first: duplicate.first,
+                second: duplicate.second,
+            }),
+            Err(error) => Err(Failure::Python(error)),
+        },
+        Err(Refusal::BudgetExceeded(exceeded)) => Err(Failure::BudgetExceeded(exceeded)),
+    }
+}
+
+/// A budget the Python layer has checked to be an int >= 0. Past `u128::MAX` it behaves as
+/// unlimited: no sum of token counts gets that far.
+pub fn budget_value(budget: &Bound<'_, PyAny>) -> PyResult<u128> {
+    match budget.extract::<u128>() {
+        Ok(value) => Ok(value),
+        Err(error) if error.is_instance_of::<PyOverflowError>(budget.py()) => Ok(u128::MAX),
+        Err(error) => Err(error),
+    }
+}
+
+pub fn fragment_reader(py: Python<'_>) -> PyResult<Reader<'_>> {
+    Ok(Reader {
+        py,
+        ctx: context(py)?,
+        container: "fragments",
+    })
+}
+
+pub fn read_fragments<'a, 'py>(
+    reader: &'a Reader<'py>,
+    fragments: &'a Bound<'py, PyTuple>,
+) -> impl FnOnce(&mut Reading) -> Read<'py, ()> + 'a {
+    move |reading| {
+        for (index, item) in fragments.iter_borrowed().enumerate() {
+            if !reader.ctx.push_plain(&item, &mut reading.columns)? {
+                reading.push(reader.fragment(index, &item)?)?;
+            }
+        }
+        Ok(())
+    }
+}

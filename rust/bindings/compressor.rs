@@ -1,0 +1,232 @@
+//! `Compressor`: one strategy and policy, chosen once by name, and the calls that compress
+//! with them.
+
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+
+use super::columns;
+use super::compress::{budget_value, compress_read, fragment_reader, read_fragments};
+use super::records;
+use super::results::{decision_columns, kept_fragments, Explained, Packed};
+use crate::core::{Compression, OnOverflow, Order, Policy, Request, Strategy, Tuning};
+
+/// One strategy and policy, chosen once; every call checks and compresses its input whole.
+#[pyclass(frozen, module = "skeleton_compressor._core")]
+pub struct Compressor {
+    strategy: Strategy,
+    policy: Policy,
+}
+
+/// The value of `name` among `choices` by name, or the error naming them.
+fn named<T: Copy>(
+    what: &str,
+    name: &str,
+    choices: &[T],
+    name_of: fn(T) -> &'static str,
+) -> PyResult<T> {
+    choices
+        .iter()
+        .copied()
+        .find(|&choice| name_of(choice) == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = choices.iter().map(|&choice| name_of(choice)).collect();
+            PyValueError::new_err(format!(
+                "{what} must be one of {}, got {name:?}",
+                names.join(", ")
+            ))
+        })
+}
+
+#[pymethods]
+impl Compressor {
+    #[new]
+    #[pyo3(signature = (strategy, min_relevance = 0.0, on_overflow = "keep_top", order = "ranking"))]
+    fn new(strategy: &str, min_relevance: f64, on_overflow: &str, order: &str) -> PyResult<Self> {
+        if !(0.0..=1.0).contains(&min_relevance) {
+            return Err(PyValueError::new_err(format!(
+                "min_relevance must be in [0, 1], got {min_relevance}"
+            )));
+        }
+        Ok(Compressor {
+            strategy: named("strategy", strategy, &Strategy::ALL, Strategy::name)?,
+            policy: Policy {
+                min_relevance: min_relevance + 0.0,
+                on_overflow: named(
+                    "on_overflow",
+                    on_overflow,
+                    &OnOverflow::ALL,
+                    OnOverflow::name,
+                )?,
+                order: named("order", order, &Order::ALL, Order::name)?,
+            },
+        })
+    }
+
+    #[getter]
+    fn strategy(&self) -> &'static str {
+        self.strategy.name()
+    }
+
+    /// Runs every fragment check, raising the first failure.
+    fn validate(&self, py: Python<'_>, fragments: &Bound<'_, PyTuple>) -> PyResult<()> {
+        let reader = fragment_reader(py)?;
+        let read = read_fragments(&reader, fragments);
+        compress_read(
+            &reader,
+            fragments.len(),
+            read,
+            self.request(&[], false),
+            |_| Ok(()),
+        )
+    }
+
+    /// Returns `(kept_fragments, original_tokens, compressed_tokens)`.
+    fn compress<'py>(
+        &self,
+        py: Python<'py>,
+        fragments: &Bound<'py, PyTuple>,
+        skeleton_budget: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyTuple>, u128, u128)> {
+        let (kept, original, compressed, _) = self.run(py, fragments, skeleton_budget, false)?;
+        Ok((kept, original, compressed))
+    }
+
+    /// `compress`, and the decisions as four lists (kept, reason, rank, budget_left), one
+    /// item per fragment, in input order.
+    fn explain<'py>(
+        &self,
+        py: Python<'py>,
+        fragments: &Bound<'py, PyTuple>,
+        skeleton_budget: &Bound<'py, PyAny>,
+    ) -> PyResult<Explained<'py>> {
+        self.run(py, fragments, skeleton_budget, true)
+    }
+
+    /// Ranks once and packs every budget: `(original_tokens, [(kept, compressed_tokens)])`.
+    fn compress_many<'py>(
+        &self,
+        py: Python<'py>,
+        fragments: &Bound<'py, PyTuple>,
+        skeleton_budgets: &Bound<'py, PyList>,
+    ) -> PyResult<(u128, Vec<Packed<'py>>)> {
+        let budgets = skeleton_budgets
+            .iter()
+            .map(|budget| budget_value(&budget))
+            .collect::<PyResult<Vec<_>>>()?;
+        let reader = fragment_reader(py)?;
+        let read = read_fragments(&reader, fragments);
+        let build = |compression: Compression| {
+            let results = compression
+                .selections
+                .iter()
+                .map(|selection| {
+                    Ok((
+                        kept_fragments(fragments, &selection.kept)?,
+                        selection.compressed_tokens,
+                    ))
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            Ok((compression.original_tokens, results))
+        };
+        compress_read(
+            &reader,
+            fragments.len(),
+            read,
+            self.request(&budgets, false),
+            build,
+        )
+    }
+
+    /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows)`.
+    // One argument per column, as Python passes them.
+    #[allow(clippy::too_many_arguments)]
+    fn compress_arrays<'py>(
+        &self,
+        py: Python<'py>,
+        fragment_ids: &Bound<'py, PyAny>,
+        token_counts: &Bound<'py, PyAny>,
+        relevance_scores: &Bound<'py, PyAny>,
+        required: Option<&Bound<'py, PyAny>>,
+        groups: Option<&Bound<'py, PyAny>>,
+        skeleton_budget: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize)> {
+        let budgets = [budget_value(skeleton_budget)?];
+        columns::compress_arrays(
+            py,
+            [fragment_ids, token_counts, relevance_scores],
+            [required, groups],
+            self.request(&budgets, false),
+        )
+    }
+
+    /// The command line's job on an input file's bytes: see `records.rs`.
+    #[pyo3(signature = (data, skeleton_budget, explain = false, encoding = None))]
+    fn compress_records<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyBytes>,
+        skeleton_budget: &Bound<'py, PyAny>,
+        explain: bool,
+        encoding: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        records::compress_records(py, self, data, skeleton_budget, explain, encoding)
+    }
+
+    /// `compress_records` on the file at `path`, read a chunk at a time; `None` when the
+    /// file is not of the common kind: see `records.rs`.
+    #[pyo3(signature = (path, skeleton_budget, encoding = None))]
+    fn compress_record_file<'py>(
+        &self,
+        py: Python<'py>,
+        path: std::path::PathBuf,
+        skeleton_budget: &Bound<'py, PyAny>,
+        encoding: Option<&str>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        records::compress_record_file(py, self, path, skeleton_budget, encoding)
+    }
+}
+
+impl Compressor {
+    fn run<'py>(
+        &self,
+        py: Python<'py>,
+        fragments: &Bound<'py, PyTuple>,
+        skeleton_budget: &Bound<'py, PyAny>,
+        explain: bool,
+    ) -> PyResult<Explained<'py>> {
+        let budgets = [budget_value(skeleton_budget)?];
+        let reader = fragment_reader(py)?;
+        let read = read_fragments(&reader, fragments);
+        let build = |compression: Compression| {
+            let [selection] = &compression.selections[..] else {
+                return Err(PyRuntimeError::new_err("one selection per budget"));
+            };
+            let decisions = decision_columns(py, &compression, budgets[0], skeleton_budget)?;
+            Ok((
+                kept_fragments(fragments, &selection.kept)?,
+                compression.original_tokens,
+                selection.compressed_tokens,
+                decisions,
+            ))
+        };
+        compress_read(
+            &reader,
+            fragments.len(),
+            read,
+            self.request(&budgets, explain),
+            build,
+        )
+    }
+
+    /// What a call asks of the core: this compressor's strategy and policy for `budgets`.
+    pub fn request<'a>(&'a self, budgets: &'a [u128], explain: bool) -> Request<'a> {
+        Request {
+            budgets,
+            strategy: self.strategy,
+            policy: &self.policy,
+            explain,
+            tuning: &Tuning::DEFAULT,
+        }
+    }
+}

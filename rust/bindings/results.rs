@@ -1,0 +1,126 @@
+//! Results built from the core's answer: the kept fragments (the input's own objects), ints,
+//! and the decisions of an explanation.
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+
+use crate::core::{self, Compression, Reason};
+
+/// A Python int: through the quick 64-bit conversion when the value fits, as it nearly
+/// always does (the 128-bit one is slow under the stable ABI).
+pub fn int_of(py: Python<'_>, value: u128) -> PyResult<Bound<'_, PyAny>> {
+    match u64::try_from(value) {
+        Ok(small) => Ok(small.into_pyobject(py)?.into_any()),
+        Err(_) => Ok(value.into_pyobject(py)?.into_any()),
+    }
+}
+
+/// Inputs from this many fragments on are visited in input order when results are built.
+const VISIT_IN_INPUT_ORDER_FROM: usize = 1 << 19;
+
+/// How many fragments ahead of the one being placed a large result's build asks for.
+const PREFETCH_AHEAD: usize = 16;
+
+/// Asks the CPU to start loading the memory at `object`, whose reference count is about to be
+/// changed: the kept fragments of a large input are rarely in the caches.
+#[inline]
+fn prefetch(object: *const ffi::PyObject) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SSE is part of x86_64, and a prefetch is a hint that reads nothing and cannot
+    // fault, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(object.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = object;
+}
+
+/// The fragments at `kept`, the very objects of the input, as a new tuple.
+pub fn kept_fragments<'py>(
+    fragments: &Bound<'py, PyTuple>,
+    kept: &[u32],
+) -> PyResult<Bound<'py, PyTuple>> {
+    let py = fragments.py();
+    let len = fragments.len();
+    if kept.iter().any(|&index| index as usize >= len) {
+        return Err(PyRuntimeError::new_err("kept fragment out of range"));
+    }
+    // SAFETY: the new tuple has `kept.len()` slots and each is set once, to an item of
+    // `fragments` (a live tuple, indices checked above) with a new reference, before the
+    // tuple is handed to Python.
+    unsafe {
+        let tuple =
+            Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(kept.len() as ffi::Py_ssize_t))?;
+        let place = |index: u32, position: u32| {
+            let item = ffi::PyTuple_GetItem(fragments.as_ptr(), index as ffi::Py_ssize_t);
+            ffi::Py_INCREF(item);
+            ffi::PyTuple_SetItem(tuple.as_ptr(), position as ffi::Py_ssize_t, item);
+        };
+        if len < VISIT_IN_INPUT_ORDER_FROM {
+            for (position, &index) in (0u32..).zip(kept) {
+                place(index, position);
+            }
+        } else {
+            // A large input does not fit the CPU caches: visit it in its own order, usually
+            // the order its fragments sit in memory, and drop each into its ranking position
+            // in the (much smaller) new tuple, instead of jumping all over the input.
+            let order = core::in_input_order(kept);
+            for (at, &(index, position)) in order.iter().enumerate() {
+                if let Some(&(later, _)) = order.get(at + PREFETCH_AHEAD) {
+                    prefetch(ffi::PyTuple_GetItem(
+                        fragments.as_ptr(),
+                        later as ffi::Py_ssize_t,
+                    ));
+                }
+                place(index, position);
+            }
+        }
+        Ok(tuple.cast_into_unchecked())
+    }
+}
+
+/// Kept fragments and their token sum, for one budget.
+pub type Packed<'py> = (Bound<'py, PyTuple>, u128);
+
+/// Kept fragments, original and compressed tokens, and the decision columns.
+pub type Explained<'py> = (Bound<'py, PyTuple>, u128, u128, Bound<'py, PyTuple>);
+
+/// The decisions as four lists (kept, reason, rank, budget_left), of values that need no
+/// tracking by Python's garbage collector (bools, interned names, ints): the caller pairs them
+/// with the fragments.
+pub fn decision_columns<'py>(
+    py: Python<'py>,
+    compression: &Compression,
+    budget: u128,
+    skeleton_budget: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let reasons = Reason::ALL.map(|reason| PyString::intern(py, reason.name()));
+    let count = compression.decisions.len();
+    let (mut kept, mut why, mut ranks, mut left) = (
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+        Vec::with_capacity(count),
+    );
+    for d in &compression.decisions {
+        kept.push(d.kept);
+        why.push(reasons[d.reason as usize].clone());
+        ranks.push(d.rank);
+        let shown = match d.budget_left {
+            // A budget past u128::MAX was read as u128::MAX: what is left of the real one
+            // is that budget less what the walk spent, in Python's exact ints.
+            Some(value) if budget == u128::MAX => Some(
+                skeleton_budget
+                    .call_method1("__sub__", (u128::MAX - value,))?
+                    .into_any(),
+            ),
+            Some(value) => Some(int_of(py, value)?),
+            None => None,
+        };
+        left.push(shown);
+    }
+    (kept, why, ranks, left).into_pyobject(py)
+}

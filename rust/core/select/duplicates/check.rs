@@ -1,0 +1,43 @@
+//! The look for duplicate ids that every compression makes: the ids' hashes are sifted for
+//! repeats, and only the ids whose hashes repeat are compared.
+
+use crate::core::errors::Duplicate;
+use crate::core::select::duplicates::{first_duplicate, Sieve};
+use crate::core::select::ids::FragmentIds;
+use crate::core::workspace::Workspace;
+
+/// The sieve and the bitmap of repeats one look needs, lent by a workspace: the look itself
+/// borrows nothing else, so that it can run on a second thread.
+#[derive(Debug)]
+pub struct DuplicateCheck {
+    sieve: Sieve,
+    bits: Vec<u64>,
+}
+
+impl DuplicateCheck {
+    pub fn new(len: usize, workspace: &mut Workspace) -> Self {
+        DuplicateCheck {
+            sieve: Sieve::new(len, workspace),
+            bits: workspace.words(0),
+        }
+    }
+
+    /// The earliest index whose id already appeared, with the first index holding that id
+    /// (see [`first_duplicate`]); `id_hashes` are the ids' hashes in input order.
+    pub fn run(&mut self, id_hashes: &[u64], ids: &impl FragmentIds) -> Option<Duplicate> {
+        for &hash in id_hashes {
+            self.sieve.take(hash);
+        }
+        let groups = self.sieve.colliding_groups(id_hashes, &mut self.bits);
+        first_duplicate(&groups, ids).map(|(first, second)| Duplicate {
+            first,
+            second,
+            id: ids.bytes(second).to_vec(),
+        })
+    }
+
+    pub fn recycle(self, workspace: &mut Workspace) {
+        workspace.give_words(self.bits);
+        self.sieve.recycle(workspace);
+    }
+}

@@ -1,0 +1,17 @@
+//! Selection: checked fragments in plain columns, duplicate ids rejected, ranked as far as
+//! the budgets need, and packed into one selection per budget ([`compress`]).
+
+pub mod columns;
+pub mod compress;
+pub mod duplicates;
+pub mod entry;
+pub mod ids;
+pub mod input_order;
+pub mod key_ranges;
+pub mod packing;
+pub mod policy;
+pub mod ranking;
+pub mod request;
+pub mod tuning;
+
+pub use compress::compress;

@@ -1,0 +1,16 @@
+//! What a compression is asked for.
+
+use crate::core::select::packing::Strategy;
+use crate::core::select::policy::Policy;
+use crate::core::select::tuning::Tuning;
+
+/// What a compression is asked for. No budgets means only the checks (duplicate ids).
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    pub budgets: &'a [u128],
+    pub strategy: Strategy,
+    pub policy: &'a Policy,
+    /// Whether to say why each fragment was kept or dropped (for the first budget).
+    pub explain: bool,
+    pub tuning: &'a Tuning,
+}
