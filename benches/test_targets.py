@@ -36,8 +36,8 @@ def test_million_fragments_against_fallback_and_read_floor(scores: str) -> None:
         f"\n1M, {scores} scores: rust {rust:.4f}s python {python:.4f}s floor {floor:.4f}s"
         f" ({python / rust:.1f}x faster, {rust / floor:.2f}x the floor)"
     )
-    assert python / rust >= 20, f"only {python / rust:.1f}x faster than the fallback"
-    assert rust / floor <= 1.5, f"{rust / floor:.2f}x the read floor"
+    assert python / rust >= 15, f"only {python / rust:.1f}x faster than the fallback"
+    assert rust / floor <= 0.5, f"{rust / floor:.2f}x the read floor"
 
 
 @pytest.mark.parametrize("size", [1, 10, 100, 1_000, 100_000, MILLION])
@@ -95,7 +95,7 @@ def test_a_million_fragments_with_a_policy() -> None:
         f"{floor:.4f}s ({fallback / ours:.1f}x faster, {ours / floor:.2f}x the read)"
     )
     assert fallback / ours >= 15, f"only {fallback / ours:.1f}x faster than the fallback"
-    assert ours / floor <= 2, f"{ours / floor:.2f}x the five-field read"
+    assert ours / floor <= 1.5, f"{ours / floor:.2f}x the five-field read"
 
 
 def test_explain_at_100_000() -> None:
