@@ -170,7 +170,9 @@ impl Compressor {
         explain: bool,
         encoding: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        records::compress_records(py, self, data, skeleton_budget, explain, encoding)
+        let budgets = [budget_value(skeleton_budget)?];
+        let request = self.request(&budgets, explain);
+        records::compress_records(py, request, data, skeleton_budget, encoding)
     }
 
     /// `compress_records` on the file at `path`, read a chunk at a time; `None` when the
@@ -183,7 +185,8 @@ impl Compressor {
         skeleton_budget: &Bound<'py, PyAny>,
         encoding: Option<&str>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        records::compress_record_file(py, self, path, skeleton_budget, encoding)
+        let budgets = [budget_value(skeleton_budget)?];
+        records::compress_record_file(py, self.request(&budgets, false), path, encoding)
     }
 }
 

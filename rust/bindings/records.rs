@@ -10,8 +10,6 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use super::compress::budget_value;
-use super::compressor::Compressor;
 use super::context::context;
 use super::results::{decision_columns, int_of};
 use super::scratch;
@@ -20,7 +18,7 @@ use crate::core::records::read::fragment_ids;
 use crate::core::{
     compress_record_file as compress_record_file_in_core, compress_records as compress_in_core,
     kept_len, kept_spans, write_kept, Encoding, FileCompression, Form, Got, Problem, ReadError,
-    RecordError, RecordsCompression, RecordsRefusal, Span, StreamTuning,
+    RecordError, RecordsCompression, RecordsRefusal, Request, Span, StreamTuning,
 };
 
 fn form_name(form: Form) -> &'static str {
@@ -36,16 +34,13 @@ fn form_name(form: Form) -> &'static str {
 /// the four decision columns.
 pub fn compress_records<'py>(
     py: Python<'py>,
-    compressor: &Compressor,
+    request: Request<'_>,
     data: &Bound<'py, PyBytes>,
     skeleton_budget: &Bound<'py, PyAny>,
-    explain: bool,
     encoding: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let counting = counting_with(encoding)?;
-    let budgets = [budget_value(skeleton_budget)?];
     let input = data.as_bytes();
-    let request = compressor.request(&budgets, explain);
     let mut workspace = scratch::take();
     let outcome = py.detach(|| compress_in_core(input, counting, request, &mut workspace));
     scratch::keep(workspace);
@@ -55,14 +50,14 @@ pub fn compress_records<'py>(
         input: Input::Python(data.clone().unbind()),
         spans: kept_spans(input, &done.starts, &selection.kept),
     };
-    let decisions = if explain {
+    let decisions = if request.explain {
         let text =
             std::str::from_utf8(input).map_err(|error| PyValueError::new_err(error.to_string()))?;
         let ids = fragment_ids(text, &done.starts)
             .iter()
             .map(|id| id_from_bytes(py, id))
             .collect::<PyResult<Vec<_>>>()?;
-        let columns = decision_columns(py, &done.compression, budgets[0], skeleton_budget)?;
+        let columns = decision_columns(py, &done.compression, request.budgets[0], skeleton_budget)?;
         Some((PyList::new(py, ids)?, columns))
     } else {
         None
@@ -165,14 +160,11 @@ impl Write for PythonWriter<'_, '_> {
 /// the whole input then reads and words.
 pub fn compress_record_file<'py>(
     py: Python<'py>,
-    compressor: &Compressor,
+    request: Request<'_>,
     path: PathBuf,
-    skeleton_budget: &Bound<'py, PyAny>,
     encoding: Option<&str>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let counting = counting_with(encoding)?;
-    let budgets = [budget_value(skeleton_budget)?];
-    let request = compressor.request(&budgets, false);
     let mut workspace = scratch::take();
     let outcome = py.detach(|| {
         let mut file = File::open(path)?;

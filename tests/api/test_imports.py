@@ -11,6 +11,7 @@ import ast
 from pathlib import Path
 
 import skeleton_compressor
+from support.cycles import find_cycle
 
 PACKAGE = Path(skeleton_compressor.__file__).resolve().parent
 NAME = "skeleton_compressor"
@@ -101,32 +102,6 @@ def _parents(module: str) -> set[str]:
     return {".".join(parts[:end]) for end in range(1, len(parts))}
 
 
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    state: dict[str, int] = {}  # 1: on the current path, 2: done
-    path: list[str] = []
-
-    def walk(module: str) -> list[str] | None:
-        state[module] = 1
-        path.append(module)
-        for target in sorted(graph[module]):
-            if state.get(target) == 1:
-                return [*path[path.index(target) :], target]
-            if target not in state:
-                found = walk(target)
-                if found:
-                    return found
-        path.pop()
-        state[module] = 2
-        return None
-
-    for module in sorted(graph):
-        if module not in state:
-            found = walk(module)
-            if found:
-                return found
-    return None
-
-
 def test_the_graph_sees_the_package() -> None:
     graph = import_graph()
     assert "skeleton_compressor.backend" in graph["skeleton_compressor.service"]
@@ -137,10 +112,10 @@ def test_the_graph_sees_the_package() -> None:
 
 
 def test_no_import_cycle() -> None:
-    assert _cycle(import_graph()) is None
+    assert find_cycle(import_graph()) is None
 
 
 def test_a_cycle_would_be_found() -> None:
     graph = import_graph()
     graph["skeleton_compressor.types"] = {"skeleton_compressor.text_fragments"}
-    assert _cycle(graph) is not None
+    assert find_cycle(graph) is not None

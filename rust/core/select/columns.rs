@@ -56,7 +56,7 @@ impl Columns {
     }
 
     /// Adds the next fragment. `id` is its id's bytes, which must order as the ids' code
-    /// points do (see [`crate::core::FragmentIds`]), and `id_hash` a hash of the id that equal ids
+    /// points do (see [`crate::core::select::ids::FragmentIds`]), and `id_hash` a hash of the id that equal ids
     /// share (the bindings pass the one Python keeps with each `str`).
     pub fn push(
         &mut self,

@@ -3,7 +3,7 @@
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tuning {
-    /// From this many fragments on, the work runs inside the caller's [`crate::core::Detach`] hook
+    /// From this many fragments on, the work runs inside the caller's [`crate::core::detach::Detach`] hook
     /// (the Python bindings release the GIL there): below it, the work is too short to be
     /// worth handing the interpreter to other threads and waiting to take it back.
     pub detach_from: usize,

@@ -2,7 +2,7 @@
 //! repeats, and only the ids whose hashes repeat are compared.
 
 use crate::core::errors::Duplicate;
-use crate::core::select::duplicates::{first_duplicate, Sieve};
+use crate::core::select::duplicates::sieve::{first_duplicate, Sieve};
 use crate::core::select::ids::FragmentIds;
 use crate::core::workspace::Workspace;
 

@@ -6,7 +6,7 @@
 //! and each bucket is gathered by hash within the CPU caches, so a group's lead and tokens
 //! are found from members lying side by side. Hashes only make this fast: names decide.
 
-use crate::core::select::duplicates::SPREAD;
+use crate::core::select::duplicates::sieve::SPREAD;
 use crate::core::select::entry::Entry;
 use crate::core::select::ids::FragmentIds;
 use crate::core::workspace::Workspace;

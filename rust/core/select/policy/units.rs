@@ -9,7 +9,7 @@ use crate::core::select::entry::Entry;
 use crate::core::select::ids::FragmentIds;
 use crate::core::select::packing::{Selection, Strategy};
 use crate::core::select::policy::groups::Groups;
-use crate::core::select::policy::{OnOverflow, Order, Policy};
+use crate::core::select::policy::options::{OnOverflow, Order, Policy};
 use crate::core::workspace::Workspace;
 
 const NONE: u32 = u32::MAX;
