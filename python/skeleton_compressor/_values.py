@@ -58,7 +58,7 @@ def checked_budget(budget: object) -> int:
     return value
 
 
-def _plain_str(value: object) -> str | None:
+def plain_str(value: object) -> str | None:
     """The plain str a str (or subclass) holds; None for anything else."""
     kind = type(value)
     if kind is str:
@@ -69,7 +69,7 @@ def _plain_str(value: object) -> str | None:
 
 
 def fragment_id(value: object, index: int, container: str) -> str:
-    text = _plain_str(value)
+    text = plain_str(value)
     if text is None:
         raise _messages.fragment_error("id_type", index, None, value, container)
     if not text:
@@ -135,7 +135,7 @@ def required(value: object, index: int, fid: str, container: str) -> bool:
 def group(value: object, index: int, fid: str, container: str) -> str | None:
     if value is None:
         return None
-    name = _plain_str(value)
+    name = plain_str(value)
     if name is None:
         raise _messages.fragment_error("group_type", index, fid, value, container)
     if not name:

@@ -6,7 +6,7 @@ import numbers
 from typing import NamedTuple
 
 from ._messages import describe
-from ._values import safe_isinstance
+from ._values import plain_str, safe_isinstance
 
 __all__ = ["ON_OVERFLOW", "ORDERS", "Policy", "checked_policy"]
 
@@ -37,7 +37,7 @@ def _floor(value: object) -> float:
 
 def _one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
     # The plain str a subclass holds, so that its own `__eq__` cannot pass for a choice.
-    text = str.__str__(value) if isinstance(value, str) else None
+    text = plain_str(value)
     if text not in choices:
         raise ValueError(f"{name} must be one of {', '.join(choices)}, got {describe(value)}")
     return text

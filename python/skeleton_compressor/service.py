@@ -8,6 +8,7 @@ from itertools import repeat
 from typing import Any
 
 from ._interface import STRATEGIES
+from ._values import plain_str
 from .backend import ENVIRONMENT_VARIABLE, load_backend
 from .policy import Policy, checked_policy
 from .types import (
@@ -33,7 +34,7 @@ __all__ = [
 
 def _checked_strategy(strategy: object) -> str:
     """The strategy's plain str (a subclass's own `__eq__` cannot pass for one)."""
-    text = str.__str__(strategy) if isinstance(strategy, str) else None
+    text = plain_str(strategy)
     if text not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
     return text
