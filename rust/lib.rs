@@ -8,3 +8,8 @@ pub mod core;
 
 #[cfg(feature = "python")]
 mod bindings;
+
+// Pages a call frees are reused by the next call instead of being faulted in fresh.
+#[cfg(feature = "python")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

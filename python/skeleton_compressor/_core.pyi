@@ -15,20 +15,16 @@ __all__ = [
     "ENCODINGS",
     "ERROR_KINDS",
     "RECORD_PROBLEMS",
-    "SCRATCH_LIMITS",
     "Compressor",
     "KeptRecords",
     "TokenCounter",
     "__version__",
     "_encoding_tokens",
     "_loaded_encodings",
-    "release_scratch",
-    "retained_scratch_bytes",
 ]
 
 __version__: str
 ERROR_KINDS: tuple[str, ...]
-SCRATCH_LIMITS: tuple[int, int]
 RECORD_PROBLEMS: tuple[str, ...]
 ENCODINGS: tuple[str, ...]
 # Bytes of text from which counting releases the GIL, and from which it uses several threads.
@@ -82,9 +78,6 @@ class Compressor:
 class KeptRecords:
     def __len__(self) -> int: ...
     def write_to(self, out: SupportsWrite[bytes]) -> None: ...
-
-def retained_scratch_bytes() -> int: ...
-def release_scratch() -> None: ...
 
 @final
 class TokenCounter:

@@ -8,9 +8,8 @@ use pyo3::types::PyTuple;
 use super::context::context;
 use super::errors::Failure;
 use super::read::{Checked, Read, Reader};
-use super::scratch;
 use super::text::id_from_bytes;
-use crate::core::{self, Columns, Compression, Detach, Refusal, Request, Workspace};
+use crate::core::{self, Columns, Compression, Detach, Refusal, Request};
 
 pub struct ReleaseGil<'py>(pub Python<'py>);
 
@@ -53,10 +52,8 @@ pub fn compress_read<'py, T>(
     request: Request<'_>,
     build: impl FnOnce(Compression) -> PyResult<T>,
 ) -> PyResult<T> {
-    let mut workspace = scratch::take();
-    let outcome = compress_in(reader, len, read, request, build, &mut workspace);
-    scratch::keep(workspace);
-    outcome.map_err(|failure| failure.into_pyerr(reader.py, reader.ctx))
+    compress_in(reader, len, read, request, build)
+        .map_err(|failure| failure.into_pyerr(reader.py, reader.ctx))
 }
 
 fn compress_in<'py, T>(
@@ -65,16 +62,12 @@ fn compress_in<'py, T>(
     read: impl FnOnce(&mut Reading) -> Read<'py, ()>,
     request: Request<'_>,
     build: impl FnOnce(Compression) -> PyResult<T>,
-    workspace: &mut Workspace,
 ) -> Read<'py, T> {
     let mut reading = Reading {
-        columns: Columns::new(len, request.tuning, workspace)?,
+        columns: Columns::new(len, request.tuning)?,
     };
-    if let Err(failure) = read(&mut reading) {
-        reading.columns.recycle(workspace);
-        return Err(failure);
-    }
-    match core::compress(reading.columns, request, &ReleaseGil(reader.py), workspace) {
+    read(&mut reading)?;
+    match core::compress(reading.columns, request, &ReleaseGil(reader.py)) {
         Ok(compression) => Ok(build(compression)?),
         Err(Refusal::Duplicate(duplicate)) => match id_from_bytes(reader.py, &duplicate.id) {
             Ok(fragment_id) => Err(Failure::Duplicate {

@@ -10,7 +10,6 @@ mod errors;
 mod read;
 mod records;
 mod results;
-mod scratch;
 mod text;
 mod tokens;
 
@@ -24,8 +23,6 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<compressor::Compressor>()?;
     module.add_class::<records::KeptRecords>()?;
     tokens::register(module)?;
-    module.add_function(wrap_pyfunction!(scratch::retained_scratch_bytes, module)?)?;
-    module.add_function(wrap_pyfunction!(scratch::release_scratch, module)?)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add(
         "ERROR_KINDS",
@@ -33,9 +30,5 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     let problems = Problem::ALL.map(Problem::name);
     module.add("RECORD_PROBLEMS", PyTuple::new(module.py(), problems)?)?;
-    module.add(
-        "SCRATCH_LIMITS",
-        (scratch::KEEP_PER_THREAD, scratch::KEEP_IN_ALL),
-    )?;
     Ok(())
 }

@@ -12,7 +12,6 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use super::context::context;
 use super::results::{decision_columns, int_of};
-use super::scratch;
 use super::text::id_from_bytes;
 use crate::core::records::read::fragment_ids;
 use crate::core::{
@@ -41,9 +40,7 @@ pub fn compress_records<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let counting = counting_with(encoding)?;
     let input = data.as_bytes();
-    let mut workspace = scratch::take();
-    let outcome = py.detach(|| compress_in_core(input, counting, request, &mut workspace));
-    scratch::keep(workspace);
+    let outcome = py.detach(|| compress_in_core(input, counting, request));
     let done = outcome.map_err(|refusal| refused(py, refusal))?;
     let selection = &done.compression.selections[0];
     let kept = KeptRecords {
@@ -165,22 +162,14 @@ pub fn compress_record_file<'py>(
     encoding: Option<&str>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let counting = counting_with(encoding)?;
-    let mut workspace = scratch::take();
     let outcome = py.detach(|| {
         let mut file = File::open(path)?;
         if !file.metadata()?.is_file() {
             // A directory, a pipe or a device: read whole, which says what is wrong.
             return Ok(Ok(FileCompression::Unsure));
         }
-        compress_record_file_in_core(
-            &mut file,
-            counting,
-            request,
-            &mut workspace,
-            &StreamTuning::default(),
-        )
+        compress_record_file_in_core(&mut file, counting, request, &StreamTuning::default())
     });
-    scratch::keep(workspace);
     let (done, (bytes, spans)) = match outcome?.map_err(|refusal| refused(py, refusal))? {
         FileCompression::Compressed { records, kept } => (records, kept),
         FileCompression::Unsure => return Ok(None),

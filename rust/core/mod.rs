@@ -1,8 +1,8 @@
 //! The whole work on plain data, with no Python in it, in three domains: selection
 //! ([`select`]: checked columns to one selection per budget), token counting ([`tokens`])
 //! and the command line's records ([`records`], which reads JSON text and uses the other
-//! two). What they share sits here: errors, value checks, named enums, buffers reused
-//! between calls, and where long work runs.
+//! two). What they share sits here: errors, value checks, named enums, and where long
+//! work runs.
 #![deny(unsafe_code)]
 
 #[macro_use]
@@ -14,7 +14,6 @@ pub mod errors;
 pub mod records;
 pub mod select;
 pub mod tokens;
-pub mod workspace;
 
 pub use checks::{check_relevance, check_token_count, check_unsigned_token_count, MAX_TOKEN_COUNT};
 pub use detach::{Detach, InPlace};
@@ -37,4 +36,3 @@ pub use select::request::Request;
 pub use select::tuning::Tuning;
 pub use tokens::count_many::{count_many, count_one, CountTuning};
 pub use tokens::encoding::Encoding;
-pub use workspace::Workspace;

@@ -11,7 +11,6 @@ use crate::core::select::columns::Columns;
 use crate::core::select::compress::{compress, Compression};
 use crate::core::select::request::Request;
 use crate::core::tokens::encoding::Encoding;
-use crate::core::workspace::Workspace;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordsCompression {
@@ -38,19 +37,12 @@ pub fn compress_records(
     input: &[u8],
     counting: Option<Encoding>,
     request: Request<'_>,
-    workspace: &mut Workspace,
 ) -> Result<RecordsCompression, RecordsRefusal> {
-    let mut columns = Columns::new(room_for(input.len()), request.tuning, workspace)
+    let mut columns = Columns::new(room_for(input.len()), request.tuning)
         .map_err(|_| RecordsRefusal::Read(ReadError::TooMany))?;
-    let records = match read_records(input, counting, &mut columns) {
-        Ok(records) => records,
-        Err(error) => {
-            columns.recycle(workspace);
-            return Err(RecordsRefusal::Read(error));
-        }
-    };
+    let records = read_records(input, counting, &mut columns).map_err(RecordsRefusal::Read)?;
     let starts = records.starts;
-    let compression = compress(columns, request, &InPlace, workspace)
+    let compression = compress(columns, request, &InPlace)
         .map_err(|refusal| refused(records.form, &starts, refusal))?;
     Ok(RecordsCompression {
         form: records.form,
@@ -120,7 +112,6 @@ pub fn compress_record_file(
     file: &mut (impl Read + Seek),
     counting: Option<Encoding>,
     request: Request<'_>,
-    workspace: &mut Workspace,
     tuning: &StreamTuning,
 ) -> io::Result<Result<FileCompression, RecordsRefusal>> {
     let len = usize::try_from(file.seek(SeekFrom::End(0))?).unwrap_or(usize::MAX);
@@ -129,18 +120,15 @@ pub fn compress_record_file(
     // ids, two bytes a record); past it the columns grow as needed, so that no length (a huge
     // file, or what a device reports) asks for too much.
     let room = room_for(len).min(tuning.reserve_records);
-    let Ok(mut columns) = Columns::new(room, request.tuning, workspace) else {
+    let Ok(mut columns) = Columns::new(room, request.tuning) else {
         return Ok(Ok(FileCompression::Unsure));
     };
     let records = match stream_records(file, counting, &mut columns, tuning)? {
         Streamed::Read(records) => records,
-        Streamed::Unsure => {
-            columns.recycle(workspace);
-            return Ok(Ok(FileCompression::Unsure));
-        }
+        Streamed::Unsure => return Ok(Ok(FileCompression::Unsure)),
     };
     let starts = records.starts;
-    let compression = match compress(columns, request, &InPlace, workspace) {
+    let compression = match compress(columns, request, &InPlace) {
         Ok(compression) => compression,
         Err(refusal) => return Ok(Err(refused(records.form, &starts, refusal))),
     };

@@ -2,15 +2,14 @@ use super::*;
 use crate::core::records::compression::{
     compress_records, kept_len, kept_spans, write_kept, RecordsRefusal,
 };
-use crate::core::{OnOverflow, Order, Policy, Request, Strategy, Tuning, Workspace};
+use crate::core::{OnOverflow, Order, Policy, Request, Strategy, Tuning};
 
 fn read(input: &str) -> Result<Records, ReadError> {
     read_bytes(input.as_bytes(), None)
 }
 
 fn read_bytes(input: &[u8], counting: Option<Encoding>) -> Result<Records, ReadError> {
-    let mut workspace = Workspace::default();
-    let mut columns = Columns::new(4, &Tuning::default(), &mut workspace).unwrap();
+    let mut columns = Columns::new(4, &Tuning::default()).unwrap();
     read_records(input, counting, &mut columns)
 }
 
@@ -356,13 +355,7 @@ fn compress_and_write_the_kept_records_back_as_they_were() {
         r#"{"fragment_id": "c", "token_count": 5, "relevance_score": 0.5e0}"#,
     );
     let (policy, tuning) = (Policy::default(), Tuning::default());
-    let done = compress_records(
-        text.as_bytes(),
-        None,
-        request(&[10], &policy, &tuning),
-        &mut Workspace::default(),
-    )
-    .unwrap();
+    let done = compress_records(text.as_bytes(), None, request(&[10], &policy, &tuning)).unwrap();
     let selection = &done.compression.selections[0];
     assert_eq!(selection.kept, [1, 2]);
     let spans = kept_spans(text.as_bytes(), &done.starts, &selection.kept);
@@ -383,13 +376,8 @@ fn duplicates_and_budgets_are_refused_with_where_they_are() {
     let (a, b) = (record("a", 5, "0.5"), record("b", 5, "0.5"));
     let text = format!("[{a}, {b}, {a}]");
     let (policy, tuning) = (Policy::default(), Tuning::default());
-    let refusal = compress_records(
-        text.as_bytes(),
-        None,
-        request(&[10], &policy, &tuning),
-        &mut Workspace::default(),
-    )
-    .unwrap_err();
+    let refusal =
+        compress_records(text.as_bytes(), None, request(&[10], &policy, &tuning)).unwrap_err();
     let RecordsRefusal::Duplicate {
         form,
         duplicate,
@@ -411,13 +399,8 @@ fn duplicates_and_budgets_are_refused_with_where_they_are() {
         order: Order::Ranking,
         min_relevance: 0.0,
     };
-    let refusal = compress_records(
-        text.as_bytes(),
-        None,
-        request(&[4], &strict, &tuning),
-        &mut Workspace::default(),
-    )
-    .unwrap_err();
+    let refusal =
+        compress_records(text.as_bytes(), None, request(&[4], &strict, &tuning)).unwrap_err();
     assert!(
         matches!(refusal, RecordsRefusal::BudgetExceeded(_)),
         "{refusal:?}"

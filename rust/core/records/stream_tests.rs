@@ -3,7 +3,7 @@ use std::io::Cursor;
 use super::*;
 use crate::core::records::compression::kept_spans;
 use crate::core::records::read::read_records;
-use crate::core::{Tuning, Workspace};
+use crate::core::Tuning;
 
 fn tuning(chunk_bytes: usize) -> StreamTuning {
     StreamTuning {
@@ -14,8 +14,7 @@ fn tuning(chunk_bytes: usize) -> StreamTuning {
 }
 
 fn streamed(input: &[u8], chunk_bytes: usize) -> Streamed {
-    let mut workspace = Workspace::default();
-    let mut columns = Columns::new(4, &Tuning::default(), &mut workspace).unwrap();
+    let mut columns = Columns::new(4, &Tuning::default()).unwrap();
     stream_records(
         &mut Cursor::new(input),
         None,
@@ -26,8 +25,7 @@ fn streamed(input: &[u8], chunk_bytes: usize) -> Streamed {
 }
 
 fn whole(input: &[u8]) -> Records {
-    let mut workspace = Workspace::default();
-    let mut columns = Columns::new(4, &Tuning::default(), &mut workspace).unwrap();
+    let mut columns = Columns::new(4, &Tuning::default()).unwrap();
     read_records(input, None, &mut columns).unwrap()
 }
 
@@ -165,8 +163,7 @@ fn long_records_are_read_back_whole() {
     let first = &input.as_bytes()[1..input.find("}, ").unwrap() + 1];
     assert_eq!(&bytes[spans[1].start..spans[1].end], first);
     assert!(bytes[spans[0].start..spans[0].end].starts_with(br#"{"fragment_id": "b""#));
-    let mut workspace = Workspace::default();
-    let mut columns = Columns::new(4, &Tuning::default(), &mut workspace).unwrap();
+    let mut columns = Columns::new(4, &Tuning::default()).unwrap();
     let streamed = stream_records(&mut Cursor::new(&input), None, &mut columns, &tuning).unwrap();
     assert_eq!(streamed, Streamed::Read(records));
 }
@@ -185,8 +182,7 @@ fn a_file_compresses_as_its_bytes_do() {
         tuning: &core_tuning,
     };
     for input in inputs() {
-        let whole =
-            compress_records(input.as_bytes(), None, request, &mut Workspace::default()).unwrap();
+        let whole = compress_records(input.as_bytes(), None, request).unwrap();
         let expected = kept_spans(
             input.as_bytes(),
             &whole.starts,
@@ -197,7 +193,6 @@ fn a_file_compresses_as_its_bytes_do() {
                 &mut Cursor::new(input.as_bytes()),
                 None,
                 request,
-                &mut Workspace::default(),
                 &tuning(chunk),
             )
             .unwrap()
@@ -216,14 +211,8 @@ fn a_file_compresses_as_its_bytes_do() {
         }
     }
     let wrapped = r#"{"fragments": []}"#;
-    let outcome = compress_record_file(
-        &mut Cursor::new(wrapped),
-        None,
-        request,
-        &mut Workspace::default(),
-        &tuning(8),
-    )
-    .unwrap()
-    .unwrap();
+    let outcome = compress_record_file(&mut Cursor::new(wrapped), None, request, &tuning(8))
+        .unwrap()
+        .unwrap();
     assert!(matches!(outcome, FileCompression::Unsure));
 }

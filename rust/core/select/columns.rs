@@ -6,7 +6,6 @@ use crate::core::select::ids::{IdArena, SharedPrefix};
 use crate::core::select::key_ranges::KeyCounts;
 use crate::core::select::policy::groups::GroupMarks;
 use crate::core::select::tuning::Tuning;
-use crate::core::workspace::Workspace;
 
 /// Fragment indices are `u32` in the ranking.
 pub const MAX_FRAGMENTS: usize = u32::MAX as usize;
@@ -29,26 +28,25 @@ pub struct Columns {
 }
 
 impl Columns {
-    /// Room for `len` fragments, in buffers lent by `workspace`, read for a compression
-    /// tuned by `tuning`.
-    pub fn new(len: usize, tuning: &Tuning, workspace: &mut Workspace) -> Result<Self, TooMany> {
+    /// Room for `len` fragments, read for a compression tuned by `tuning`.
+    pub fn new(len: usize, tuning: &Tuning) -> Result<Self, TooMany> {
         if len > MAX_FRAGMENTS {
             return Err(TooMany {
                 limit: MAX_FRAGMENTS,
             });
         }
         Ok(Columns {
-            entries: workspace.entries(len),
-            ids: IdArena::new(len, workspace),
+            entries: Vec::with_capacity(len),
+            ids: IdArena::new(len),
             shared_prefix: SharedPrefix::default(),
-            token_counts: workspace.words(len),
-            id_hashes: workspace.words(len),
+            token_counts: Vec::with_capacity(len),
+            id_hashes: Vec::with_capacity(len),
             original_tokens: 0,
             zero_token_fragments: 0,
-            required: workspace.buffer(0),
-            groups: GroupMarks::new(workspace),
+            required: Vec::new(),
+            groups: GroupMarks::default(),
             key_counts: if len >= tuning.count_keys_from {
-                KeyCounts::new(workspace)
+                KeyCounts::new()
             } else {
                 KeyCounts::default()
             },
@@ -107,17 +105,6 @@ impl Columns {
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
-
-    /// The buffers back to `workspace`, when the columns are not compressed after all.
-    pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give_entries(self.entries);
-        self.ids.recycle(workspace);
-        workspace.give_words(self.token_counts);
-        workspace.give_words(self.id_hashes);
-        workspace.give(self.required);
-        self.groups.recycle(workspace);
-        self.key_counts.recycle(workspace);
-    }
 }
 
 #[cfg(test)]
@@ -125,20 +112,17 @@ mod tests {
     use super::*;
 
     #[test]
-    fn keys_are_counted_from_the_tuned_size_and_their_counts_given_back() {
+    fn keys_are_counted_from_the_tuned_size() {
         for (count_keys_from, counted) in [(3, Some((95, 3))), (4, None)] {
             let tuning = Tuning {
                 count_keys_from,
                 ..Tuning::default()
             };
-            let mut workspace = Workspace::default();
-            let mut columns = Columns::new(3, &tuning, &mut workspace).unwrap();
+            let mut columns = Columns::new(3, &tuning).unwrap();
             for (id, score) in [("a", 1.0), ("b", 0.75), ("c", 0.75)] {
                 columns.push(id.as_bytes(), 0, 1, score).unwrap();
             }
             assert_eq!(columns.key_counts.cover(3), counted);
-            columns.recycle(&mut workspace);
-            assert_eq!(workspace.kept::<u32>(), usize::from(counted.is_some()));
         }
     }
 }

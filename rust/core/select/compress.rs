@@ -7,13 +7,12 @@ use std::thread;
 use crate::core::detach::Detach;
 use crate::core::errors::{BudgetExceeded, Refusal};
 use crate::core::select::duplicates::check::DuplicateCheck;
-use crate::core::select::entry::{relevance_of_key, Entry};
+use crate::core::select::entry::relevance_of_key;
 use crate::core::select::ids::{tie_key, FragmentIds, IdArena};
 use crate::core::select::packing::{Packer, Selection};
 use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, Walked};
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
-use crate::core::workspace::Workspace;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compression {
@@ -30,20 +29,15 @@ pub fn compress(
     columns: Columns,
     request: Request<'_>,
     detach: &impl Detach,
-    workspace: &mut Workspace,
 ) -> Result<Compression, Refusal> {
     if columns.len() >= request.tuning.detach_from {
-        detach.detach(|| run(columns, request, workspace))
+        detach.detach(|| run(columns, request))
     } else {
-        run(columns, request, workspace)
+        run(columns, request)
     }
 }
 
-fn run(
-    columns: Columns,
-    request: Request<'_>,
-    workspace: &mut Workspace,
-) -> Result<Compression, Refusal> {
+fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
     let plain = request.policy.is_plain() && !columns.has_units() && !request.explain;
     let Columns {
         mut entries,
@@ -63,20 +57,18 @@ fn run(
     for index in shared_prefix.stale() {
         entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
     }
-    let mut check = DuplicateCheck::new(len, workspace);
+    let mut check = DuplicateCheck::new(len);
     let in_parallel = len >= request.tuning.parallel_from;
     let (duplicate, packed) = beside(
         in_parallel,
         || check.run(&id_hashes, ids),
         || {
             if plain {
-                groups.recycle(workspace);
                 let first = request
                     .tuning
                     .first_sort_size(request.budgets, original_tokens, len);
                 let split_from = request.tuning.parallel_from;
-                let mut ranking =
-                    Ranking::counted(std::mem::take(&mut entries), key_counts, split_from);
+                let mut ranking = Ranking::counted(entries, key_counts, split_from);
                 ranking.rank_top(first, ids);
                 let selections = pack(
                     &mut ranking,
@@ -85,29 +77,16 @@ fn run(
                     ids,
                     request,
                 );
-                ranking.recycle(workspace);
                 Ok((selections, Vec::new()))
             } else {
-                key_counts.recycle(workspace);
                 let per_bucket = request.tuning.members_per_bucket;
-                let groups =
-                    groups.into_groups(&entries, &token_counts, ids, per_bucket, workspace);
-                let units = Units::new(&entries, &token_counts, &required, groups, workspace);
-                let unit_entries = workspace.entries(len);
-                let mut unit_ranking =
-                    UnitRanking::new(units, unit_entries, request, ids, workspace);
-                let packed = unit_ranking.pack(ids, request);
-                unit_ranking.recycle(workspace);
-                packed
+                let groups = groups.into_groups(&entries, &token_counts, ids, per_bucket);
+                let units = Units::new(&entries, &token_counts, &required, groups);
+                let mut unit_ranking = UnitRanking::new(units, request, ids);
+                unit_ranking.pack(ids, request)
             }
         },
     );
-    check.recycle(workspace);
-    workspace.give_words(id_hashes);
-    workspace.give_entries(entries);
-    workspace.give_words(token_counts);
-    workspace.give(required);
-    arena.recycle(workspace);
     if let Some(duplicate) = duplicate {
         return Err(Refusal::Duplicate(duplicate));
     }
@@ -156,17 +135,11 @@ struct UnitRanking {
 }
 
 impl UnitRanking {
-    fn new(
-        units: Units,
-        mut unit_entries: Vec<Entry>,
-        request: Request<'_>,
-        ids: &impl FragmentIds,
-        workspace: &mut Workspace,
-    ) -> Self {
+    fn new(units: Units, request: Request<'_>, ids: &impl FragmentIds) -> Self {
         let floor = request.policy.min_relevance;
         let (mut required_tokens, mut candidate_tokens, mut zero_token_candidates) = (0, 0, 0);
-        let mut candidate = workspace.buffer(units.len());
-        unit_entries.clear();
+        let mut candidate = Vec::with_capacity(units.len());
+        let mut unit_entries = Vec::with_capacity(units.len());
         for unit in 0..units.len() as u32 {
             let lead = units.lead_entry(unit);
             let tokens = units.tokens(unit);
@@ -199,13 +172,6 @@ impl UnitRanking {
             required_tokens,
             zero_token_candidates,
         }
-    }
-
-    /// The buffers back to `workspace`.
-    fn recycle(self, workspace: &mut Workspace) {
-        self.ranking.recycle(workspace);
-        workspace.give(self.candidate);
-        self.units.recycle(workspace);
     }
 
     /// Packs every budget; the first budget the overflow policy refuses is the answer.

@@ -41,8 +41,8 @@ pub(crate) fn weak_hash(id: &str) -> u64 {
     id.bytes().map(u64::from).sum::<u64>() % 7
 }
 
-fn columns(input: &Input, request: &Request<'_>, workspace: &mut Workspace) -> Columns {
-    let mut columns = Columns::new(input.ids.len(), request.tuning, workspace).unwrap();
+fn columns(input: &Input, request: &Request<'_>) -> Columns {
+    let mut columns = Columns::new(input.ids.len(), request.tuning).unwrap();
     for ((id, &tokens), &score) in input.ids.iter().zip(&input.tokens).zip(&input.scores) {
         columns
             .push(id.as_bytes(), weak_hash(id), tokens, score)
@@ -52,7 +52,6 @@ fn columns(input: &Input, request: &Request<'_>, workspace: &mut Workspace) -> C
 }
 
 fn run(input: &Input, budgets: &[u128], strategy: Strategy, tuning: &Tuning) -> Outcome {
-    let mut workspace = Workspace::default();
     let detach = Counting(Cell::new(0));
     let request = Request {
         budgets,
@@ -61,12 +60,7 @@ fn run(input: &Input, budgets: &[u128], strategy: Strategy, tuning: &Tuning) -> 
         explain: false,
         tuning,
     };
-    let result = compress(
-        columns(input, &request, &mut workspace),
-        request,
-        &detach,
-        &mut workspace,
-    );
+    let result = compress(columns(input, &request), request, &detach);
     (result, detach.0.get())
 }
 
@@ -290,11 +284,10 @@ fn large_inputs_run_detached_once() {
 
 #[test]
 fn more_fragments_than_indices_are_refused() {
-    let mut workspace = Workspace::default();
     let tuning = Tuning::default();
-    assert!(Columns::new(0, &tuning, &mut workspace).unwrap().is_empty());
+    assert!(Columns::new(0, &tuning).unwrap().is_empty());
     assert_eq!(
-        Columns::new(MAX_FRAGMENTS + 1, &tuning, &mut workspace).unwrap_err(),
+        Columns::new(MAX_FRAGMENTS + 1, &tuning).unwrap_err(),
         TooMany {
             limit: MAX_FRAGMENTS
         }
@@ -340,9 +333,8 @@ fn ids_whose_shared_prefix_shrinks_late_still_rank_by_id() {
 }
 
 #[test]
-fn workspace_buffers_are_reused() {
+fn the_columns_of_an_input_can_be_read_again() {
     let input = input_of(&["a", "b"], &[1, 1], &[0.5, 0.4]);
-    let mut workspace = Workspace::default();
     let request = Request {
         budgets: &[1],
         strategy: Strategy::Greedy,
@@ -350,29 +342,14 @@ fn workspace_buffers_are_reused() {
         explain: false,
         tuning: &Tuning::default(),
     };
-    let result = compress(
-        columns(&input, &request, &mut workspace),
-        request,
-        &InPlace,
-        &mut workspace,
-    );
+    let result = compress(columns(&input, &request), request, &InPlace);
     assert_eq!(result.unwrap().selections[0].kept, vec![0]);
-    let retained = workspace.retained_bytes();
-    assert!(retained > 0);
-    // Ids' ends, token counts, id hashes and the sieve's bitmap (no hash met twice: no list
-    // of them, nor a bitmap of repeats).
-    assert_eq!(workspace.kept::<u64>(), 4);
-    let again = columns(&input, &request, &mut workspace);
-    assert!(!again.is_empty());
-    assert!(workspace.retained_bytes() < retained);
-    again.recycle(&mut workspace);
-    assert_eq!(workspace.retained_bytes(), retained);
+    assert!(!columns(&input, &request).is_empty());
 }
 
 #[test]
-fn a_policys_buffers_go_back_to_the_workspace() {
+fn a_policy_keeps_a_required_group_whole() {
     let input = input_of(&["a", "b", "c", "d"], &[1, 2, 3, 4], &[0.5, 0.4, 0.3, 0.2]);
-    let mut workspace = Workspace::default();
     let policy = Policy::default();
     // Relevance keys counted too, though a policy's ranking does not use them.
     let tuning = Tuning {
@@ -392,44 +369,22 @@ fn a_policys_buffers_go_back_to_the_workspace() {
         (false, Some("x")),
         (false, None),
     ];
-    let mut retained = Vec::new();
-    for _ in 0..2 {
-        let mut columns = Columns::new(input.ids.len(), request.tuning, &mut workspace).unwrap();
-        for (at, &(required, group)) in marks.iter().enumerate() {
-            let id = input.ids[at].as_bytes();
-            columns
-                .push(
-                    id,
-                    weak_hash(&input.ids[at]),
-                    input.tokens[at],
-                    input.scores[at],
-                )
-                .unwrap();
-            columns.mark_last(required, group.map(|name| (name.as_bytes(), 7)));
-        }
-        let compression = compress(columns, request, &InPlace, &mut workspace).unwrap();
-        // The required group {a, c} (4 tokens), then b (2) does not fit; d (4) neither.
-        assert_eq!(compression.selections[0].kept, vec![0, 2]);
-        // Per type: names as marked and by bucket; required fragments, groups' members and
-        // starts, fragments' units (the relevance keys' counts, given back first, serve as
-        // one of them); marks and units' tokens; names' ends; units required and candidates;
-        // units' leads; and the members on their way to their groups.
-        assert_eq!(workspace.kept::<u8>(), 2);
-        assert_eq!(workspace.kept::<u32>(), 4);
-        assert_eq!(workspace.kept::<u128>(), 2);
-        assert_eq!(workspace.kept::<usize>(), 1);
-        assert_eq!(workspace.kept::<bool>(), 2);
-        assert_eq!(workspace.kept::<crate::core::select::entry::Entry>(), 1);
-        assert_eq!(
-            workspace.kept::<crate::core::select::policy::groups::Member>(),
-            1
-        );
-        retained.push(workspace.retained_bytes());
+    let mut columns = Columns::new(input.ids.len(), request.tuning).unwrap();
+    for (at, &(required, group)) in marks.iter().enumerate() {
+        let id = input.ids[at].as_bytes();
+        columns
+            .push(
+                id,
+                weak_hash(&input.ids[at]),
+                input.tokens[at],
+                input.scores[at],
+            )
+            .unwrap();
+        columns.mark_last(required, group.map(|name| (name.as_bytes(), 7)));
     }
-    assert_eq!(
-        retained[0], retained[1],
-        "the second call reuses the first's buffers"
-    );
+    let compression = compress(columns, request, &InPlace).unwrap();
+    // The required group {a, c} (4 tokens), then b (2) does not fit; d (4) neither.
+    assert_eq!(compression.selections[0].kept, vec![0, 2]);
 }
 
 #[test]
@@ -463,7 +418,7 @@ fn tie_keys_made_before_the_shared_prefix_shrank_are_made_again() {
 }
 
 #[test]
-fn duplicates_are_looked_for_beside_the_ranking_and_every_buffer_comes_back() {
+fn duplicates_are_looked_for_beside_the_ranking() {
     for parallel_from in [0, 4] {
         let tuning = Tuning {
             parallel_from,
@@ -476,10 +431,8 @@ fn duplicates_are_looked_for_beside_the_ranking_and_every_buffer_comes_back() {
             explain: false,
             tuning: &tuning,
         };
-        // Word buffers back: ids' ends, token counts, id hashes, the sieve's bitmap, and with
-        // a repeat, the hashes met again and the bitmap of repeats.
-        for (ids, expected, buffers) in [
-            (["a", "b", "c"], Ok(vec![0, 1]), 4),
+        for (ids, expected) in [
+            (["a", "b", "c"], Ok(vec![0, 1])),
             (
                 ["a", "b", "a"],
                 Err(Refusal::Duplicate(Duplicate {
@@ -487,16 +440,12 @@ fn duplicates_are_looked_for_beside_the_ranking_and_every_buffer_comes_back() {
                     second: 2,
                     id: b"a".to_vec(),
                 })),
-                6,
             ),
         ] {
             let input = input_of(&ids, &[1, 1, 1], &[0.9, 0.5, 0.1]);
-            let mut workspace = Workspace::default();
-            let columns = columns(&input, &request, &mut workspace);
-            let result = compress(columns, request, &InPlace, &mut workspace)
+            let result = compress(columns(&input, &request), request, &InPlace)
                 .map(|compression| compression.selections[0].kept.clone());
             assert_eq!(result, expected);
-            assert_eq!(workspace.kept::<u64>(), buffers);
         }
     }
 }

@@ -2,8 +2,6 @@
 
 use std::cmp::Ordering;
 
-use crate::core::workspace::Workspace;
-
 /// The ids of the fragments being compressed, by fragment index.
 ///
 /// `bytes` must order as the ids' code points do: UTF-8 does, and so does its extension to
@@ -45,10 +43,10 @@ pub struct IdArena {
 }
 
 impl IdArena {
-    pub fn new(len: usize, workspace: &mut Workspace) -> Self {
+    pub fn new(len: usize) -> Self {
         IdArena {
-            bytes: workspace.bytes(len.saturating_mul(24)),
-            ends: workspace.words(len),
+            bytes: Vec::with_capacity(len.saturating_mul(24)),
+            ends: Vec::with_capacity(len),
         }
     }
 
@@ -63,11 +61,6 @@ impl IdArena {
 
     pub fn is_empty(&self) -> bool {
         self.ends.is_empty()
-    }
-
-    pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give_bytes(self.bytes);
-        workspace.give_words(self.ends);
     }
 }
 
@@ -270,12 +263,11 @@ mod tests {
 
     #[test]
     fn the_arena_gives_back_each_id() {
-        let mut workspace = Workspace::default();
-        let mut arena = IdArena::new(3, &mut workspace);
+        let mut arena = IdArena::new(3);
         assert!(arena.is_empty());
         arena.push(b"");
         assert!(!arena.is_empty());
-        let mut arena = IdArena::new(3, &mut workspace);
+        let mut arena = IdArena::new(3);
         for id in ["ab", "", "\u{e9}x"] {
             arena.push(id.as_bytes());
         }
@@ -284,8 +276,6 @@ mod tests {
         assert_eq!(arena.bytes(1), b"");
         assert_eq!(arena.bytes(2), "\u{e9}x".as_bytes());
         assert_eq!(arena.compare(0, 2), Ordering::Less);
-        arena.recycle(&mut workspace);
-        assert!(workspace.retained_bytes() >= 3 * 24 + 3 * 8);
     }
 
     #[test]

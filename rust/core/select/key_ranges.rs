@@ -2,7 +2,6 @@
 //! entries it needs in one pass and selects among those alone.
 
 use crate::core::select::entry::Entry;
-use crate::core::workspace::Workspace;
 
 /// The ranges of relevance keys that [`KeyCounts`] counts in: 2^16 of them, 64 per halving
 /// of the relevance, so that `[0.5, 1)` spreads over 64.
@@ -24,10 +23,11 @@ pub struct KeyCounts {
 }
 
 impl KeyCounts {
-    pub fn new(workspace: &mut Workspace) -> Self {
-        let mut counts = workspace.buffer(RANGES);
-        counts.resize(RANGES, 0);
-        KeyCounts { counts }
+    /// Every range counted, from zero (the default counts none).
+    pub fn new() -> Self {
+        KeyCounts {
+            counts: vec![0; RANGES],
+        }
     }
 
     #[inline]
@@ -62,10 +62,6 @@ impl KeyCounts {
         debug_assert_eq!(taken, covered);
         Some(taken)
     }
-
-    pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give(self.counts);
-    }
 }
 
 /// Moves the entries that pass `test` ahead of the others, in one pass, and returns how many
@@ -97,8 +93,7 @@ mod tests {
         let mut counts = KeyCounts::default();
         counts.add(&Entry::new(0.5, 0, 0, 1));
         assert_eq!(counts.cover(0), None);
-        let mut workspace = Workspace::default();
-        let mut counts = KeyCounts::new(&mut workspace);
+        let mut counts = KeyCounts::new();
         for score in [0.5, 0.75, 0.75, 1.0] {
             counts.add(&Entry::new(score, 0, 0, 1));
         }
@@ -107,7 +102,5 @@ mod tests {
         assert_eq!(counts.cover(2), Some((95, 3)));
         assert_eq!(counts.cover(4), Some((127, 4)));
         assert_eq!(counts.cover(5), None);
-        counts.recycle(&mut workspace);
-        assert_eq!(workspace.kept::<u32>(), 1);
     }
 }

@@ -10,7 +10,6 @@ use std::thread;
 use crate::core::select::entry::Entry;
 use crate::core::select::ids::FragmentIds;
 use crate::core::select::key_ranges::KeyCounts;
-use crate::core::workspace::Workspace;
 
 /// What the last sort of a ranking did, which the answers do not show: how many entries its
 /// selection looked at (none when all it ranks were wanted), and how many it sorted on a
@@ -56,12 +55,6 @@ impl Ranking {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// The buffers back to `workspace`.
-    pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give_entries(self.entries);
-        self.counts.recycle(workspace);
     }
 
     /// The part of the ranking that is final.
@@ -319,8 +312,7 @@ pub(crate) mod tests {
         let scores: Vec<f64> = (0..640)
             .map(|i| 0.5 + (f64::from(i / 10) + f64::from(i % 10 + 1) / 12.0) / 128.0)
             .collect();
-        let mut workspace = Workspace::default();
-        let mut counts = KeyCounts::new(&mut workspace);
+        let mut counts = KeyCounts::new();
         let all = entries(&scores, &vec![1; scores.len()]);
         for entry in &all {
             counts.add(entry);
@@ -341,7 +333,7 @@ pub(crate) mod tests {
                 .map(|i| if i % 2 == 0 { 0.9 } else { 0.6 })
                 .collect();
             let all = entries(&scores, &[1; 100]);
-            let mut counts = KeyCounts::new(&mut Workspace::default());
+            let mut counts = KeyCounts::new();
             for entry in &all {
                 counts.add(entry);
             }

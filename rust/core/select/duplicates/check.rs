@@ -4,10 +4,9 @@
 use crate::core::errors::Duplicate;
 use crate::core::select::duplicates::sieve::{first_duplicate, Sieve};
 use crate::core::select::ids::FragmentIds;
-use crate::core::workspace::Workspace;
 
-/// The sieve and the bitmap of repeats one look needs, lent by a workspace: the look itself
-/// borrows nothing else, so that it can run on a second thread.
+/// The sieve and the bitmap of repeats one look needs, its own: the look borrows nothing
+/// else, so that it can run on a second thread.
 #[derive(Debug)]
 pub struct DuplicateCheck {
     sieve: Sieve,
@@ -15,10 +14,10 @@ pub struct DuplicateCheck {
 }
 
 impl DuplicateCheck {
-    pub fn new(len: usize, workspace: &mut Workspace) -> Self {
+    pub fn new(len: usize) -> Self {
         DuplicateCheck {
-            sieve: Sieve::new(len, workspace),
-            bits: workspace.words(0),
+            sieve: Sieve::new(len),
+            bits: Vec::new(),
         }
     }
 
@@ -34,10 +33,5 @@ impl DuplicateCheck {
             second,
             id: ids.bytes(second).to_vec(),
         })
-    }
-
-    pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give_words(self.bits);
-        self.sieve.recycle(workspace);
     }
 }

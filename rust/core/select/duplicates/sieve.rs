@@ -2,7 +2,6 @@
 //! themselves decide.
 
 use crate::core::select::ids::FragmentIds;
-use crate::core::workspace::Workspace;
 
 /// Bits per hash in the bitmap that sifts out the hashes seen only once.
 const BITS_PER_HASH: usize = 16;
@@ -25,13 +24,13 @@ pub struct Sieve {
 }
 
 impl Sieve {
-    /// A sieve for `len` hashes, in buffers lent by `workspace`. Its bitmap is cleared by the
-    /// first hash taken, on the thread that takes it, not on the reader's before it starts.
-    pub fn new(len: usize, workspace: &mut Workspace) -> Self {
+    /// A sieve for `len` hashes. Its bitmap is made by the first hash taken, on the thread
+    /// that takes it, not on the reader's before it starts.
+    pub fn new(len: usize) -> Self {
         Sieve {
-            seen: workspace.words(0),
+            seen: Vec::new(),
             slot_bits: slot_bits(len, BITS_PER_HASH),
-            again: workspace.words(0),
+            again: Vec::new(),
         }
     }
 
@@ -86,12 +85,6 @@ impl Sieve {
             })
             .map(|(index, &hash)| (hash, index))
             .collect()
-    }
-
-    /// The buffers back to `workspace`.
-    pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give_words(self.seen);
-        workspace.give_words(self.again);
     }
 }
 
@@ -181,7 +174,7 @@ mod tests {
     }
 
     fn sieved(hashes: &[u64]) -> Sieve {
-        let mut sieve = Sieve::new(hashes.len(), &mut Workspace::default());
+        let mut sieve = Sieve::new(hashes.len());
         for &hash in hashes {
             sieve.take(hash);
         }
@@ -216,10 +209,8 @@ mod tests {
     }
 
     #[test]
-    fn the_bitmap_is_cleared_by_the_first_hash_taken() {
-        let mut workspace = Workspace::default();
-        workspace.give_words(vec![u64::MAX; 1 << 10]);
-        let mut sieve = Sieve::new(1000, &mut workspace);
+    fn the_bitmap_is_made_by_the_first_hash_taken() {
+        let mut sieve = Sieve::new(1000);
         assert!(sieve.seen.is_empty());
         sieve.take(7);
         assert_eq!(sieve.seen.len(), (1 << 14) / 64);

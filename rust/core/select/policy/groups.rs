@@ -9,7 +9,6 @@
 use crate::core::select::duplicates::sieve::SPREAD;
 use crate::core::select::entry::Entry;
 use crate::core::select::ids::FragmentIds;
-use crate::core::workspace::Workspace;
 
 /// Group names of the grouped fragments, in the order they were marked.
 #[derive(Debug, Default)]
@@ -33,14 +32,6 @@ pub struct Groups {
 }
 
 impl Groups {
-    /// The buffers back to `workspace`.
-    pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give(self.members);
-        workspace.give(self.starts);
-        workspace.give(self.leads);
-        workspace.give(self.tokens);
-    }
-
     pub fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
@@ -91,22 +82,6 @@ impl Member {
 }
 
 impl GroupMarks {
-    /// No marks yet, in buffers lent by `workspace`.
-    pub fn new(workspace: &mut Workspace) -> Self {
-        GroupMarks {
-            keys: workspace.buffer(0),
-            names: workspace.buffer(0),
-            ends: workspace.buffer(0),
-        }
-    }
-
-    /// The buffers back to `workspace`.
-    pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give(self.keys);
-        workspace.give(self.names);
-        workspace.give(self.ends);
-    }
-
     /// Marks `fragment` as a member of the group named `name`; `hash` must be equal for
     /// equal names. Fragments are marked in ascending order.
     pub fn push(&mut self, fragment: u32, name: &[u8], hash: u64) {
@@ -142,7 +117,6 @@ impl GroupMarks {
         token_counts: &[u64],
         ids: &(impl FragmentIds + ?Sized),
         members_per_bucket: usize,
-        workspace: &mut Workspace,
     ) -> Groups {
         let buckets = (self.keys.len() / members_per_bucket.max(1)).next_power_of_two();
         let bucket_bits = buckets.trailing_zeros();
@@ -163,10 +137,8 @@ impl GroupMarks {
             starts[at] += starts[at - 1];
             name_starts[at] += name_starts[at - 1] + SHORT_NAME;
         }
-        let mut members = workspace.buffer(self.keys.len());
-        members.resize(self.keys.len(), Member::NONE);
-        let mut names = workspace.buffer(name_starts[buckets]);
-        names.resize(name_starts[buckets], 0u8);
+        let mut members = vec![Member::NONE; self.keys.len()];
+        let mut names = vec![0u8; name_starts[buckets]];
         let (mut next, mut next_name) = (starts.clone(), name_starts.clone());
         for (mark, &key) in self.keys.iter().enumerate() {
             let bucket = bucket_of(key);
@@ -191,10 +163,8 @@ impl GroupMarks {
             next_name[bucket] += span.len();
         }
         let mut groups = Groups {
-            members: workspace.buffer(members.len()),
-            starts: workspace.buffer(0),
-            leads: workspace.buffer(0),
-            tokens: workspace.buffer(0),
+            members: Vec::with_capacity(members.len()),
+            ..Groups::default()
         };
         groups.starts.push(0);
         let mut sharing = SharedHashes::default();
@@ -218,9 +188,6 @@ impl GroupMarks {
                 }
             });
         }
-        workspace.give(members);
-        workspace.give(names);
-        self.recycle(workspace);
         groups
     }
 }
@@ -299,7 +266,7 @@ mod tests {
         assert_eq!(names.len(), marks.len());
         let entries: Vec<Entry> = (0..10).map(|i| Entry::new(0.5, i, i as u32, 1)).collect();
         let ids: Vec<String> = (0..10).map(|i| i.to_string()).collect();
-        let groups = names.into_groups(&entries, &[1; 10], &ids, 2, &mut Workspace::default());
+        let groups = names.into_groups(&entries, &[1; 10], &ids, 2);
         let mut all: Vec<Vec<u32>> = (0..groups.len())
             .map(|g| groups.members(g).to_vec())
             .collect();
@@ -346,7 +313,7 @@ mod tests {
     fn no_marks_make_no_groups() {
         let names = GroupMarks::default();
         assert!(names.is_empty());
-        let groups = names.into_groups(&[], &[], &[""; 0], 1, &mut Workspace::default());
+        let groups = names.into_groups(&[], &[], &[""; 0], 1);
         assert!(groups.is_empty() && groups.members.is_empty());
         assert!(groups.leads.is_empty() && groups.tokens.is_empty());
     }
@@ -383,8 +350,7 @@ mod tests {
                 let name = format!("name number {}", name_of(fragment));
                 marks.push(fragment, name.as_bytes(), hash_of(name_of(fragment)));
             }
-            let mut workspace = Workspace::default();
-            let groups = marks.into_groups(&entries, &[1; 3000], &ids, per_bucket, &mut workspace);
+            let groups = marks.into_groups(&entries, &[1; 3000], &ids, per_bucket);
             let mut found: Vec<Vec<u32>> = (0..groups.len())
                 .map(|g| groups.members(g).to_vec())
                 .collect();
@@ -411,7 +377,7 @@ mod tests {
         for (fragment, name) in [(0, "x"), (1, "y"), (2, "y"), (3, "x"), (4, "w")] {
             names.push(fragment, name.as_bytes(), 1);
         }
-        let groups = names.into_groups(&entries, &token_counts, &ids, 1, &mut Workspace::default());
+        let groups = names.into_groups(&entries, &token_counts, &ids, 1);
         let mut found: Vec<(Vec<u32>, u32, u128)> = (0..groups.len())
             .map(|g| {
                 (

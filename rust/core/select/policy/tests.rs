@@ -29,7 +29,6 @@ fn run(
     asked: &Asked<'_>,
     tuning: &Tuning,
 ) -> Result<Compression, Refusal> {
-    let mut workspace = Workspace::default();
     let request = Request {
         budgets: asked.budgets,
         strategy: asked.strategy,
@@ -37,7 +36,7 @@ fn run(
         explain: asked.explain,
         tuning,
     };
-    let mut columns = Columns::new(input.ids.len(), tuning, &mut workspace).unwrap();
+    let mut columns = Columns::new(input.ids.len(), tuning).unwrap();
     for (i, id) in input.ids.iter().enumerate() {
         columns
             .push(
@@ -56,7 +55,7 @@ fn run(
         }
     }
     let detach = Counting(Cell::new(0));
-    let result = compress(columns, request, &detach, &mut workspace);
+    let result = compress(columns, request, &detach);
     assert_eq!(
         detach.0.get(),
         usize::from(input.ids.len() >= tuning.detach_from)

@@ -10,7 +10,6 @@ use crate::core::select::ids::FragmentIds;
 use crate::core::select::packing::{Selection, Strategy};
 use crate::core::select::policy::groups::Groups;
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
-use crate::core::workspace::Workspace;
 
 const NONE: u32 = u32::MAX;
 
@@ -35,11 +34,9 @@ impl Units {
         token_counts: &[u64],
         required: &[u32],
         mut groups: Groups,
-        workspace: &mut Workspace,
     ) -> Units {
         let len = entries.len();
-        let mut unit_of = workspace.buffer(len);
-        unit_of.resize(len, NONE);
+        let mut unit_of = vec![NONE; len];
         for group in 0..groups.len() {
             for &fragment in groups.members(group) {
                 unit_of[fragment as usize] = group as u32;
@@ -57,8 +54,7 @@ impl Units {
                 tokens.push(u128::from(token_count));
             }
         }
-        let mut required_units = workspace.buffer(leads.len());
-        required_units.resize(leads.len(), false);
+        let mut required_units = vec![false; leads.len()];
         for &fragment in required {
             required_units[unit_of[fragment as usize] as usize] = true;
         }
@@ -69,15 +65,6 @@ impl Units {
             required: required_units,
             groups,
         }
-    }
-
-    /// The buffers back to `workspace`.
-    pub fn recycle(self, workspace: &mut Workspace) {
-        workspace.give(self.unit_of);
-        workspace.give(self.leads);
-        workspace.give(self.tokens);
-        workspace.give(self.required);
-        self.groups.recycle(workspace);
     }
 
     pub fn len(&self) -> usize {
@@ -438,9 +425,8 @@ mod tests {
         let mut marks = GroupMarks::default();
         marks.push(1, b"g", 0);
         marks.push(3, b"g", 0);
-        let mut workspace = Workspace::default();
-        let groups = marks.into_groups(&entries, &[1, 2, 3, 4], &ids, 1, &mut workspace);
-        let units = Units::new(&entries, &[1, 2, 3, 4], &[3], groups, &mut workspace);
+        let groups = marks.into_groups(&entries, &[1, 2, 3, 4], &ids, 1);
+        let units = Units::new(&entries, &[1, 2, 3, 4], &[3], groups);
         assert_eq!(units.len(), 3);
         assert!(!units.is_empty());
         let group = units.unit_of(3);
@@ -452,9 +438,7 @@ mod tests {
         assert_eq!(units.lead(group), 1);
         assert_eq!(units.ranking_entry(group).index, group);
         assert_eq!(units.ranking_entry(group).sort_key(), entries[1].sort_key());
-        units.recycle(&mut workspace);
-        assert!(workspace.retained_bytes() > 0);
-        let none = Units::new(&[], &[], &[], Groups::default(), &mut workspace);
+        let none = Units::new(&[], &[], &[], Groups::default());
         assert!(none.is_empty());
     }
 }
