@@ -333,3 +333,30 @@ fn a_group_whose_best_member_is_above_the_floor_is_kept_whole() {
     assert_eq!(result.decisions[1].rank, 0);
     assert_eq!(result.decisions[2].rank, 1);
 }
+
+#[test]
+fn a_plain_input_explained_has_a_decision_per_fragment() {
+    // No pins, no groups, the default policy: only the explanation keeps it off the plain
+    // path, which decides nothing.
+    let mut rng = Lcg(5);
+    for _ in 0..50 {
+        let input = generated(&mut rng);
+        let len = input.ids.len();
+        let marks = Marks {
+            required: vec![false; len],
+            groups: vec![None; len],
+        };
+        let total: u128 = input.tokens.iter().map(|&t| u128::from(t)).sum();
+        let asked = Asked {
+            budgets: &[total / 2],
+            strategy: Strategy::Greedy,
+            policy: Policy::default(),
+            explain: true,
+        };
+        let compressed = run(&input, &marks, &asked, &Tuning::default());
+        assert_eq!(compressed, expected(&input, &marks, &asked));
+        if let Ok(compression) = compressed {
+            assert_eq!(compression.decisions.len(), len);
+        }
+    }
+}
