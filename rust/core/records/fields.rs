@@ -204,6 +204,11 @@ impl<'de> Visitor<'de> for KeyBytes {
     }
 
     fn visit_borrowed_bytes<E: de::Error>(self, bytes: &'de [u8]) -> Result<Self::Value, E> {
+        // Read as bytes, a key is not checked for control characters, which JSON allows only
+        // escaped; a key borrowed from the text has no escapes, so any such byte is raw.
+        if bytes.iter().any(|&byte| byte < 0x20) {
+            return Err(E::custom("control character in a key"));
+        }
         Ok(Cow::Borrowed(bytes))
     }
 

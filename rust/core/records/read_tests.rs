@@ -120,6 +120,16 @@ fn malformed_json_says_where_to_look() {
         malformed(&format!(r#"{{"fragments": [{a}], "fragments": []}}"#)).0,
         Form::Wrapped
     );
+    // A raw control character in a key; escaped, it is allowed.
+    let raw_key = format!("{{\"fragments\": [{a}], \"\nn\": 1}}");
+    assert_eq!(malformed(&raw_key).0, Form::Wrapped);
+    let escaped_key = format!(r#"{{"fragments": [{a}], "\nn": 1}}"#);
+    assert!(read(&escaped_key).is_ok());
+    let raw_in_record = r#"{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5, "x"#;
+    assert_eq!(
+        malformed(&format!("[{raw_in_record}\t\": [1]}}]")).0,
+        Form::Array
+    );
 }
 
 #[test]
