@@ -1,11 +1,11 @@
 //! The whole compression: duplicate ids, ranking and packing every budget, from checked
 //! columns to selections.
 
-use crate::core::select::columns::Columns;
 use std::thread;
 
 use crate::core::detach::Detach;
 use crate::core::errors::{BudgetExceeded, Refusal};
+use crate::core::select::columns::Columns;
 use crate::core::select::duplicates::check::DuplicateCheck;
 use crate::core::select::entry::relevance_of_key;
 use crate::core::select::ids::{tie_key, FragmentIds, IdArena};
