@@ -25,7 +25,7 @@ __all__ = [
     "KeptArray",
 ]
 
-STRATEGIES = ("greedy", "prefix")
+STRATEGIES = ("greedy", "prefix", "density", "optimal")
 
 # What `explain` decided, as columns with one item per fragment: kept, reason, rank and
 # budget_left.
@@ -41,8 +41,8 @@ class KeptArray(Protocol):
 class CompressedRecords(NamedTuple):
     """What `compress_records` and `compress_record_file` return: the kept records, the
     tokens of all records and of the kept ones, how many records were read and kept, the
-    input's form (`array`, `lines` or `wrapped`), and, when explaining, each record's id with
-    the decisions."""
+    input's form (`array`, `lines` or `wrapped`), when explaining each record's id with the
+    decisions, and the value kept and its bound, in units of 2**-32."""
 
     kept: KeptArray
     original_tokens: int
@@ -51,12 +51,16 @@ class CompressedRecords(NamedTuple):
     records_kept: int
     form: str
     decisions: tuple[list[str], Decisions] | None
+    value_kept: int
+    value_bound: int
 
 
 class BackendCompressor(Protocol):
     """What a backend does once the Python layer has checked the arguments' shapes:
     `fragments` is a plain tuple, budgets are plain ints >= 0, and numeric columns are lists,
-    tuples or one-dimensional native memoryviews. The record methods take the command line's
+    tuples or one-dimensional native memoryviews. Each result carries, after the token counts
+    (and the row count of `compress_arrays`), the value kept and its bound as ints in units of
+    2**-32. The record methods take the command line's
     input and raise `RecordsError` for a bad one."""
 
     @property
@@ -66,15 +70,15 @@ class BackendCompressor(Protocol):
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int]: ...
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
-    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]: ...
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int]]]: ...
 
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, Decisions]: ...
 
     def compress_arrays(
         self,
@@ -84,7 +88,7 @@ class BackendCompressor(Protocol):
         required: Sequence[Any] | None,
         groups: Sequence[Any] | None,
         skeleton_budget: int,
-    ) -> tuple[array[int], int, int, int]: ...
+    ) -> tuple[array[int], int, int, int, int, int]: ...
 
     def compress_records(
         self,

@@ -44,10 +44,14 @@ class SkeletonCompressorService:
     """Compresses parent context for a child plan; satisfies `SkeletonCompressor`.
 
     `backend` is "auto", "rust" or "python"; `.backend` tells which one is in use.
-    `strategy` is "greedy" (skip what does not fit, go on) or "prefix" (stop at the first
-    fragment that does not fit). `min_relevance` keeps units below it out unless required;
-    `on_overflow` ("keep_top", "strict", "raise") says what happens when the budget cannot be
-    met; `order` ("ranking", "input", "edges") is the order of the kept fragments.
+    `strategy` is "greedy" (walk the ranking, skip what does not fit, go on), "prefix" (stop
+    at the first fragment that does not fit), "density" (walk by relevance per token, or keep
+    the single best unit if it is worth more: at least half the optimum) or "optimal" (the
+    most total relevance that fits, exactly). Every result's metadata has `value_kept` and
+    `value_bound`, an upper bound on what any selection within the budget keeps.
+    `min_relevance` keeps units below it out unless required; `on_overflow` ("keep_top",
+    "strict", "raise") says what happens when the budget cannot be met; `order` ("ranking",
+    "input", "edges") is the order of the kept fragments.
     """
 
     __slots__ = ("_backend", "_compressor", "_policy")
@@ -101,8 +105,10 @@ class SkeletonCompressorService:
     ) -> SkeletonResult:
         fragments = checked_fragments(fragments)
         budget = checked_budget(skeleton_budget)
-        kept, original, compressed = self._compressor.compress(fragments, budget)
-        metadata = SkeletonMetadata.of(original, compressed, budget, len(fragments), len(kept))
+        kept, original, compressed, value, bound = self._compressor.compress(fragments, budget)
+        metadata = SkeletonMetadata.of(
+            original, compressed, budget, len(fragments), len(kept), value, bound
+        )
         return SkeletonResult(kept, metadata)
 
     def explain(
@@ -112,8 +118,12 @@ class SkeletonCompressorService:
         raises, and otherwise returns its result with one decision per fragment."""
         fragments = checked_fragments(fragments)
         budget = checked_budget(skeleton_budget)
-        kept, original, compressed, decisions = self._compressor.explain(fragments, budget)
-        metadata = SkeletonMetadata.of(original, compressed, budget, len(fragments), len(kept))
+        kept, original, compressed, value, bound, decisions = self._compressor.explain(
+            fragments, budget
+        )
+        metadata = SkeletonMetadata.of(
+            original, compressed, budget, len(fragments), len(kept), value, bound
+        )
         # A backend gives the decisions as columns; each is made into the named tuple without
         # a Python-level call per fragment.
         rows = zip(fragments, *decisions)
@@ -131,9 +141,10 @@ class SkeletonCompressorService:
         total = len(fragments)
         return tuple(
             SkeletonResult(
-                kept, SkeletonMetadata.of(original, compressed, budget, total, len(kept))
+                kept,
+                SkeletonMetadata.of(original, compressed, budget, total, len(kept), value, bound),
             )
-            for budget, (kept, compressed) in zip(budgets, packed)
+            for budget, (kept, compressed, value, bound) in zip(budgets, packed)
         )
 
     def compress_arrays(
@@ -152,8 +163,10 @@ class SkeletonCompressorService:
         (numpy.frombuffer wraps it without a copy), and the metadata."""
         columns = checked_columns(fragment_ids, token_counts, relevance_scores, required, groups)
         budget = checked_budget(skeleton_budget)
-        kept, original, compressed, rows = self._compressor.compress_arrays(*columns, budget)
-        metadata = SkeletonMetadata.of(original, compressed, budget, rows, len(kept))
+        kept, original, compressed, rows, value, bound = self._compressor.compress_arrays(
+            *columns, budget
+        )
+        metadata = SkeletonMetadata.of(original, compressed, budget, rows, len(kept), value, bound)
         return SkeletonIndices(kept, metadata)
 
 

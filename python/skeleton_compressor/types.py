@@ -21,6 +21,8 @@ __all__ = [
 ]
 
 _RATIO_TOLERANCE = 1e-9
+VALUE_UNITS = 2**32
+"""Value is counted in units of 2**-32 of relevance, exact in both backends."""
 _Fragment = TypeVar("_Fragment", bound="ContextFragment")
 # dataclass(slots=True) needs Python 3.10; on 3.9 the classes work the same without slots.
 _SLOTS: dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
@@ -84,11 +86,18 @@ class SkeletonMetadata:
     skeleton_budget: int | None = None
     fragments_total: int | None = None
     fragments_kept: int | None = None
+    value_kept: float | None = None
+    """The relevance kept: the sum of the kept fragments' relevance, each in units of 2**-32."""
+    value_bound: float | None = None
+    """No selection within the budget under the same policy keeps more relevance than this
+    (the fractional optimum, floored to a unit): `value_kept / value_bound` is how much of the
+    achievable a result kept."""
 
     def __post_init__(self) -> None:
         # The common case in one expression: metadata is built on every compress call.
         original, compressed, ratio = self.original_tokens, self.compressed_tokens, self.ratio
         budget, total, kept = self.skeleton_budget, self.fragments_total, self.fragments_kept
+        value_kept, value_bound = self.value_kept, self.value_bound
         if (
             type(original) is int
             and type(compressed) is int
@@ -100,6 +109,14 @@ class SkeletonMetadata:
             and (
                 kept is None
                 or (type(kept) is int and 0 <= kept <= (kept if total is None else total))
+            )
+            and (value_kept is None or (type(value_kept) is float and value_kept >= 0.0))
+            and (value_bound is None or (type(value_bound) is float and value_bound >= 0.0))
+            and (
+                value_kept is None
+                or value_bound is None
+                or value_kept <= value_bound
+                or (budget is not None and compressed > budget)
             )
         ):
             return
@@ -137,6 +154,25 @@ class SkeletonMetadata:
                 "fragments_kept must not exceed fragments_total, got "
                 f"{self.fragments_kept} > {self.fragments_total}"
             )
+        for name in ("value_kept", "value_bound"):
+            value = getattr(self, name)
+            if value is not None and (
+                not isinstance(value, (int, float))
+                or isinstance(value, bool)
+                or not value >= 0  # NaN too
+                or math.isinf(value)
+            ):
+                raise ValueError(f"{name} must be None or a finite number >= 0, got {value!r}")
+        if (
+            self.value_kept is not None
+            and self.value_bound is not None
+            and self.value_kept > self.value_bound
+            and not self.over_budget
+        ):
+            raise ValueError(
+                "value_kept must not exceed value_bound unless over budget, got "
+                f"{self.value_kept} > {self.value_bound}"
+            )
 
     @classmethod
     def of(
@@ -146,9 +182,14 @@ class SkeletonMetadata:
         skeleton_budget: int,
         fragments_total: int,
         fragments_kept: int,
+        value_kept_units: int | None = None,
+        value_bound_units: int | None = None,
     ) -> SkeletonMetadata:
-        """The metadata of a compression, with the ratio computed."""
+        """The metadata of a compression, with the ratio computed and the values, given in
+        units of 2**-32, made into relevance."""
         ratio = compressed_tokens / original_tokens if original_tokens else 1.0
+        value_kept = None if value_kept_units is None else value_kept_units / VALUE_UNITS
+        value_bound = None if value_bound_units is None else value_bound_units / VALUE_UNITS
         if _set_slots is None or cls is not SkeletonMetadata:
             return cls(
                 original_tokens,
@@ -157,17 +198,30 @@ class SkeletonMetadata:
                 skeleton_budget,
                 fragments_total,
                 fragments_kept,
+                value_kept,
+                value_bound,
             )
         # Built on every compress call: filling the slots directly skips the frozen
         # dataclass __init__ (half the cost of a small call); the checks still run.
         metadata: SkeletonMetadata = _new(cls)
-        set_original, set_compressed, set_ratio, set_budget, set_total, set_kept = _set_slots
+        (
+            set_original,
+            set_compressed,
+            set_ratio,
+            set_budget,
+            set_total,
+            set_kept,
+            set_value_kept,
+            set_value_bound,
+        ) = _set_slots
         set_original(metadata, original_tokens)
         set_compressed(metadata, compressed_tokens)
         set_ratio(metadata, ratio)
         set_budget(metadata, skeleton_budget)
         set_total(metadata, fragments_total)
         set_kept(metadata, fragments_kept)
+        set_value_kept(metadata, value_kept)
+        set_value_bound(metadata, value_bound)
         metadata.__post_init__()
         return metadata
 
@@ -183,6 +237,8 @@ class SkeletonMetadata:
             "skeleton_budget": self.skeleton_budget,
             "fragments_total": self.fragments_total,
             "fragments_kept": self.fragments_kept,
+            "value_kept": self.value_kept,
+            "value_bound": self.value_bound,
             "over_budget": self.over_budget,
         }
 
@@ -216,9 +272,11 @@ class FragmentDecision(NamedTuple):
     """Why one fragment was kept or dropped. Members of one group share their decision.
 
     `reason` is one of `required`, `fits`, `top_over_budget`, `no_room`, `after_stop`,
-    `below_min_relevance`, `zero_budget`; `rank` is the 0-based rank of the fragment's unit
-    (its group, or itself) among all units; `budget_left` is what was left of the budget when
-    the walk reached the unit, or None where no walk decided it.
+    `below_min_relevance`, `zero_budget`, and under the value strategies `chosen` and
+    `not_chosen` (fits the budget on its own, not part of the chosen set); `rank` is the
+    0-based rank of the fragment's unit (its group, or itself) among all units; `budget_left`
+    is what was left of the budget when the walk reached the unit, or None where no walk
+    decided it.
     """
 
     fragment: ContextFragment

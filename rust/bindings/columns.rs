@@ -288,13 +288,14 @@ fn row_problem<'py>(
     }
 }
 
-/// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows)`.
+/// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows,
+/// value_kept, value_bound)`.
 pub fn compress_arrays<'py>(
     py: Python<'py>,
     [fragment_ids, token_counts, relevance_scores]: [&Bound<'py, PyAny>; 3],
     [required, groups]: [Option<&Bound<'py, PyAny>>; 2],
     request: Request<'_>,
-) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize)> {
+) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize, u128, u128)> {
     let reader = Reader {
         py,
         ctx: context(py)?,
@@ -347,6 +348,8 @@ pub fn compress_arrays<'py>(
             compression.original_tokens,
             selection.compressed_tokens,
             count,
+            selection.value_kept,
+            selection.value_bound,
         ))
     };
     compress_read(&reader, count, read, request, build)

@@ -81,15 +81,16 @@ impl Compressor {
         )
     }
 
-    /// Returns `(kept_fragments, original_tokens, compressed_tokens)`.
+    /// Returns `(kept_fragments, original_tokens, compressed_tokens, value_kept, value_bound)`.
     fn compress<'py>(
         &self,
         py: Python<'py>,
         fragments: &Bound<'py, PyTuple>,
         skeleton_budget: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyTuple>, u128, u128)> {
-        let (kept, original, compressed, _) = self.run(py, fragments, skeleton_budget, false)?;
-        Ok((kept, original, compressed))
+    ) -> PyResult<(Bound<'py, PyTuple>, u128, u128, u128, u128)> {
+        let (kept, original, compressed, value_kept, value_bound, _) =
+            self.run(py, fragments, skeleton_budget, false)?;
+        Ok((kept, original, compressed, value_kept, value_bound))
     }
 
     /// `compress`, and the decisions as four lists (kept, reason, rank, budget_left), one
@@ -103,7 +104,8 @@ impl Compressor {
         self.run(py, fragments, skeleton_budget, true)
     }
 
-    /// Ranks once and packs every budget: `(original_tokens, [(kept, compressed_tokens)])`.
+    /// Ranks once and packs every budget:
+    /// `(original_tokens, [(kept, compressed_tokens, value_kept, value_bound)])`.
     fn compress_many<'py>(
         &self,
         py: Python<'py>,
@@ -124,6 +126,8 @@ impl Compressor {
                     Ok((
                         kept_fragments(fragments, &selection.kept)?,
                         selection.compressed_tokens,
+                        selection.value_kept,
+                        selection.value_bound,
                     ))
                 })
                 .collect::<PyResult<Vec<_>>>()?;
@@ -138,7 +142,8 @@ impl Compressor {
         )
     }
 
-    /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows)`.
+    /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows,
+    /// value_kept, value_bound)`.
     // One argument per column, as Python passes them.
     #[allow(clippy::too_many_arguments)]
     fn compress_arrays<'py>(
@@ -150,7 +155,7 @@ impl Compressor {
         required: Option<&Bound<'py, PyAny>>,
         groups: Option<&Bound<'py, PyAny>>,
         skeleton_budget: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize)> {
+    ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize, u128, u128)> {
         let budgets = [budget_value(skeleton_budget)?];
         columns::compress_arrays(
             py,
@@ -210,6 +215,8 @@ impl Compressor {
                 kept_fragments(fragments, &selection.kept)?,
                 compression.original_tokens,
                 selection.compressed_tokens,
+                selection.value_kept,
+                selection.value_bound,
                 decisions,
             ))
         };

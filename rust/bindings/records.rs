@@ -78,6 +78,8 @@ fn result<'py>(
         selection.kept.len(),
         form_name(done.form),
         decisions,
+        int_of(py, selection.value_kept)?,
+        int_of(py, selection.value_bound)?,
     );
     let named = context(py)?
         .for_core

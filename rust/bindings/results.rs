@@ -82,11 +82,19 @@ pub fn kept_fragments<'py>(
     }
 }
 
-/// Kept fragments and their token sum, for one budget.
-pub type Packed<'py> = (Bound<'py, PyTuple>, u128);
+/// Kept fragments, their token sum, the value kept and its bound, for one budget.
+pub type Packed<'py> = (Bound<'py, PyTuple>, u128, u128, u128);
 
-/// Kept fragments, original and compressed tokens, and the decision columns.
-pub type Explained<'py> = (Bound<'py, PyTuple>, u128, u128, Bound<'py, PyTuple>);
+/// Kept fragments, original and compressed tokens, the value kept and its bound, and the
+/// decision columns.
+pub type Explained<'py> = (
+    Bound<'py, PyTuple>,
+    u128,
+    u128,
+    u128,
+    u128,
+    Bound<'py, PyTuple>,
+);
 
 /// The decisions as four lists (kept, reason, rank, budget_left), of values that need no
 /// tracking by Python's garbage collector (bools, interned names, ints): the caller pairs them

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,3 +32,21 @@ def test_policy_example_prints_what_it_says(capsys: pytest.CaptureFixture[str]) 
     exec(compile(code, str(README), "exec"), {})
     shown = [line[2:] for line in code.splitlines() if line.startswith("# ")]
     assert capsys.readouterr().out.splitlines() == shown
+
+
+def test_value_example_keeps_what_it_says() -> None:
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Choosing by value") :]
+    example = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert example is not None
+    namespace: dict[str, Any] = {}
+    exec(compile(example.group(1), str(README), "exec"), namespace)
+    greedy, optimal = namespace["greedy"], namespace["optimal"]
+    assert [f.fragment_id for f in greedy.fragments] == ["file:src/billing/webhooks.py"]
+    assert [f.fragment_id for f in optimal.fragments] == [
+        "note:retry-policy",
+        "tool:pytest -k refund",
+        "file:src/billing/refund.py#L10-40",
+    ]
+    assert round(greedy.metadata.value_kept, 6) == 0.95
+    assert round(optimal.metadata.value_kept, 6) == round(optimal.metadata.value_bound, 6) == 2.55

@@ -14,14 +14,18 @@ from ..types import ContextFragment
 from .columns import Columns, fragment_columns, row_columns
 from .records import compress_records
 from .units import Decision, Units
+from .value import Densities, fragment_values
 
 __all__ = ["Compressor"]
+
+# For each budget: the kept fragments' indices, their tokens, their value and the bound.
+_Selection = tuple[list[int], int, int, int]
 
 
 class Compressor:
     """One strategy and policy, chosen once; every call checks and compresses its input whole."""
 
-    __slots__ = ("_plain", "_policy", "_prefix", "_strategy")
+    __slots__ = ("_plain", "_policy", "_strategy")
 
     def __init__(
         self,
@@ -33,9 +37,9 @@ class Compressor:
         if strategy not in STRATEGIES:
             raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
         self._strategy = strategy
-        self._prefix = strategy == "prefix"
         self._policy = checked_policy(min_relevance, on_overflow, order)
-        self._plain = self._policy == Policy()
+        # The walks in rank order under the default policy select on the columns directly.
+        self._plain = self._policy == Policy() and strategy in ("greedy", "prefix")
 
     @property
     def strategy(self) -> str:
@@ -50,11 +54,11 @@ class Compressor:
 
     def _select(
         self, columns: Columns, budgets: list[int], explain: bool = False
-    ) -> tuple[list[tuple[list[int], int]], list[Decision]]:
-        """Kept indices and tokens for each budget; decisions for the first when explaining."""
+    ) -> tuple[list[_Selection], list[Decision]]:
+        """What is kept for each budget; decisions for the first when explaining."""
         ranking = columns.ranking()
         if self._plain and not explain and not columns.required and not columns.grouped:
-            return [columns.select(ranking, budget, self._prefix) for budget in budgets], []
+            return self._select_plain(columns, ranking, budgets), []
         policy = self._policy
         units = Units(
             columns.token_counts,
@@ -67,39 +71,59 @@ class Compressor:
         selections = []
         decisions: list[Decision] = []
         for budget in budgets:
-            walk = units.walk(budget, self._prefix, policy.on_overflow, explain)
-            selections.append(units.kept_fragments(walk, policy.order))
+            walk = units.walk(budget, self._strategy, policy.on_overflow, explain)
+            selections.append((*units.kept_fragments(walk, policy.order), units.bound(budget)))
             if explain and not decisions:
                 decisions = units.decisions(walk, budget)
         return selections, decisions
 
+    def _select_plain(
+        self, columns: Columns, ranking: list[int], budgets: list[int]
+    ) -> list[_Selection]:
+        """The walk in rank order on the columns; values are read once a budget is above 0
+        (a budget of 0 keeps nothing and bounds nothing)."""
+        prefix = self._strategy == "prefix"
+        values: list[int] = []
+        densities = None
+        selections: list[_Selection] = []
+        for budget in budgets:
+            kept, compressed = columns.select(ranking, budget, prefix)
+            if not budget:
+                selections.append((kept, compressed, 0, 0))
+                continue
+            if densities is None:
+                values = fragment_values(columns.negated_scores)
+                densities = Densities(values, columns.token_counts, range(len(values)))
+            value = sum(map(values.__getitem__, kept))
+            selections.append((kept, compressed, value, densities.bound(budget)))
+        return selections
+
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int]:
         columns = fragment_columns(fragments)
-        [(kept, compressed_tokens)], _ = self._select(columns, [skeleton_budget])
-        return (
-            tuple([fragments[index] for index in kept]),
-            columns.original_tokens,
-            compressed_tokens,
-        )
+        [(kept, compressed_tokens, value, bound)], _ = self._select(columns, [skeleton_budget])
+        kept_fragments = tuple([fragments[index] for index in kept])
+        return kept_fragments, columns.original_tokens, compressed_tokens, value, bound
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
-    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int]]]:
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int]]]:
         columns = fragment_columns(fragments)
         selections, _ = self._select(columns, skeleton_budgets)
         results = [
-            (tuple([fragments[index] for index in kept]), compressed_tokens)
-            for kept, compressed_tokens in selections
+            (tuple([fragments[index] for index in kept]), compressed_tokens, value, bound)
+            for kept, compressed_tokens, value, bound in selections
         ]
         return columns.original_tokens, results
 
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, Decisions]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, Decisions]:
         columns = fragment_columns(fragments)
-        [(kept, compressed_tokens)], decisions = self._select(columns, [skeleton_budget], True)
+        [(kept, compressed_tokens, value, bound)], decisions = self._select(
+            columns, [skeleton_budget], True
+        )
         kept_flags, reasons, ranks, left = (
             (list(c) for c in zip(*decisions)) if decisions else ([], [], [], [])
         )
@@ -107,6 +131,8 @@ class Compressor:
             tuple([fragments[index] for index in kept]),
             columns.original_tokens,
             compressed_tokens,
+            value,
+            bound,
             (kept_flags, reasons, ranks, left),
         )
 
@@ -118,11 +144,11 @@ class Compressor:
         required: Sequence[object] | None,
         groups: Sequence[object] | None,
         skeleton_budget: int,
-    ) -> tuple[array[int], int, int, int]:
+    ) -> tuple[array[int], int, int, int, int, int]:
         columns = row_columns(fragment_ids, token_counts, relevance_scores, required, groups)
-        [(kept, compressed_tokens)], _ = self._select(columns, [skeleton_budget])
+        [(kept, compressed_tokens, value, bound)], _ = self._select(columns, [skeleton_budget])
         rows = len(columns.fragment_ids)
-        return array("q", kept), columns.original_tokens, compressed_tokens, rows
+        return array("q", kept), columns.original_tokens, compressed_tokens, rows, value, bound
 
     def compress_records(
         self,

@@ -46,12 +46,14 @@ def compress_records(
             fragments = tuple(
                 map(ContextFragment, ids, tokens, scores, repeat(""), required, groups)
             )
-            kept_fragments, original, compressed, decided = compressor.explain(fragments, budget)
+            kept_fragments, original, compressed, value, bound, decided = compressor.explain(
+                fragments, budget
+            )
             position = {id(fragment): index for index, fragment in enumerate(fragments)}
             kept = [position[id(fragment)] for fragment in kept_fragments]
             decisions = (ids, decided)
         else:
-            rows, original, compressed, _ = compressor.compress_arrays(
+            rows, original, compressed, _, value, bound = compressor.compress_arrays(
                 ids, tokens, scores, required, groups, budget
             )
             kept, decisions = list(rows), None
@@ -67,6 +69,8 @@ def compress_records(
         len(kept),
         records.form,
         decisions,
+        value,
+        bound,
     )
 
 

@@ -4,10 +4,13 @@ output order; and the reason for every decision."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from itertools import compress
 from typing import NamedTuple
 
 from .. import _messages
+from .density import density_set
+from .optimal import optimal_set
+from .value import Densities, fragment_values
 
 __all__ = ["Decision", "Units"]
 
@@ -21,15 +24,31 @@ class Decision(NamedTuple):
 
 class _Walk(NamedTuple):
     kept: list[int]  # units: required ones, then the walk's
-    walked: list[tuple[int, str, int]]  # (unit, reason, what was left) when explaining
+    walked: list[tuple[int, bool, str, int | None]]  # (unit, kept, reason, what was left)
     top_over_budget: int | None
     required_overflow: bool
 
 
 class Units:
-    """Units ranked by their leads (each unit's first member in the fragment ranking)."""
+    """Units ranked by their leads (each unit's first member in the fragment ranking).
 
-    __slots__ = ("candidate", "members", "ranked", "required", "required_tokens", "tokens")
+    Without groups each fragment is the unit of the same index, and `members` is None."""
+
+    __slots__ = (
+        "_densities",
+        "_rank",
+        "candidate",
+        "candidates",
+        "fragments",
+        "members",
+        "pinned",
+        "ranked",
+        "required",
+        "required_tokens",
+        "required_value",
+        "tokens",
+        "values",
+    )
 
     def __init__(
         self,
@@ -41,8 +60,12 @@ class Units:
         min_relevance: float,
     ) -> None:
         count = len(token_counts)
+        values = fragment_values(negated_scores)
+        floor = -min_relevance
+        self.fragments = count
+        self.members: list[list[int]] | None = None
         if grouped:
-            unit_of: Sequence[int] = []
+            unit_of: list[int] = []
             members: list[list[int]] = []
             unit_of_group: dict[str, int] = {}
             for index in range(count):
@@ -54,104 +77,169 @@ class Units:
                     members.append([index])
                 else:
                     members[unit].append(index)
-                unit_of.append(unit)  # type: ignore[attr-defined]
-            tokens = [sum([token_counts[i] for i in unit]) for unit in members]
+                unit_of.append(unit)
+            self.members = members
+            self.tokens = [sum([token_counts[i] for i in unit]) for unit in members]
+            self.values = [sum([values[i] for i in unit]) for unit in members]
+            self.required = [False] * len(members)
+            for index in required:
+                self.required[unit_of[index]] = True
+            seen = [False] * len(members)
+            ranked = []
+            candidate = [False] * len(members)
+            for index in ranking:
+                unit = unit_of[index]
+                if not seen[unit]:
+                    seen[unit] = True
+                    ranked.append(unit)
+                    candidate[unit] = not self.required[unit] and negated_scores[index] <= floor
         else:
-            unit_of = range(count)
-            members = [[index] for index in range(count)]
-            tokens = token_counts
-        self.members = members
-        self.tokens = tokens
-        self.required = [False] * len(members)
-        for index in required:
-            self.required[unit_of[index]] = True
-        seen = [False] * len(members)
-        ranked = []
-        floor = -min_relevance
-        candidate = [False] * len(members)
-        for index in ranking:
-            unit = unit_of[index]
-            if not seen[unit]:
-                seen[unit] = True
-                ranked.append(unit)
-                candidate[unit] = not self.required[unit] and negated_scores[index] <= floor
+            self.tokens = token_counts
+            self.values = values
+            self.required = [False] * count
+            ranked = ranking
+            candidate = list(map(floor.__ge__, negated_scores))
+            for index in required:
+                self.required[index] = True
+                candidate[index] = False
         self.ranked = ranked
         self.candidate = candidate
-        self.required_tokens = sum([t for t, r in zip(tokens, self.required) if r])
+        self.candidates = list(compress(ranked, map(candidate.__getitem__, ranked)))
+        self.pinned = [unit for unit, pinned in enumerate(self.required) if pinned]
+        self.required_tokens = sum(map(self.tokens.__getitem__, self.pinned))
+        self.required_value = sum(map(self.values.__getitem__, self.pinned))
+        self._densities: Densities | None = None
+        self._rank: list[int] | None = None
 
-    def walk(self, budget: int, prefix: bool, on_overflow: str, explain: bool) -> _Walk:
-        required_units = [unit for unit, pinned in enumerate(self.required) if pinned]
+    @property
+    def densities(self) -> Densities:
+        """The eligible units that are not required, by density."""
+        if self._densities is None:
+            self._densities = Densities(self.values, self.tokens, self.candidates)
+        return self._densities
+
+    @property
+    def rank(self) -> list[int]:
+        """Each unit's 0-based rank."""
+        if self._rank is None:
+            self._rank = rank = [0] * len(self.ranked)
+            for position, unit in enumerate(self.ranked):
+                rank[unit] = position
+        return self._rank
+
+    def bound(self, budget: int) -> int:
+        """The required units' value, and the most the others could add within what they
+        leave if any unit could be taken in part."""
+        room = budget - self.required_tokens
+        if not budget or room < 0:
+            return self.required_value
+        return self.required_value + self.densities.bound(room)
+
+    def walk(self, budget: int, strategy: str, on_overflow: str, explain: bool) -> _Walk:
+        required_units = self.pinned
         if self.required_tokens > budget:
             if on_overflow != "keep_top":
                 raise _messages.budget_exceeded_error(budget, self.required_tokens, True)
             return _Walk(required_units, [], None, True)
-        tokens, candidate = self.tokens, self.candidate
-        kept: list[int] = []
-        walked: list[tuple[int, str, int]] = []
-        top = smallest = None
-        if budget:
-            remaining = budget - self.required_tokens
-            for unit in self.ranked:
-                if not candidate[unit]:
-                    continue
-                size = tokens[unit]
-                if top is None:
-                    top = unit
-                if smallest is None or size < smallest:
-                    smallest = size
-                if explain:
-                    walked.append((unit, "fits" if size <= remaining else "no_room", remaining))
-                if size <= remaining:
-                    remaining -= size
-                    kept.append(unit)
-                elif prefix:
-                    break
+        candidates, tokens = self.candidates, self.tokens
+        if not budget or not candidates:
+            return _Walk(required_units, [], None, False)
+        room = budget - self.required_tokens
+        prefix = strategy == "prefix"
+        walked: list[tuple[int, bool, str, int | None]] = []
+        by_rank = prefix or strategy == "greedy"
+        if by_rank:
+            kept = self._walk_ranking(room, prefix, walked if explain else None)
+            overflow = not kept
+        else:
+            if strategy == "optimal":
+                kept = optimal_set(self.densities, room, self.rank)
+            else:
+                kept = density_set(self.densities, candidates, room)
+            # Under `optimal` a unit of no value that fits is left out, and that is no overflow.
+            overflow = not kept and min(map(tokens.__getitem__, candidates)) > room
         top_over_budget = None
-        if not kept and not required_units and top is not None:
+        if overflow and not required_units:
+            top = candidates[0]
             if on_overflow == "keep_top":
                 kept.append(top)
                 top_over_budget = top
             elif on_overflow == "raise":
-                needed = tokens[top] if prefix else smallest
-                raise _messages.budget_exceeded_error(budget, needed or 0, False)
+                needed = tokens[top] if prefix else min(map(tokens.__getitem__, candidates))
+                raise _messages.budget_exceeded_error(budget, needed, False)
+        if explain and not by_rank:
+            chosen = set(kept)
+            walked = [self._chosen(unit, unit in chosen, room) for unit in candidates]
         return _Walk(required_units + kept, walked, top_over_budget, False)
 
-    def kept_fragments(self, walk: _Walk, order: str) -> tuple[list[int], int]:
-        """The kept fragments in `order`, and their tokens."""
+    def _walk_ranking(
+        self, room: int, prefix: bool, walked: list[tuple[int, bool, str, int | None]] | None
+    ) -> list[int]:
+        """`greedy` and `prefix`: the units in rank order, each kept while it fits."""
+        tokens = self.tokens
+        kept = []
+        for unit in self.candidates:
+            size = tokens[unit]
+            fits = size <= room
+            if walked is not None:
+                walked.append((unit, fits, "fits" if fits else "no_room", room))
+            if fits:
+                room -= size
+                kept.append(unit)
+            elif prefix:
+                break
+        return kept
+
+    def _chosen(self, unit: int, kept: bool, room: int) -> tuple[int, bool, str, int | None]:
+        """A value strategy's decision on a unit, with no budget left to tell; but the unit
+        kept alone over budget is told as the walks in rank order tell it."""
+        fits = self.tokens[unit] <= room
+        if kept:
+            return (unit, True, "chosen", None) if fits else (unit, True, "top_over_budget", room)
+        return unit, False, "not_chosen" if fits else "no_room", None
+
+    def _fragments(self, units: list[int]) -> list[int]:
         members = self.members
-        compressed = sum([self.tokens[unit] for unit in walk.kept])
+        return units if members is None else [i for unit in units for i in members[unit]]
+
+    def kept_fragments(self, walk: _Walk, order: str) -> tuple[list[int], int, int]:
+        """The kept fragments in `order`, their tokens and their value."""
+        kept = walk.kept
+        compressed = sum(map(self.tokens.__getitem__, kept))
+        value = sum(map(self.values.__getitem__, kept))
         if order == "input":
-            return sorted([i for unit in walk.kept for i in members[unit]]), compressed
-        kept = set(walk.kept)
-        units = [unit for unit in self.ranked if unit in kept]
+            return sorted(self._fragments(kept)), compressed, value
+        ranked = self.ranked
+        units = list(compress(ranked, map(set(kept).__contains__, ranked)))
         if order == "edges":
             units = units[::2] + units[1::2][::-1]
-        return [i for unit in units for i in members[unit]], compressed
+        return self._fragments(units), compressed, value
 
     def decisions(self, walk: _Walk, budget: int) -> list[Decision]:
         """One decision per fragment, in input order."""
-        rank = [0] * len(self.members)
-        for position, unit in enumerate(self.ranked):
-            rank[unit] = position
-        by_unit: dict[int, Decision] = {}
-        for unit in range(len(self.members)):
-            if self.required[unit]:
-                by_unit[unit] = Decision(True, "required", rank[unit], None)
+        rank = self.rank
+        by_unit: list[Decision] = []
+        for unit, pinned in enumerate(self.required):
+            if pinned:
+                decision = Decision(True, "required", rank[unit], None)
             elif not self.candidate[unit]:
-                by_unit[unit] = Decision(False, "below_min_relevance", rank[unit], None)
+                decision = Decision(False, "below_min_relevance", rank[unit], None)
             elif budget == 0:
-                by_unit[unit] = Decision(False, "zero_budget", rank[unit], None)
+                decision = Decision(False, "zero_budget", rank[unit], None)
             elif walk.required_overflow:
-                by_unit[unit] = Decision(False, "no_room", rank[unit], None)
+                decision = Decision(False, "no_room", rank[unit], None)
             else:
-                by_unit[unit] = Decision(False, "after_stop", rank[unit], None)
-        for unit, reason, left in walk.walked:
-            by_unit[unit] = Decision(reason == "fits", reason, rank[unit], left)
+                decision = Decision(False, "after_stop", rank[unit], None)
+            by_unit.append(decision)
+        for unit, kept, reason, left in walk.walked:
+            by_unit[unit] = Decision(kept, reason, rank[unit], left)
         if walk.top_over_budget is not None:
             top = by_unit[walk.top_over_budget]
             by_unit[walk.top_over_budget] = top._replace(kept=True, reason="top_over_budget")
-        decisions: list[Decision | None] = [None] * sum([len(m) for m in self.members])
+        if self.members is None:
+            return by_unit
+        decisions = by_unit[:1] * self.fragments
         for unit, unit_members in enumerate(self.members):
             for index in unit_members:
                 decisions[index] = by_unit[unit]
-        return decisions  # type: ignore[return-value]
+        return decisions

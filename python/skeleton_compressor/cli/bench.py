@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from .._interface import STRATEGIES
 from ..backend import rust_available
 from ..service import SkeletonCompressorService
 from ..types import ContextFragment
@@ -57,6 +58,44 @@ def make_fragments(
             score = draw
         fragments.append(ContextFragment(f"fragment-{number:08d}", tokens, score))
     return tuple(fragments)
+
+
+def make_value_fragments(size: int, seed: int = 0) -> tuple[ContextFragment, ...]:
+    """The set the value strategies are judged on: token counts log-uniform from 1 to 2,000
+    (many small fragments, a few large ones), relevance uniform in [0, 1) and unrelated to
+    size."""
+    rng = random.Random(seed)
+    return tuple(
+        ContextFragment(f"fragment-{number:08d}", round(2000 ** rng.random()), rng.random())
+        for number in range(size)
+    )
+
+
+KNAPSACK_CLASSES = ("uncorrelated", "weakly", "strongly")
+
+
+def make_knapsack_fragments(
+    size: int, kind: str, seed: int = 0, spread: int = 1000
+) -> tuple[tuple[ContextFragment, ...], int]:
+    """Pisinger's classic instance classes as fragments, with a budget of half the tokens:
+    token counts uniform in 1..spread; profit uniform in 1..spread (`uncorrelated`), within
+    spread/10 of the tokens (`weakly`), or the tokens plus spread/10 (`strongly`); relevance
+    is the profit over the largest possible one."""
+    if kind not in KNAPSACK_CLASSES:
+        raise ValueError(f"kind must be one of {', '.join(KNAPSACK_CLASSES)}, got {kind!r}")
+    rng = random.Random(seed)
+    tenth = spread // 10
+    fragments = []
+    for number in range(size):
+        tokens = rng.randint(1, spread)
+        if kind == "uncorrelated":
+            profit = rng.randint(1, spread)
+        elif kind == "weakly":
+            profit = max(1, rng.randint(tokens - tenth, tokens + tenth))
+        else:
+            profit = tokens + tenth
+        fragments.append(ContextFragment(f"item-{number:08d}", tokens, profit / (spread + tenth)))
+    return tuple(fragments), sum(f.token_count for f in fragments) // 2
 
 
 POLICY_FLOOR = 0.2
@@ -155,13 +194,15 @@ def best_times(*calls: Callable[[], object]) -> list[float]:
     return best
 
 
-def measure(size: int, progress: TextIO, scores: str = "random") -> dict[str, Any]:
-    label = f"bench: {size:,} fragments, {scores} scores"
+def measure(
+    size: int, progress: TextIO, scores: str = "random", strategy: str = "greedy"
+) -> dict[str, Any]:
+    label = f"bench: {size:,} fragments, {scores} scores, {strategy}"
     progress.write(f"{label}: generating\n")
     fragments = make_fragments(size, scores=scores)
     budget = tenth_of_tokens(fragments)
-    rust = SkeletonCompressorService(backend="rust")
-    python = SkeletonCompressorService(backend="python")
+    rust = SkeletonCompressorService(backend="rust", strategy=strategy)
+    python = SkeletonCompressorService(backend="python", strategy=strategy)
     progress.write(f"{label}: checking both backends agree\n")
     expected = python.compress(fragments, budget)
     got = rust.compress(fragments, budget)
@@ -173,9 +214,12 @@ def measure(size: int, progress: TextIO, scores: str = "random") -> dict[str, An
         lambda: python.compress(fragments, budget),
         lambda: read_floor(fragments),
     )
+    kept, bound = got.metadata.value_kept or 0.0, got.metadata.value_bound or 0.0
     return {
         "size": size,
         "scores": scores,
+        "strategy": strategy,
+        "value_kept_of_bound": kept / bound if bound else 1.0,
         "rust_seconds": rust_seconds,
         "python_seconds": python_seconds,
         "read_floor_seconds": floor_seconds,
@@ -195,10 +239,20 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     """The figures as a table, under a line naming the score shape(s) measured."""
     shapes = dict.fromkeys(row.get("scores", "random") for row in rows)
     title = "scores: " + "; ".join(f"{shape} ({SCORE_SHAPES[shape]})" for shape in shapes)
-    header = ("fragments", "rust", "python", "speed-up", "rust / read floor")
+    header = (
+        "fragments",
+        "strategy",
+        "value / bound",
+        "rust",
+        "python",
+        "speed-up",
+        "rust / read floor",
+    )
     lines = [
         (
             f"{row['size']:,}",
+            row.get("strategy", "greedy"),
+            f"{row.get('value_kept_of_bound', 1.0):.4f}",
             _duration(row["rust_seconds"]),
             _duration(row["python_seconds"]),
             f"{row['speedup']:.1f}x",
@@ -226,7 +280,11 @@ def run_bench(args: argparse.Namespace, out: TextIO) -> None:
 
         run_cli_bench(args.sizes or [1_000_000], out, args.json)
         return
-    rows = [measure(size, sys.stderr, args.scores) for size in args.sizes or DEFAULT_SIZES]
+    rows = [
+        measure(size, sys.stderr, args.scores, strategy)
+        for size in args.sizes or DEFAULT_SIZES
+        for strategy in args.strategies
+    ]
     if args.json:
         json.dump(rows, out, indent=2)
         out.write("\n")
@@ -262,6 +320,14 @@ def add_bench_command(commands: Any) -> None:
         default="random",
         help="relevance scores: random in [0, 1), five levels (0, 0.25, ..., 1.0) at random,"
         " or all equal (0.5), to time ties (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--strategies",
+        choices=STRATEGIES,
+        nargs="+",
+        default=["greedy"],
+        metavar="STRATEGY",
+        help=f"the strategies to time, side by side: {', '.join(STRATEGIES)} (default: greedy)",
     )
     bench.add_argument(
         "--cli",

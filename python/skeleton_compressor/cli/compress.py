@@ -111,6 +111,8 @@ def _compressed(done: CompressedRecords, options: Options) -> Compressed:
         options.budget,
         done.records,
         done.records_kept,
+        done.value_kept,
+        done.value_bound,
     )
     decisions = None
     if done.decisions is not None:

@@ -103,7 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
             choices=STRATEGIES,
             default="greedy",
             help="greedy skips what does not fit and goes on; prefix stops at the first "
-            "fragment that does not fit (default: greedy)",
+            "fragment that does not fit; density walks by relevance per token; optimal keeps "
+            "the most total relevance that fits (default: greedy)",
         )
         command.add_argument(
             "--backend",

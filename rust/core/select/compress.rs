@@ -7,12 +7,13 @@ use crate::core::detach::Detach;
 use crate::core::errors::{BudgetExceeded, Refusal};
 use crate::core::select::columns::Columns;
 use crate::core::select::duplicates::check::DuplicateCheck;
-use crate::core::select::entry::relevance_of_key;
+use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::{tie_key, FragmentIds, IdArena};
 use crate::core::select::packing::{Packer, Selection};
 use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, Walked};
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
+use crate::core::select::value::{density_order, split_at_capacity, weigh};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compression {
@@ -38,7 +39,10 @@ pub fn compress(
 }
 
 fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
-    let plain = request.policy.is_plain() && !columns.has_units() && !request.explain;
+    let plain = request.policy.is_plain()
+        && !columns.has_units()
+        && !request.explain
+        && !request.strategy.by_value();
     let Columns {
         mut entries,
         ids: arena,
@@ -150,14 +154,18 @@ impl UnitRanking {
                 candidate_tokens += tokens;
                 zero_token_candidates += usize::from(tokens == 0);
             }
-            if request.explain || is_candidate {
+            // The value strategies rank only to explain.
+            if request.explain || (is_candidate && !request.strategy.by_value()) {
                 unit_entries.push(units.ranking_entry(unit));
             }
             candidate.push(is_candidate);
         }
         let len = unit_entries.len();
+        // The value strategies choose among all candidates at once; they rank only to explain.
         let first = if request.explain {
             len
+        } else if request.strategy.by_value() {
+            0
         } else {
             request
                 .tuning
@@ -188,23 +196,26 @@ impl UnitRanking {
             required_tokens: self.required_tokens,
             zero_token_candidates: self.zero_token_candidates,
         };
-        let mut packers: Vec<UnitPacker> = request
-            .budgets
-            .iter()
-            .map(|&budget| UnitPacker::new(budget, &walked, request.explain))
-            .collect();
-        let lead_ids = LeadIds {
-            units: &self.units,
-            ids,
-        };
-        self.ranking.feed_while_wanted(&lead_ids, |fresh| {
-            packers.iter_mut().fold(false, |wanting, packer| {
-                packer.feed(fresh, &walked) | wanting
-            })
-        });
         let units = &self.units;
         let key = |unit: u32| units.lead_entry(unit).sort_key();
         let rank_order = |a: u32, b: u32| units.lead_entry(a).rank_order(units.lead_entry(b), ids);
+        let packers: Vec<UnitPacker> = if request.strategy.by_value() {
+            let pack = |&budget: &u128| UnitPacker::by_value(budget, &walked, &key, &rank_order);
+            request.budgets.iter().map(pack).collect()
+        } else {
+            let mut packers: Vec<UnitPacker> = request
+                .budgets
+                .iter()
+                .map(|&budget| UnitPacker::new(budget, &walked, request.explain))
+                .collect();
+            let lead_ids = LeadIds { units, ids };
+            self.ranking.feed_while_wanted(&lead_ids, |fresh| {
+                packers.iter_mut().fold(false, |wanting, packer| {
+                    packer.feed(fresh, &walked) | wanting
+                })
+            });
+            packers
+        };
         let mut selections = Vec::with_capacity(packers.len());
         let mut decisions = Vec::new();
         for (at, packer) in packers.into_iter().enumerate() {
@@ -244,7 +255,18 @@ fn pack(
             packer.feed(fresh, token_counts, zero_token_fragments) | wanting
         })
     });
-    packers.into_iter().map(Packer::finish).collect()
+    let mut selections: Vec<Selection> = packers.into_iter().map(Packer::finish).collect();
+    // The ranking is done with: its entries are split in place, with no copy.
+    let entries = ranking.entries_mut();
+    let weigh = |entry: &Entry| weigh(&entry.item(token_counts));
+    let order = |a: &Entry, b: &Entry| density_order(&a.item(token_counts), &b.item(token_counts));
+    for (selection, &budget) in selections.iter_mut().zip(request.budgets) {
+        if budget > 0 {
+            let split = split_at_capacity(entries, budget, weigh, order);
+            selection.value_bound = split.fractional_optimum(budget);
+        }
+    }
+    selections
 }
 
 #[cfg(test)]

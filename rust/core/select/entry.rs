@@ -4,6 +4,7 @@
 use std::cmp::Ordering;
 
 use crate::core::select::ids::FragmentIds;
+use crate::core::select::value::{value_of, Item};
 
 /// An ascending sort key for a relevance in `[0, 1]` that orders higher relevance first.
 ///
@@ -78,6 +79,15 @@ impl Entry {
             tokens[self.index as usize]
         } else {
             T::from(self.tokens_hint)
+        }
+    }
+
+    /// The fragment as the value strategies see it.
+    pub fn item(&self, token_counts: &[u64]) -> Item {
+        Item {
+            unit: self.index,
+            value: value_of(relevance_of_key(self.key)),
+            tokens: u128::from(self.token_count(token_counts)),
         }
     }
 

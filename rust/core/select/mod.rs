@@ -1,6 +1,7 @@
 //! Selection: checked fragments in plain columns, duplicate ids rejected, ranked as far as
 //! the budgets need, and packed into one selection per budget ([`compress`]).
 
+pub mod by_value;
 pub mod columns;
 pub mod compress;
 pub mod duplicates;
@@ -13,5 +14,6 @@ pub mod policy;
 pub mod ranking;
 pub mod request;
 pub mod tuning;
+pub mod value;
 
 pub use compress::compress;

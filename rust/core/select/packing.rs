@@ -1,6 +1,7 @@
 //! Packing the ranking into the budget.
 
-use crate::core::select::entry::Entry;
+use crate::core::select::entry::{relevance_of_key, Entry};
+use crate::core::select::value::value_of;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
@@ -8,15 +9,35 @@ pub enum Strategy {
     Greedy,
     /// Stop at the first fragment that does not fit.
     Prefix,
+    /// Walk by value per token, keeping what fits; or the best single unit, if worth more.
+    Density,
+    /// The most value that fits, exactly (one canonical set among ties).
+    Optimal,
 }
 
-named!(Strategy { Greedy => "greedy", Prefix => "prefix" });
+named!(Strategy {
+    Greedy => "greedy",
+    Prefix => "prefix",
+    Density => "density",
+    Optimal => "optimal",
+});
+
+impl Strategy {
+    /// Whether the strategy chooses by total value rather than walking the ranking.
+    pub fn by_value(self) -> bool {
+        matches!(self, Strategy::Density | Strategy::Optimal)
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Selection {
     /// Kept fragment indices, in ranking order.
     pub kept: Vec<u32>,
     pub compressed_tokens: u128,
+    /// The kept value, and a bound on what any selection within the budget keeps, in units
+    /// (see [`crate::core::select::value`]).
+    pub value_kept: u128,
+    pub value_bound: u128,
 }
 
 /// Packs one budget, fed the ranking piece by piece, best first.
@@ -28,7 +49,8 @@ pub struct Packer {
     remaining: u128,
     strategy: Strategy,
     kept: Vec<u32>,
-    top: Option<(u32, u64)>,
+    value_kept: u128,
+    top: Option<(u32, u64, u64)>,
     zero_token_seen: usize,
     done: bool,
 }
@@ -40,6 +62,7 @@ impl Packer {
             remaining: budget,
             strategy,
             kept: Vec::new(),
+            value_kept: 0,
             top: None,
             zero_token_seen: 0,
             done: budget == 0,
@@ -60,13 +83,15 @@ impl Packer {
                 break;
             }
             let tokens = entry.token_count(token_counts);
-            self.top.get_or_insert((entry.index, tokens));
+            let value = value_of(relevance_of_key(entry.key));
+            self.top.get_or_insert((entry.index, tokens, value));
             if tokens == 0 {
                 self.zero_token_seen += 1;
             }
             if u128::from(tokens) <= self.remaining {
                 self.remaining -= u128::from(tokens);
                 self.kept.push(entry.index);
+                self.value_kept += u128::from(value);
             } else if self.strategy == Strategy::Prefix {
                 self.done = true;
             }
@@ -79,16 +104,20 @@ impl Packer {
 
     /// A positive budget that nothing fits still keeps the top-ranked fragment, so a child
     /// only starts without context when its budget is zero (a zero budget is done before it
-    /// sees any fragment, so it has no top one).
+    /// sees any fragment, so it has no top one). The value bound is left for the caller.
     pub fn finish(self) -> Selection {
         match (self.kept.is_empty(), self.top) {
-            (true, Some((index, tokens))) => Selection {
+            (true, Some((index, tokens, value))) => Selection {
                 kept: vec![index],
                 compressed_tokens: u128::from(tokens),
+                value_kept: u128::from(value),
+                value_bound: 0,
             },
             _ => Selection {
                 kept: self.kept,
                 compressed_tokens: self.budget - self.remaining,
+                value_kept: self.value_kept,
+                value_bound: 0,
             },
         }
     }

@@ -57,6 +57,12 @@ impl Ranking {
         self.len() == 0
     }
 
+    /// Every entry, to reorder once the ranking is no longer needed: what was ranked is lost.
+    pub fn entries_mut(&mut self) -> &mut [Entry] {
+        self.ranked = 0;
+        &mut self.entries
+    }
+
     /// The part of the ranking that is final.
     pub fn ranked(&self) -> &[Entry] {
         &self.entries[..self.ranked]

@@ -7,8 +7,9 @@
 //! are found from members lying side by side. Hashes only make this fast: names decide.
 
 use crate::core::select::duplicates::sieve::SPREAD;
-use crate::core::select::entry::Entry;
+use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::FragmentIds;
+use crate::core::select::value::value_of;
 
 /// Group names of the grouped fragments, in the order they were marked.
 #[derive(Debug, Default)]
@@ -22,13 +23,14 @@ pub struct GroupMarks {
 
 /// Fragments that share a group name: group `g` is `members[starts[g]..starts[g + 1]]`,
 /// ascending, led by `leads[g]` (the entry of its member that ranks first) and holding
-/// `tokens[g]` tokens in all.
+/// `tokens[g]` tokens and `values[g]` units of value in all.
 #[derive(Debug, Default)]
 pub struct Groups {
     pub members: Vec<u32>,
     pub starts: Vec<u32>,
     pub leads: Vec<Entry>,
     pub tokens: Vec<u128>,
+    pub values: Vec<u64>,
 }
 
 impl Groups {
@@ -51,14 +53,16 @@ impl Groups {
                 lead = member.entry;
             }
         }
-        let mut tokens = 0;
+        let (mut tokens, mut value) = (0, 0);
         for member in members {
             tokens += u128::from(member.entry.token_count(token_counts));
+            value += value_of(relevance_of_key(member.entry.key));
             self.members.push(member.entry.index);
         }
         self.starts.push(self.members.len() as u32);
         self.leads.push(lead);
         self.tokens.push(tokens);
+        self.values.push(value);
     }
 }
 

@@ -109,6 +109,14 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
         .iter()
         .map(|m| m.iter().any(|&i| marks.required[i]))
         .collect();
+    let values: Vec<u128> = units
+        .iter()
+        .map(|m| {
+            m.iter()
+                .map(|&i| (input.scores[i] * 2f64.powi(32)).round_ties_even() as u128)
+                .sum()
+        })
+        .collect();
     let eligible: Vec<bool> = (0..units.len())
         .map(|u| required[u] || input.scores[lead[u]] + 0.0 >= asked.policy.min_relevance)
         .collect();
@@ -170,8 +178,8 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
                     OnOverflow::Strict => {}
                     OnOverflow::Raise => {
                         let needed = match asked.strategy {
-                            Strategy::Greedy => walkable.iter().map(|&u| tokens[u]).min().unwrap(),
                             Strategy::Prefix => tokens[top],
+                            _ => walkable.iter().map(|&u| tokens[u]).min().unwrap(),
                         };
                         return Err(Refusal::BudgetExceeded(BudgetExceeded {
                             budget,
@@ -202,9 +210,21 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
             }
         };
         let compressed_tokens = kept.iter().map(|&u| tokens[u]).sum();
+        let value_kept = kept.iter().map(|&u| values[u]).sum();
+        let required_value: u128 = (0..units.len())
+            .filter(|&u| required[u])
+            .map(|u| values[u])
+            .sum();
+        let value_bound = if budget == 0 || required_tokens > budget {
+            required_value
+        } else {
+            required_value + fractional(&walkable, &values, &tokens, budget - required_tokens)
+        };
         selections.push(Selection {
             kept: fragments,
             compressed_tokens,
+            value_kept,
+            value_bound,
         });
         if asked.explain && at == 0 {
             let mut unit_of = vec![0; input.ids.len()];
@@ -229,6 +249,25 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
         selections,
         decisions,
     })
+}
+
+/// The floor of the fractional knapsack's optimum: by value per token, the last unit in part.
+fn fractional(units: &[usize], values: &[u128], tokens: &[u128], room: u128) -> u128 {
+    let mut order = units.to_vec();
+    order.sort_by(|&a, &b| {
+        let by_tokens = (tokens[a] > 0).cmp(&(tokens[b] > 0));
+        by_tokens.then((values[b] * tokens[a]).cmp(&(values[a] * tokens[b])))
+    });
+    let (mut left, mut sum) = (room, 0);
+    for u in order {
+        if tokens[u] <= left {
+            left -= tokens[u];
+            sum += values[u];
+        } else {
+            return sum + values[u] * left / tokens[u];
+        }
+    }
+    sum
 }
 
 fn marks(rng: &mut Lcg, len: usize) -> Marks {
@@ -301,7 +340,9 @@ fn reasons_are_named_in_their_order() {
             "no_room",
             "after_stop",
             "below_min_relevance",
-            "zero_budget"
+            "zero_budget",
+            "chosen",
+            "not_chosen"
         ]
     );
 }
@@ -358,5 +399,36 @@ fn a_plain_input_explained_has_a_decision_per_fragment() {
         if let Ok(compression) = compressed {
             assert_eq!(compression.decisions.len(), len);
         }
+    }
+}
+
+#[test]
+fn a_zero_token_unit_after_the_budget_is_spent_is_still_kept() {
+    // The budget is spent by the first unit while one unit with tokens and one without are
+    // still to come: the walk may stop only once every zero-token unit is seen (prefix stops
+    // at the group that does not fit).
+    let input = Input {
+        ids: vec![
+            "spent".into(),
+            "call".into(),
+            "result".into(),
+            "free".into(),
+        ],
+        tokens: vec![5, 3, 3, 0],
+        scores: vec![0.9, 0.8, 0.8, 0.1],
+    };
+    let marks = Marks {
+        required: vec![false; 4],
+        groups: vec![None, Some(1), Some(1), None],
+    };
+    for strategy in [Strategy::Greedy, Strategy::Density, Strategy::Optimal] {
+        let asked = Asked {
+            budgets: &[5],
+            strategy,
+            policy: Policy::default(),
+            explain: false,
+        };
+        let result = run(&input, &marks, &asked, &Tuning::default()).unwrap();
+        assert_eq!(result.selections[0].kept, vec![0, 3], "{strategy:?}");
     }
 }

@@ -5,11 +5,13 @@
 use std::cmp::Ordering;
 
 use crate::core::errors::BudgetExceeded;
-use crate::core::select::entry::Entry;
+use crate::core::select::by_value::{density, optimal};
+use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::FragmentIds;
 use crate::core::select::packing::{Selection, Strategy};
 use crate::core::select::policy::groups::Groups;
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
+use crate::core::select::value::{density_order, split_at_capacity, value_of, weigh, Item};
 
 const NONE: u32 = u32::MAX;
 
@@ -21,6 +23,8 @@ pub struct Units {
     /// Each unit's lead's ranking entry.
     leads: Vec<Entry>,
     tokens: Vec<u128>,
+    /// Each unit's value, the sum of its members'.
+    values: Vec<u64>,
     required: Vec<bool>,
     /// The first units, one per group, in their order; every other unit is one fragment.
     groups: Groups,
@@ -45,13 +49,16 @@ impl Units {
         let count = groups.len() + (len - groups.members.len());
         let mut leads = std::mem::take(&mut groups.leads);
         let mut tokens = std::mem::take(&mut groups.tokens);
+        let mut values = std::mem::take(&mut groups.values);
         leads.reserve_exact(count - leads.len());
         tokens.reserve_exact(count - tokens.len());
+        values.reserve_exact(count - values.len());
         for ((unit, entry), &token_count) in unit_of.iter_mut().zip(entries).zip(token_counts) {
             if *unit == NONE {
                 *unit = leads.len() as u32;
                 leads.push(*entry);
                 tokens.push(u128::from(token_count));
+                values.push(value_of(relevance_of_key(entry.key)));
             }
         }
         let mut required_units = vec![false; leads.len()];
@@ -62,6 +69,7 @@ impl Units {
             unit_of,
             leads,
             tokens,
+            values,
             required: required_units,
             groups,
         }
@@ -91,6 +99,10 @@ impl Units {
 
     pub fn tokens(&self, unit: u32) -> u128 {
         self.tokens[unit as usize]
+    }
+
+    pub fn value(&self, unit: u32) -> u64 {
+        self.values[unit as usize]
     }
 
     pub fn is_required(&self, unit: u32) -> bool {
@@ -139,6 +151,8 @@ pub enum Reason {
     AfterStop,
     BelowMinRelevance,
     ZeroBudget,
+    Chosen,
+    NotChosen,
 }
 
 named!(Reason {
@@ -149,6 +163,8 @@ named!(Reason {
     AfterStop => "after_stop",
     BelowMinRelevance => "below_min_relevance",
     ZeroBudget => "zero_budget",
+    Chosen => "chosen",
+    NotChosen => "not_chosen",
 });
 
 /// One unit's decision; every member of the unit shares it.
@@ -175,6 +191,42 @@ pub struct Walked<'a> {
     pub zero_token_candidates: usize,
 }
 
+impl Walked<'_> {
+    /// The budget left for the candidates, unless nothing is walked (a zero budget, or
+    /// required units that do not fit).
+    fn room(&self, budget: u128) -> Option<u128> {
+        budget
+            .checked_sub(self.required_tokens)
+            .filter(|_| budget > 0)
+    }
+
+    fn items(&self) -> Vec<Item> {
+        let units = self.units;
+        (0..units.len() as u32)
+            .filter(|&unit| self.candidate[unit as usize])
+            .map(|unit| Item {
+                unit,
+                value: units.value(unit),
+                tokens: units.tokens(unit),
+            })
+            .collect()
+    }
+
+    fn required_value(&self) -> u128 {
+        let units = self.units;
+        (0..units.len() as u32)
+            .filter(|&unit| units.is_required(unit))
+            .map(|unit| u128::from(units.value(unit)))
+            .sum()
+    }
+
+    /// The floor of the fractional optimum of the candidates within `room`.
+    fn candidates_bound(&self, room: u128) -> u128 {
+        let mut items = self.items();
+        split_at_capacity(&mut items, room, weigh, density_order).fractional_optimum(room)
+    }
+}
+
 /// Packs one budget along the ranking of units, fed piece by piece, best first.
 pub struct UnitPacker {
     budget: u128,
@@ -189,6 +241,10 @@ pub struct UnitPacker {
     required_overflow: bool,
     /// Walked units with their reason and what was left, when explaining.
     walked: Option<Vec<(u32, Reason, u128)>>,
+    /// The room the candidates had, when a value strategy chose among them.
+    chosen_in: Option<u128>,
+    /// The floor of the candidates' fractional optimum, when a value strategy found it.
+    candidates_bound: Option<u128>,
 }
 
 impl UnitPacker {
@@ -204,7 +260,41 @@ impl UnitPacker {
             done: budget == 0 || required_overflow,
             required_overflow,
             walked: explain.then(Vec::new),
+            chosen_in: None,
+            candidates_bound: None,
         }
+    }
+
+    /// Packs one budget by a value strategy: every candidate at once, not a walk. `key` is a
+    /// unit's ranking key and `rank_order` compares two units' ranks in full.
+    pub fn by_value(
+        budget: u128,
+        walked: &Walked<'_>,
+        key: &impl Fn(u32) -> u128,
+        rank_order: &impl Fn(u32, u32) -> Ordering,
+    ) -> Self {
+        let mut packer = UnitPacker::new(budget, walked, false);
+        let Some(room) = walked.room(budget) else {
+            return packer;
+        };
+        packer.chosen_in = Some(room);
+        let items = walked.items();
+        let smallest = items.iter().map(|item| item.tokens).min();
+        let chosen = match walked.strategy {
+            Strategy::Density => density(items, room, rank_order),
+            _ => optimal(items, room, rank_order),
+        };
+        packer.candidates_bound = Some(chosen.bound);
+        packer.kept = in_rank_order(chosen.units, key, rank_order);
+        // The overflow rules apply when no candidate fits, not when the ones that fit are
+        // worth nothing (and so are not chosen).
+        if smallest.is_some_and(|least| least > room) {
+            packer.smallest = smallest;
+            packer.top = (0..walked.units.len() as u32)
+                .filter(|&unit| walked.candidate[unit as usize])
+                .min_by(|&a, &b| rank_order(a, b));
+        }
+        packer
     }
 
     /// Walks the next part of the ranking; returns whether anything further down could
@@ -272,8 +362,8 @@ impl UnitPacker {
                     OnOverflow::Strict => {}
                     OnOverflow::Raise => {
                         let needed = match walked.strategy {
-                            Strategy::Greedy => self.smallest,
                             Strategy::Prefix => Some(walked.units.tokens[top as usize]),
+                            _ => self.smallest,
                         };
                         return Err(BudgetExceeded {
                             budget: self.budget,
@@ -286,17 +376,47 @@ impl UnitPacker {
         }
         let required_count = kept.len();
         kept.extend_from_slice(&self.kept);
-        let compressed_tokens = kept.iter().map(|&u| walked.units.tokens[u as usize]).sum();
+        let units = walked.units;
+        let compressed_tokens = kept.iter().map(|&u| units.tokens[u as usize]).sum();
+        let value_kept = kept
+            .iter()
+            .map(|&u| u128::from(units.values[u as usize]))
+            .sum();
+        let candidates_bound = match (self.candidates_bound, walked.room(self.budget)) {
+            (Some(bound), _) => bound,
+            (None, Some(room)) => walked.candidates_bound(room),
+            (None, None) => 0,
+        };
         Ok(Finished {
             budget: self.budget,
             kept,
             required_count,
             compressed_tokens,
+            value_kept,
+            value_bound: walked.required_value() + candidates_bound,
             top_over_budget,
             walked: self.walked.unwrap_or_default(),
             required_overflow: self.required_overflow,
+            chosen_in: self.chosen_in,
         })
     }
+}
+
+/// `units` by rank: sorted on their keys (relevance and tie key), then runs of equal keys
+/// (rare) on the whole order.
+fn in_rank_order(
+    units: Vec<u32>,
+    key: &impl Fn(u32) -> u128,
+    rank_order: &impl Fn(u32, u32) -> Ordering,
+) -> Vec<u32> {
+    let mut keyed: Vec<(u128, u32)> = units.into_iter().map(|unit| (key(unit), unit)).collect();
+    keyed.sort_unstable();
+    for run in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
+        if let [_, _, ..] = run {
+            run.sort_unstable_by(|a, b| rank_order(a.1, b.1));
+        }
+    }
+    keyed.into_iter().map(|(_, unit)| unit).collect()
 }
 
 /// One budget's kept units and, when explaining, how the walk went.
@@ -306,9 +426,12 @@ pub struct Finished {
     kept: Vec<u32>,
     required_count: usize,
     compressed_tokens: u128,
+    value_kept: u128,
+    value_bound: u128,
     top_over_budget: Option<u32>,
     walked: Vec<(u32, Reason, u128)>,
     required_overflow: bool,
+    chosen_in: Option<u128>,
 }
 
 impl Finished {
@@ -337,6 +460,8 @@ impl Finished {
         Selection {
             kept,
             compressed_tokens: self.compressed_tokens,
+            value_kept: self.value_kept,
+            value_bound: self.value_bound,
         }
     }
 
@@ -402,9 +527,30 @@ impl Finished {
             decision.reason = reason;
             decision.budget_left = Some(left);
         }
+        if let Some(room) = self.chosen_in {
+            for (unit, decision) in decisions.iter_mut().enumerate() {
+                if walked.candidate[unit] {
+                    let fits = units.tokens[unit] <= room;
+                    decision.reason = if fits {
+                        Reason::NotChosen
+                    } else {
+                        Reason::NoRoom
+                    };
+                }
+            }
+            for &unit in &self.kept[self.required_count..] {
+                decisions[unit as usize].kept = true;
+                decisions[unit as usize].reason = Reason::Chosen;
+            }
+        }
         if let Some(top) = self.top_over_budget {
-            decisions[top as usize].kept = true;
-            decisions[top as usize].reason = Reason::TopOverBudget;
+            let decision = &mut decisions[top as usize];
+            decision.kept = true;
+            decision.reason = Reason::TopOverBudget;
+            // As a walk would have reached it: with all the room the required units left.
+            if self.chosen_in.is_some() {
+                decision.budget_left = self.chosen_in;
+            }
         }
         decisions
     }

@@ -1,0 +1,457 @@
+//! The strategies that choose by total value: `density` (a walk by value per token, at least
+//! half the optimum) and `optimal` (the exact optimum, one canonical set among ties).
+//!
+//! Both take the eligible units that are not required, with the capacity the required units
+//! leave, and return the units they keep. `rank_order` is the ranking of units, which breaks
+//! every tie.
+
+use std::cmp::Ordering;
+
+use crate::core::select::value::{density_order, split_at_capacity, weigh, Item};
+
+/// What a strategy keeps: units in no particular order, and their value; and the floor of
+/// the fractional optimum, which bounds what any set within the capacity keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Chosen {
+    pub units: Vec<u32>,
+    pub value: u128,
+    pub bound: u128,
+}
+
+impl Chosen {
+    fn add(&mut self, item: &Item) {
+        self.units.push(item.unit);
+        self.value += u128::from(item.value);
+    }
+}
+
+/// The walk by density: every unit that fits what is left, densest first; then the single
+/// unit of most value that fits, instead, when it is worth more.
+pub fn density(
+    mut items: Vec<Item>,
+    capacity: u128,
+    rank_order: &impl Fn(u32, u32) -> Ordering,
+) -> Chosen {
+    let best = best_single(&items, capacity, rank_order);
+    let walk = walk_by_density(&mut items, capacity, rank_order);
+    match best {
+        Some(best) if u128::from(best.value) > walk.chosen.value => {
+            let mut alone = Chosen {
+                bound: walk.chosen.bound,
+                ..Chosen::default()
+            };
+            alone.add(&best);
+            alone
+        }
+        _ => walk.chosen,
+    }
+}
+
+/// The unit of most value that fits `capacity` alone (ties: the better rank).
+fn best_single(
+    items: &[Item],
+    capacity: u128,
+    rank_order: &impl Fn(u32, u32) -> Ordering,
+) -> Option<Item> {
+    items
+        .iter()
+        .filter(|item| item.tokens <= capacity)
+        .min_by(|a, b| {
+            b.value
+                .cmp(&a.value)
+                .then_with(|| rank_order(a.unit, b.unit))
+        })
+        .copied()
+}
+
+/// The walk by density: what it keeps, and the first item that did not fit (the break item
+/// of the fractional optimum), if any.
+struct Walk {
+    chosen: Chosen,
+    at_break: Option<Item>,
+}
+
+/// Keeps, densest first, each item that fits what is left.
+fn walk_by_density(
+    items: &mut [Item],
+    capacity: u128,
+    rank_order: &impl Fn(u32, u32) -> Ordering,
+) -> Walk {
+    let order = |a: &Item, b: &Item| density_order(a, b).then_with(|| rank_order(a.unit, b.unit));
+    let split = split_at_capacity(items, capacity, weigh, order);
+    let mut chosen = Chosen {
+        bound: split.fractional_optimum(capacity),
+        ..Chosen::default()
+    };
+    for item in &items[..split.taken] {
+        chosen.add(item);
+    }
+    let mut left = capacity - split.tokens;
+    // Past the first misfit only what fits the rest can be kept, and the rest only shrinks.
+    let mut smaller: Vec<Item> = items
+        .get(split.taken + 1..)
+        .unwrap_or_default()
+        .iter()
+        .filter(|item| item.tokens <= left)
+        .copied()
+        .collect();
+    smaller.sort_unstable_by(order);
+    for item in &smaller {
+        if item.tokens <= left {
+            left -= item.tokens;
+            chosen.add(item);
+        }
+    }
+    Walk {
+        chosen,
+        at_break: items.get(split.taken).copied(),
+    }
+}
+
+/// The canonical optimum: of the sets of items within `capacity`, those of most value; of
+/// those, those of fewest tokens; of those, the one that keeps the better-ranked unit at the
+/// first rank where two differ.
+///
+/// Items are fixed in or out by bounds with strict inequalities, so that no set tied with the
+/// optimum is cut; the rest (the core) is solved by a dynamic program over states.
+pub fn optimal(
+    mut items: Vec<Item>,
+    capacity: u128,
+    rank_order: &impl Fn(u32, u32) -> Ordering,
+) -> Chosen {
+    let walk = walk_by_density(&mut items, capacity, rank_order);
+    let mut chosen = Chosen {
+        bound: walk.chosen.bound,
+        ..Chosen::default()
+    };
+    let Some(at_break) = walk.at_break else {
+        // Everything fits: all but what only costs tokens.
+        for item in &items {
+            if item.tokens == 0 || item.value > 0 {
+                chosen.add(item);
+            }
+        }
+        return chosen;
+    };
+    let mut open = Vec::with_capacity(items.len());
+    for item in items {
+        // A zero-token unit costs nothing and, kept, wins the rank tie; one of no value only
+        // costs tokens; one larger than the capacity never fits.
+        if item.tokens == 0 {
+            chosen.add(&item);
+        } else if item.value > 0 && item.tokens <= capacity {
+            open.push(item);
+        }
+    }
+    let best = best_single(&open, capacity, rank_order).map_or(0, |item| u128::from(item.value));
+    // The walk's set, less its zero-token units, is a set of open items.
+    let lower = (walk.chosen.value - chosen.value).max(best);
+    // A better set to reach first, so that the bounds fix more: the open items nearest the
+    // break solved exactly, the others as the fractional optimum has them.
+    let reduced = Reduction::new(&open, at_break, capacity, lower);
+    let lower = match reduced.ratio {
+        Some(ratio) => lower.max(near_break(&open, &reduced, ratio, capacity, NEAR_BREAK)),
+        None => lower,
+    };
+    let reduced = Reduction::new(&open, at_break, capacity, lower);
+    let (mut core, fixed) = reduced.split(&open);
+    chosen.units.extend_from_slice(&fixed.units);
+    chosen.value += fixed.value;
+    // Worst-ranked first: see `solve_core`.
+    core.sort_unstable_by(|a, b| rank_order(b.unit, a.unit));
+    let floor = i128::try_from(lower).unwrap_or(i128::MAX) - fixed.value as i128;
+    let mut taken = Taken { nodes: Vec::new() };
+    let best = solve_core(
+        &core,
+        capacity - fixed.tokens,
+        reduced.ratio,
+        floor,
+        Some(&mut taken),
+    );
+    for at in taken.items(best.node) {
+        chosen.add(&core[at as usize]);
+    }
+    chosen
+}
+
+/// How many items nearest the break [`near_break`] solves.
+const NEAR_BREAK: usize = 64;
+
+/// The value of a good set: of the items the reduction left open, the `near` ones nearest the
+/// break (by `|v_j * t_b - v_b * t_j|`) solved exactly, the others as the fractional optimum
+/// has them (in when denser than the break, else out).
+fn near_break(
+    items: &[Item],
+    reduced: &Reduction,
+    ratio: (i128, i128),
+    capacity: u128,
+    near: usize,
+) -> u128 {
+    let (mut core, fixed) = reduced.split(items);
+    let distance = |item: &Item| reduced_gain(item, ratio).map(i128::unsigned_abs);
+    if core.len() > near {
+        core.select_nth_unstable_by_key(near, distance);
+    }
+    let (near, far) = core.split_at(near.min(core.len()));
+    let (mut tokens, mut value) = (fixed.tokens, fixed.value);
+    for item in far {
+        if reduced_gain(item, ratio).is_some_and(|gain| gain > 0) {
+            tokens += item.tokens;
+            value += u128::from(item.value);
+        }
+    }
+    let Some(room) = capacity.checked_sub(tokens) else {
+        return 0;
+    };
+    value + solve_core(near, room, None, 0, None).value
+}
+
+/// The bound of Dembo and Hammer around the break item `b` of the fractional optimum (ratio
+/// `r = v_b / t_b`; any `r >= 0` gives a valid bound, this one the tightest): a set
+/// keeps at most `r * capacity + sum(max(0, v_i - r * t_i))`, less `|v_j - r * t_j|` when
+/// it differs from the fractional optimum at item `j`. All of it times `t_b`, in integers.
+struct Reduction {
+    /// Per item: fixed in, fixed out, or open (`None`).
+    fixed: Vec<Option<bool>>,
+    /// `v_b` and `t_b`; `None` when the products do not fit (nothing is then fixed or cut by
+    /// bounds).
+    ratio: Option<(i128, i128)>,
+}
+
+/// The items a reduction fixed in, with their tokens and value.
+#[derive(Default)]
+struct Fixed {
+    units: Vec<u32>,
+    tokens: u128,
+    value: u128,
+}
+
+impl Reduction {
+    fn new(items: &[Item], at_break: Item, capacity: u128, lower: u128) -> Reduction {
+        let unfixed = Reduction {
+            fixed: vec![None; items.len()],
+            ratio: None,
+        };
+        let v_b = i128::from(at_break.value);
+        let (Ok(t_b), Ok(capacity), Ok(lower)) = (
+            i128::try_from(at_break.tokens),
+            i128::try_from(capacity),
+            i128::try_from(lower),
+        ) else {
+            return unfixed;
+        };
+        let gains: Option<Vec<i128>> = items
+            .iter()
+            .map(|item| reduced_gain(item, (v_b, t_b)))
+            .collect();
+        let Some(gains) = gains else {
+            return unfixed;
+        };
+        let positive = gains
+            .iter()
+            .try_fold(0i128, |sum, &gain| sum.checked_add(gain.max(0)));
+        let bound = v_b
+            .checked_mul(capacity)
+            .and_then(|part| part.checked_add(positive?));
+        let (Some(bound), Some(needed)) = (bound, t_b.checked_mul(lower)) else {
+            return unfixed;
+        };
+        let fixed = gains
+            .iter()
+            .map(|&gain| (bound - gain.abs() < needed).then_some(gain > 0))
+            .collect();
+        Reduction {
+            fixed,
+            ratio: Some((v_b, t_b)),
+        }
+    }
+}
+
+impl Reduction {
+    /// The open items (the core), and the fixed-in ones.
+    fn split(&self, items: &[Item]) -> (Vec<Item>, Fixed) {
+        let mut core = Vec::new();
+        let mut fixed = Fixed::default();
+        for (item, &fixed_as) in items.iter().zip(&self.fixed) {
+            match fixed_as {
+                Some(true) => {
+                    fixed.units.push(item.unit);
+                    fixed.tokens += item.tokens;
+                    fixed.value += u128::from(item.value);
+                }
+                Some(false) => {}
+                None => core.push(*item),
+            }
+        }
+        (core, fixed)
+    }
+}
+
+/// `v_j * t_b - v_b * t_j`, if it fits.
+fn reduced_gain(item: &Item, (v_b, t_b): (i128, i128)) -> Option<i128> {
+    let value = i128::from(item.value);
+    let tokens = i128::try_from(item.tokens).ok()?;
+    value
+        .checked_mul(t_b)?
+        .checked_sub(v_b.checked_mul(tokens)?)
+}
+
+/// One state of the dynamic program: a set of the core items processed so far.
+#[derive(Debug, Clone, Copy)]
+struct State {
+    value: u128,
+    tokens: u128,
+    /// The last item this set took, in `Taken`; `NO_NODE` for none.
+    node: u32,
+}
+
+const NO_NODE: u32 = u32::MAX;
+
+/// The sets' items as a tree: each node is an item taken, after its parent's.
+struct Taken {
+    nodes: Vec<(u32, u32)>,
+}
+
+impl Taken {
+    fn push(&mut self, parent: u32, item: u32) -> u32 {
+        self.nodes.push((parent, item));
+        (self.nodes.len() - 1) as u32
+    }
+
+    fn items(&self, mut node: u32) -> Vec<u32> {
+        let mut items = Vec::new();
+        while node != NO_NODE {
+            let (parent, item) = self.nodes[node as usize];
+            items.push(item);
+            node = parent;
+        }
+        items
+    }
+}
+
+/// The best set of `core` within `capacity`: the state of most value (then fewest tokens).
+///
+/// Dominated sets are dropped (another with value >= and tokens <=, one strictly), and so are
+/// sets whose bound falls strictly below a set already found (`floor`, then the best state's
+/// value): no set tied with the optimum is cut. With `taken`, each set's items are kept
+/// there, and of two sets with equal value and tokens the one holding the item just taken
+/// stays: with the core worst-ranked first, that is the set the third tie rule prefers (the
+/// two agree on every better-ranked item, none of them taken yet).
+fn solve_core(
+    core: &[Item],
+    capacity: u128,
+    ratio: Option<(i128, i128)>,
+    mut floor: i128,
+    mut taken: Option<&mut Taken>,
+) -> State {
+    let gains: Option<Vec<i128>> = ratio.map(|ratio| {
+        core.iter()
+            .map(|item| reduced_gain(item, ratio).unwrap_or(0).max(0))
+            .collect()
+    });
+    let mut unprocessed_gain: i128 = gains.as_ref().map_or(0, |g| g.iter().sum());
+    let mut states = vec![State {
+        value: 0,
+        tokens: 0,
+        node: NO_NODE,
+    }];
+    let mut next = Vec::new();
+    for (at, item) in core.iter().enumerate() {
+        if let Some(gains) = &gains {
+            unprocessed_gain -= gains[at];
+        }
+        merge_with_item(
+            &states,
+            item,
+            at as u32,
+            capacity,
+            taken.as_deref_mut(),
+            &mut next,
+        );
+        std::mem::swap(&mut states, &mut next);
+        if let Some((v_b, t_b)) = ratio {
+            if let Some(best) = states.last() {
+                floor = floor.max(best.value as i128);
+            }
+            // Scaled by t_b: value * t_b + v_b * (capacity - tokens) + the unprocessed gains.
+            let needed = floor.saturating_mul(t_b);
+            states.retain(|state| {
+                let bound = (state.value as i128)
+                    .saturating_mul(t_b)
+                    .saturating_add(v_b.saturating_mul((capacity - state.tokens) as i128))
+                    .saturating_add(unprocessed_gain);
+                bound >= needed
+            });
+        }
+    }
+    *states
+        .last()
+        .expect("the set the floor came from, or a better one, is never dropped")
+}
+
+/// `states` and the same sets with `item` taken (those within `capacity`), merged by tokens,
+/// keeping only the sets no other dominates; of two with equal value and tokens, the one that
+/// took `item`.
+fn merge_with_item(
+    states: &[State],
+    item: &Item,
+    at: u32,
+    capacity: u128,
+    mut taken: Option<&mut Taken>,
+    merged: &mut Vec<State>,
+) {
+    merged.clear();
+    let value = u128::from(item.value);
+    // An item larger than what the fixed items leave only adds sets that do not fit.
+    let room = capacity.checked_sub(item.tokens);
+    let with_item = states
+        .iter()
+        .take_while(|state| room.is_some_and(|room| state.tokens <= room));
+    let mut with_item = with_item.peekable();
+    let mut without = states.iter().peekable();
+    let push = |state: State, merged: &mut Vec<State>| {
+        // A later set has at least the tokens of every earlier one: it survives only with
+        // strictly more value.
+        if merged
+            .last()
+            .is_none_or(|last: &State| state.value > last.value)
+        {
+            merged.push(state);
+        }
+    };
+    loop {
+        let took = with_item
+            .peek()
+            .map(|s| (s.tokens + item.tokens, s.value + value));
+        let left = without.peek().map(|s| (s.tokens, s.value));
+        let take_first = match (took, left) {
+            (None, None) => break,
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            // Fewer tokens first; at equal tokens more value first, and at equal value too
+            // the set that took the item, so that the other is dropped as not better.
+            (Some((t1, v1)), Some((t2, v2))) => t1 < t2 || (t1 == t2 && v1 >= v2),
+        };
+        if take_first {
+            let state = *with_item.next().expect("peeked");
+            let (tokens, value) = (state.tokens + item.tokens, state.value + value);
+            if merged.last().is_none_or(|last| value > last.value) {
+                let node = match taken.as_deref_mut() {
+                    Some(taken) => taken.push(state.node, at),
+                    None => NO_NODE,
+                };
+                merged.push(State {
+                    value,
+                    tokens,
+                    node,
+                });
+            }
+        } else {
+            push(*without.next().expect("peeked"), merged);
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "by_value_tests.rs"]
+mod tests;

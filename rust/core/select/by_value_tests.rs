@@ -1,0 +1,247 @@
+use super::*;
+
+/// Units rank by their number.
+fn by_number(a: u32, b: u32) -> Ordering {
+    a.cmp(&b)
+}
+
+fn item(unit: u32, value: u64, tokens: u128) -> Item {
+    Item {
+        unit,
+        value,
+        tokens,
+    }
+}
+
+struct Random(u64);
+
+impl Random {
+    fn below(&mut self, limit: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % limit
+    }
+}
+
+/// Every set of units that fits, the best by the canonical rule: most value, fewest tokens,
+/// then the set that keeps the lower-numbered unit at the first difference.
+fn brute_force(items: &[Item], capacity: u128) -> Vec<u32> {
+    let mut best: Option<(u128, u128, Vec<u32>)> = None;
+    for mask in 0u32..1 << items.len() {
+        let chosen: Vec<&Item> = (0..items.len())
+            .filter(|&i| mask >> i & 1 == 1)
+            .map(|i| &items[i])
+            .collect();
+        let tokens: u128 = chosen.iter().map(|i| i.tokens).sum();
+        if tokens > capacity {
+            continue;
+        }
+        let value: u128 = chosen.iter().map(|i| u128::from(i.value)).sum();
+        let mut units: Vec<u32> = chosen.iter().map(|i| i.unit).collect();
+        units.sort_unstable();
+        let better = match &best {
+            None => true,
+            Some((v, t, u)) => {
+                value > *v
+                    || (value == *v
+                        && (tokens < *t || (tokens == *t && first_difference_kept(&units, u))))
+            }
+        };
+        if better {
+            best = Some((value, tokens, units));
+        }
+    }
+    best.map(|(_, _, units)| units).unwrap_or_default()
+}
+
+/// Whether `a` keeps the lower-numbered unit at the first unit where `a` and `b` differ.
+fn first_difference_kept(a: &[u32], b: &[u32]) -> bool {
+    let first_a = a.iter().find(|u| !b.contains(u));
+    let first_b = b.iter().find(|u| !a.contains(u));
+    match (first_a, first_b) {
+        (Some(x), Some(y)) => x < y,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+/// The floor of the fractional optimum, walked on a sorted copy.
+fn fractional(items: &[Item], capacity: u128) -> u128 {
+    let mut order = items.to_vec();
+    order.sort_by(density_order);
+    let (mut left, mut value) = (capacity, 0);
+    for item in &order {
+        if item.tokens <= left {
+            left -= item.tokens;
+            value += u128::from(item.value);
+        } else {
+            return value + u128::from(item.value) * left / item.tokens;
+        }
+    }
+    value
+}
+
+fn sorted(mut units: Vec<u32>) -> Vec<u32> {
+    units.sort_unstable();
+    units
+}
+
+fn random_items(random: &mut Random, len: usize, levels: u64, max_tokens: u64) -> Vec<Item> {
+    (0..len as u32)
+        .map(|unit| {
+            let value = random.below(levels) * 1000 + random.below(2) * random.below(3);
+            item(unit, value, u128::from(random.below(max_tokens)))
+        })
+        .collect()
+}
+
+#[test]
+fn optimal_is_the_canonical_best_set() {
+    let mut random = Random(11);
+    for case in 0..3000 {
+        let len = random.below(13) as usize;
+        let levels = [2, 3, 5, 1000][case % 4];
+        let max_tokens = 1 + random.below(9);
+        let items = random_items(&mut random, len, levels, max_tokens);
+        let total: u128 = items.iter().map(|i| i.tokens).sum();
+        for capacity in [0, 1, total / 3, total / 2, total.saturating_sub(1), total] {
+            let chosen = optimal(items.clone(), capacity, &by_number);
+            let want = brute_force(&items, capacity);
+            assert_eq!(
+                sorted(chosen.units.clone()),
+                want,
+                "case {case}: {items:?} in {capacity}"
+            );
+            let value: u128 = want
+                .iter()
+                .map(|&u| u128::from(items[u as usize].value))
+                .sum();
+            assert_eq!(chosen.value, value);
+            assert_eq!(chosen.bound, fractional(&items, capacity));
+        }
+    }
+}
+
+/// The classic table by capacity: the most value, then the fewest tokens.
+fn table_optimum(items: &[Item], capacity: usize) -> (u128, u128) {
+    let mut best = vec![(0u128, 0u128); capacity + 1];
+    for item in items {
+        let tokens = item.tokens as usize;
+        for room in (tokens..=capacity).rev() {
+            let (v, t) = best[room - tokens];
+            let with = (v + u128::from(item.value), t + item.tokens);
+            let current = best[room];
+            if with.0 > current.0 || (with.0 == current.0 && with.1 < current.1) {
+                best[room] = with;
+            }
+        }
+    }
+    best[capacity]
+}
+
+#[test]
+fn optimal_matches_a_table_on_larger_sets() {
+    let mut random = Random(5);
+    for case in 0..300 {
+        let len = 20 + random.below(300) as usize;
+        let levels = [4, 50, 1 << 20][case % 3];
+        let max_tokens = 1 + random.below(60);
+        let items = random_items(&mut random, len, levels, max_tokens);
+        let total: u128 = items.iter().map(|i| i.tokens).sum();
+        for capacity in [total / 10, total / 3, total / 2 + 1] {
+            let chosen = optimal(items.clone(), capacity, &by_number);
+            let tokens: u128 = chosen.units.iter().map(|&u| items[u as usize].tokens).sum();
+            assert!(tokens <= capacity);
+            assert_eq!(
+                (chosen.value, tokens),
+                table_optimum(&items, capacity as usize),
+                "case {case}"
+            );
+        }
+    }
+}
+
+/// The density walk on a sorted copy, and the best single unit, as the contract says.
+fn density_reference(items: &[Item], capacity: u128) -> Vec<u32> {
+    let mut order = items.to_vec();
+    order.sort_by(|a, b| density_order(a, b).then(a.unit.cmp(&b.unit)));
+    let mut left = capacity;
+    let mut walk = Vec::new();
+    let mut walk_value = 0u128;
+    for item in &order {
+        if item.tokens <= left {
+            left -= item.tokens;
+            walk.push(item.unit);
+            walk_value += u128::from(item.value);
+        }
+    }
+    let best = items
+        .iter()
+        .filter(|i| i.tokens <= capacity)
+        .max_by(|a, b| a.value.cmp(&b.value).then(b.unit.cmp(&a.unit)));
+    match best {
+        Some(best) if u128::from(best.value) > walk_value => vec![best.unit],
+        _ => sorted(walk),
+    }
+}
+
+#[test]
+fn density_walks_by_value_per_token_or_keeps_the_best_unit() {
+    let mut random = Random(3);
+    for case in 0..3000 {
+        let len = random.below(40) as usize;
+        let levels = [2, 7, 1000][case % 3];
+        let max_tokens = 1 + random.below(30);
+        let items = random_items(&mut random, len, levels, max_tokens);
+        let total: u128 = items.iter().map(|i| i.tokens).sum();
+        for capacity in [0, 1, 5, total / 4, total / 2, total] {
+            let chosen = density(items.clone(), capacity, &by_number);
+            assert_eq!(chosen.bound, fractional(&items, capacity));
+            assert_eq!(
+                sorted(chosen.units.clone()),
+                density_reference(&items, capacity),
+                "case {case}"
+            );
+        }
+    }
+}
+
+#[test]
+fn density_prefers_one_valuable_unit_to_a_poor_walk() {
+    // The small unit is denser, but the large one alone is worth more.
+    let items = [item(0, 10, 1), item(1, 90, 100)];
+    assert_eq!(density(items.to_vec(), 100, &by_number).units, vec![1]);
+    assert_eq!(optimal(items.to_vec(), 100, &by_number).units, vec![1]);
+    assert_eq!(
+        sorted(density(items.to_vec(), 101, &by_number).units),
+        vec![0, 1]
+    );
+}
+
+#[test]
+fn zero_token_units_are_always_kept_and_worthless_ones_never() {
+    let items = [item(0, 0, 0), item(1, 0, 3), item(2, 5, 0), item(3, 4, 2)];
+    assert_eq!(
+        sorted(optimal(items.to_vec(), 3, &by_number).units),
+        vec![0, 2, 3]
+    );
+    assert_eq!(
+        sorted(optimal(items.to_vec(), 0, &by_number).units),
+        vec![0, 2]
+    );
+}
+
+#[test]
+fn huge_token_counts_skip_the_bounds_but_stay_exact() {
+    let big = 1u128 << 100;
+    let items = [
+        item(0, 7, big),
+        item(1, 5, big / 2),
+        item(2, 5, big / 2 + 1),
+        item(3, 1, 1),
+    ];
+    let chosen = optimal(items.to_vec(), big, &by_number);
+    assert_eq!(sorted(chosen.units), brute_force(&items, big));
+}

@@ -1,0 +1,324 @@
+//! Value: relevance in exact integer units, the order by value per token, and the fractional
+//! optimum that bounds what any selection within a budget can keep.
+
+use std::cmp::Ordering;
+
+/// One unit of value is `2**-32` of relevance.
+pub const UNITS_PER_RELEVANCE: f64 = 4_294_967_296.0;
+
+/// A relevance in `[0, 1]` in units: `round_half_even(relevance * 2**32)`, exact because the
+/// product only shifts the exponent.
+#[inline]
+pub fn value_of(relevance: f64) -> u64 {
+    (relevance * UNITS_PER_RELEVANCE).round_ties_even() as u64
+}
+
+/// A unit as the value strategies see it: its number, value and tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Item {
+    pub unit: u32,
+    pub value: u64,
+    pub tokens: u128,
+}
+
+/// `a * b` as (high, low) halves of a 192-bit number, for exact comparisons of densities.
+#[inline]
+fn wide_mul(a: u64, b: u128) -> (u64, u128) {
+    let low = u128::from(a) * (b as u64 as u128);
+    let high = u128::from(a) * (b >> 64);
+    let (lo, carry) = low.overflowing_add(high << 64);
+    ((high >> 64) as u64 + u64::from(carry), lo)
+}
+
+/// Compares two items' values per token, the denser first (`Less`); a zero-token item is
+/// denser than any other, and two of them are equal.
+#[inline]
+pub fn density_order(a: &Item, b: &Item) -> Ordering {
+    match (a.tokens, b.tokens) {
+        (0, 0) => Ordering::Equal,
+        (0, _) => Ordering::Less,
+        (_, 0) => Ordering::Greater,
+        _ => {
+            if a.tokens <= u128::from(u64::MAX) && b.tokens <= u128::from(u64::MAX) {
+                let left = u128::from(a.value) * b.tokens;
+                let right = u128::from(b.value) * a.tokens;
+                right.cmp(&left)
+            } else {
+                wide_mul(b.value, a.tokens).cmp(&wide_mul(a.value, b.tokens))
+            }
+        }
+    }
+}
+
+/// `floor(value * part / whole)` for `part < whole`, exact where the product would not fit.
+pub fn fraction_of(value: u64, part: u128, whole: u128) -> u128 {
+    debug_assert!(part < whole);
+    if let Some(product) = u128::from(value).checked_mul(part) {
+        return product / whole;
+    }
+    // Long multiplication bit by bit, keeping quotient and remainder: `whole` is a sum of token
+    // counts, below 2**96, so the doubled remainder cannot overflow.
+    let (mut quotient, mut remainder) = (0u128, 0u128);
+    for bit in (0..64).rev() {
+        quotient <<= 1;
+        remainder <<= 1;
+        if remainder >= whole {
+            remainder -= whole;
+            quotient += 1;
+        }
+        if value >> bit & 1 == 1 {
+            remainder += part;
+            if remainder >= whole {
+                remainder -= whole;
+                quotient += 1;
+            }
+        }
+    }
+    quotient
+}
+
+/// Where the walk by density stops fitting: `items[..taken]` are the densest, whole, within
+/// the capacity (`tokens` and `value` in all); `next` is the value and tokens of the first
+/// that does not fit after them, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split {
+    pub taken: usize,
+    pub tokens: u128,
+    pub value: u128,
+    pub next: Option<(u64, u128)>,
+}
+
+impl Split {
+    /// The floor of the fractional optimum: the items taken, and of the next item the part
+    /// that fills what is left.
+    pub fn fractional_optimum(&self, capacity: u128) -> u128 {
+        match self.next {
+            Some((value, tokens)) => {
+                self.value + fraction_of(value, capacity - self.tokens, tokens)
+            }
+            None => self.value,
+        }
+    }
+}
+
+/// Puts the densest items that fit `capacity` whole, walking by `order`, in `items[..taken]`
+/// (in no particular order) and the first that does not fit at `taken`: a weighted selection
+/// in expected linear time, not a sort. `weigh` gives an item's value and tokens. Items
+/// `order` calls equal are walked in place, so an order that is not total (densities alone)
+/// costs no more.
+pub fn split_at_capacity<T: Copy>(
+    items: &mut [T],
+    capacity: u128,
+    weigh: impl Fn(&T) -> (u64, u128),
+    order: impl Fn(&T, &T) -> Ordering,
+) -> Split {
+    let mut split = Split {
+        taken: 0,
+        tokens: 0,
+        value: 0,
+        next: None,
+    };
+    let (mut low, mut high) = (0, items.len());
+    let mut seed = 0x9E37_79B9_7F4A_7C15_u64 ^ items.len() as u64;
+    while low < high {
+        // A pseudo-random pivot: no input order makes the selection quadratic by design.
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let pivot = items[low + (seed % (high - low) as u64) as usize];
+        // Three parts: before the pivot, equal to it, after it.
+        let (mut before, mut at, mut after) = (low, low, high);
+        let (mut tokens, mut value) = (0u128, 0u128);
+        while at < after {
+            match order(&items[at], &pivot) {
+                Ordering::Less => {
+                    let (item_value, item_tokens) = weigh(&items[at]);
+                    tokens += item_tokens;
+                    value += u128::from(item_value);
+                    items.swap(at, before);
+                    before += 1;
+                    at += 1;
+                }
+                Ordering::Equal => at += 1,
+                Ordering::Greater => {
+                    after -= 1;
+                    items.swap(at, after);
+                }
+            }
+        }
+        if split.tokens + tokens > capacity {
+            high = before;
+            continue;
+        }
+        split.tokens += tokens;
+        split.value += value;
+        split.taken = before;
+        for equal in &items[before..after] {
+            let (item_value, item_tokens) = weigh(equal);
+            if split.tokens + item_tokens > capacity {
+                split.next = Some((item_value, item_tokens));
+                return split;
+            }
+            split.tokens += item_tokens;
+            split.value += u128::from(item_value);
+            split.taken += 1;
+        }
+        low = after;
+    }
+    split
+}
+
+/// The value and tokens of an item, for [`split_at_capacity`].
+pub fn weigh(item: &Item) -> (u64, u128) {
+    (item.value, item.tokens)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(unit: u32, value: u64, tokens: u128) -> Item {
+        Item {
+            unit,
+            value,
+            tokens,
+        }
+    }
+
+    #[test]
+    fn values_round_half_to_even() {
+        assert_eq!(value_of(0.0), 0);
+        assert_eq!(value_of(-0.0), 0);
+        assert_eq!(value_of(1.0), 1 << 32);
+        assert_eq!(value_of(0.5), 1 << 31);
+        // 2**-33 is half a unit: rounds to the even 0; 3 * 2**-33 to 2.
+        assert_eq!(value_of(2f64.powi(-33)), 0);
+        assert_eq!(value_of(3.0 * 2f64.powi(-33)), 2);
+        assert_eq!(value_of(5.0 * 2f64.powi(-33)), 2);
+        assert_eq!(value_of(0.1), 429_496_730);
+    }
+
+    #[test]
+    fn densities_compare_exactly() {
+        assert!(density_order(&item(0, 3, 2), &item(1, 1, 1)).is_lt());
+        assert!(density_order(&item(0, 2, 2), &item(1, 1, 1)).is_eq());
+        assert!(density_order(&item(0, 0, 0), &item(1, u64::MAX, 1)).is_lt());
+        assert!(density_order(&item(0, 5, 1), &item(1, 0, 0)).is_gt());
+        assert!(density_order(&item(0, 0, 0), &item(1, 7, 0)).is_eq());
+        // Past 64 bits of tokens the products take 192 bits.
+        let huge = 1u128 << 90;
+        assert!(density_order(&item(0, u64::MAX, huge), &item(1, u64::MAX - 1, huge)).is_lt());
+        assert!(density_order(&item(0, 1 << 40, huge), &item(1, 1 << 39, huge >> 1)).is_eq());
+        assert!(density_order(&item(0, 3, huge + 1), &item(1, 3, huge)).is_gt());
+        assert_eq!(
+            wide_mul(u64::MAX, u128::MAX),
+            (u64::MAX - 1, 1 + (u128::MAX - u128::from(u64::MAX)))
+        );
+    }
+
+    #[test]
+    fn fractions_floor_exactly() {
+        assert_eq!(fraction_of(10, 1, 3), 3);
+        assert_eq!(fraction_of(u64::MAX, 3, 4), u128::from(u64::MAX) * 3 / 4);
+        let whole = (1u128 << 95) + 7;
+        let part = whole - 2;
+        // (2**64 - 1) * (whole - 2) / whole = 2**64 - 1 - ceil(2 * (2**64 - 1) / whole) = 2**64 - 2.
+        assert_eq!(fraction_of(u64::MAX, part, whole), u128::from(u64::MAX) - 1);
+        assert_eq!(fraction_of(0, part, whole), 0);
+    }
+
+    /// The walk by density on a sorted copy, as the reference.
+    fn walked(items: &[Item], capacity: u128) -> (usize, u128, u128) {
+        let mut sorted = items.to_vec();
+        sorted.sort_by(|a, b| density_order(a, b).then(a.unit.cmp(&b.unit)));
+        let (mut tokens, mut value, mut taken) = (0, 0, 0);
+        for item in &sorted {
+            if tokens + item.tokens > capacity {
+                break;
+            }
+            tokens += item.tokens;
+            value += u128::from(item.value);
+            taken += 1;
+        }
+        (taken, tokens, value)
+    }
+
+    #[test]
+    fn split_matches_a_sorted_walk() {
+        let mut seed = 7u64;
+        let mut next = |limit: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % limit
+        };
+        for case in 0..800 {
+            let len = next(if case % 2 == 0 { 40 } else { 150 }) as usize;
+            let (values, tokens) = if case % 2 == 0 {
+                (6, 5)
+            } else {
+                (1 << 32, 1 << 12)
+            };
+            let items: Vec<Item> = (0..len as u32)
+                .map(|unit| item(unit, next(values), u128::from(next(tokens))))
+                .collect();
+            let total: u128 = items.iter().map(|i| i.tokens).sum();
+            for capacity in [0, 1, total / 2, total.saturating_sub(1), total, total + 3] {
+                let mut shuffled = items.clone();
+                let order = |a: &Item, b: &Item| density_order(a, b).then(a.unit.cmp(&b.unit));
+                let split = split_at_capacity(&mut shuffled, capacity, weigh, order);
+                let (taken, tokens, value) = walked(&items, capacity);
+                assert_eq!(
+                    (split.taken, split.tokens, split.value),
+                    (taken, tokens, value),
+                    "case {case}"
+                );
+                let mut sorted = items.clone();
+                sorted.sort_by(order);
+                let mut head: Vec<u32> = shuffled[..taken].iter().map(|i| i.unit).collect();
+                head.sort_unstable();
+                let mut want: Vec<u32> = sorted[..taken].iter().map(|i| i.unit).collect();
+                want.sort_unstable();
+                assert_eq!(head, want);
+                assert_eq!(shuffled.get(taken), sorted.get(taken));
+            }
+        }
+    }
+
+    #[test]
+    fn equal_densities_are_walked_in_place() {
+        // Densities alone: many items compare equal, and the selection still finds the part.
+        let items: Vec<Item> = (0..5000)
+            .map(|unit| item(unit, 6, 2 + u128::from(unit % 2)))
+            .collect();
+        for capacity in [0, 1, 7, 9_999, 12_499, 12_500, 20_000] {
+            let mut work = items.clone();
+            let split = split_at_capacity(&mut work, capacity, weigh, density_order);
+            let mut sorted = items.clone();
+            sorted.sort_by(density_order);
+            let (mut left, mut bound) = (capacity, 0);
+            for item in &sorted {
+                if item.tokens <= left {
+                    left -= item.tokens;
+                    bound += u128::from(item.value);
+                } else {
+                    bound += u128::from(item.value) * left / item.tokens;
+                    break;
+                }
+            }
+            assert_eq!(split.fractional_optimum(capacity), bound, "{capacity}");
+            assert!(split.tokens <= capacity);
+        }
+    }
+
+    #[test]
+    fn fractional_optimum_takes_part_of_the_break_item() {
+        let items = [item(0, 10, 2), item(1, 9, 3), item(2, 1, 4)];
+        let mut work = items;
+        let order = |a: &Item, b: &Item| density_order(a, b).then(a.unit.cmp(&b.unit));
+        let split = split_at_capacity(&mut work, 4, weigh, order);
+        assert_eq!(split.taken, 1);
+        // 10 whole, then 2 of item 1's 3 tokens: floor(9 * 2 / 3) = 6.
+        assert_eq!(split.fractional_optimum(4), 16);
+        let split = split_at_capacity(&mut work, 100, weigh, order);
+        assert_eq!(split.fractional_optimum(100), 20);
+    }
+}
