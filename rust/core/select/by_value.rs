@@ -118,6 +118,7 @@ pub fn optimal(
     mut items: Vec<Item>,
     capacity: u128,
     rank_order: &impl Fn(u32, u32) -> Ordering,
+    near: usize,
 ) -> Chosen {
     let walk = walk_by_density(&mut items, capacity, rank_order);
     let mut chosen = Chosen {
@@ -150,7 +151,7 @@ pub fn optimal(
     // break solved exactly, the others as the fractional optimum has them.
     let reduced = Reduction::new(&open, at_break, capacity, lower);
     let lower = match reduced.ratio {
-        Some(ratio) => lower.max(near_break(&open, &reduced, ratio, capacity, NEAR_BREAK)),
+        Some(ratio) => lower.max(near_break(&open, &reduced, ratio, capacity, near)),
         None => lower,
     };
     let reduced = Reduction::new(&open, at_break, capacity, lower);
@@ -173,9 +174,6 @@ pub fn optimal(
     }
     chosen
 }
-
-/// How many items nearest the break [`near_break`] solves.
-const NEAR_BREAK: usize = 64;
 
 /// The value of a good set: of the items the reduction left open, the `near` ones nearest the
 /// break (by `|v_j * t_b - v_b * t_j|`) solved exactly, the others as the fractional optimum

@@ -13,7 +13,7 @@ use crate::core::select::packing::{Packer, Selection};
 use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, Walked};
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
-use crate::core::select::value::{density_order, split_at_capacity, weigh};
+use crate::core::select::value::{density_order, split_at_capacity};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compression {
@@ -200,7 +200,10 @@ impl UnitRanking {
         let key = |unit: u32| units.lead_entry(unit).sort_key();
         let rank_order = |a: u32, b: u32| units.lead_entry(a).rank_order(units.lead_entry(b), ids);
         let packers: Vec<UnitPacker> = if request.strategy.by_value() {
-            let pack = |&budget: &u128| UnitPacker::by_value(budget, &walked, &key, &rank_order);
+            let near_break = request.tuning.near_break;
+            let pack = |&budget: &u128| {
+                UnitPacker::by_value(budget, &walked, &key, &rank_order, near_break)
+            };
             request.budgets.iter().map(pack).collect()
         } else {
             let mut packers: Vec<UnitPacker> = request
@@ -258,11 +261,10 @@ fn pack(
     let mut selections: Vec<Selection> = packers.into_iter().map(Packer::finish).collect();
     // The ranking is done with: its entries are split in place, with no copy.
     let entries = ranking.entries_mut();
-    let weigh = |entry: &Entry| weigh(&entry.item(token_counts));
-    let order = |a: &Entry, b: &Entry| density_order(&a.item(token_counts), &b.item(token_counts));
+    let weigh = |entry: &Entry| entry.item(token_counts);
     for (selection, &budget) in selections.iter_mut().zip(request.budgets) {
         if budget > 0 {
-            let split = split_at_capacity(entries, budget, weigh, order);
+            let split = split_at_capacity(entries, budget, weigh, density_order);
             selection.value_bound = split.fractional_optimum(budget);
         }
     }

@@ -24,6 +24,9 @@ pub struct Tuning {
     /// Grouped fragments are spread into buckets of about this many by their names' hashes,
     /// few enough for each bucket to be grouped within the CPU caches.
     pub members_per_bucket: usize,
+    /// `optimal` first solves this many of the open units nearest the break exactly, for a
+    /// set of high value that lets its bounds fix most of the rest.
+    pub near_break: usize,
 }
 
 impl Default for Tuning {
@@ -41,6 +44,7 @@ impl Tuning {
         count_keys_from: 1 << 16,
         whole_sort_share: 0.5,
         members_per_bucket: 256,
+        near_break: 64,
     };
 
     /// How many entries to rank first for these budgets.

@@ -7,10 +7,14 @@ use std::cmp::Ordering;
 pub const UNITS_PER_RELEVANCE: f64 = 4_294_967_296.0;
 
 /// A relevance in `[0, 1]` in units: `round_half_even(relevance * 2**32)`, exact because the
-/// product only shifts the exponent.
+/// product only shifts the exponent. Adding and taking away 2**52 rounds a number below 2**52
+/// to an integer, half to even, as IEEE arithmetic does by default; unlike
+/// `f64::round_ties_even`, which is a call to `rint` where SSE4.1 is not assumed, it is two
+/// additions.
 #[inline]
 pub fn value_of(relevance: f64) -> u64 {
-    (relevance * UNITS_PER_RELEVANCE).round_ties_even() as u64
+    const TWO_POW_52: f64 = 4_503_599_627_370_496.0;
+    ((relevance * UNITS_PER_RELEVANCE + TWO_POW_52) - TWO_POW_52) as u64
 }
 
 /// A unit as the value strategies see it: its number, value and tokens.
@@ -103,15 +107,18 @@ impl Split {
 
 /// Puts the densest items that fit `capacity` whole, walking by `order`, in `items[..taken]`
 /// (in no particular order) and the first that does not fit at `taken`: a weighted selection
-/// in expected linear time, not a sort. `weigh` gives an item's value and tokens. Items
-/// `order` calls equal are walked in place, so an order that is not total (densities alone)
-/// costs no more.
-pub fn split_at_capacity<T: Copy>(
+/// in expected linear time, not a sort. `weigh` gives an item's value and tokens, and `order`
+/// compares two items by what `weigh` gave. Items `order` calls equal are walked in place, so
+/// an order that is not total (densities alone) costs no more.
+pub fn split_at_capacity<T: Copy, W: Copy>(
     items: &mut [T],
     capacity: u128,
-    weigh: impl Fn(&T) -> (u64, u128),
-    order: impl Fn(&T, &T) -> Ordering,
-) -> Split {
+    weigh: impl Fn(&T) -> W,
+    order: impl Fn(&W, &W) -> Ordering,
+) -> Split
+where
+    (u64, u128): From<W>,
+{
     let mut split = Split {
         taken: 0,
         tokens: 0,
@@ -125,14 +132,15 @@ pub fn split_at_capacity<T: Copy>(
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
-        let pivot = items[low + (seed % (high - low) as u64) as usize];
+        let pivot = weigh(&items[low + (seed % (high - low) as u64) as usize]);
         // Three parts: before the pivot, equal to it, after it.
         let (mut before, mut at, mut after) = (low, low, high);
         let (mut tokens, mut value) = (0u128, 0u128);
         while at < after {
-            match order(&items[at], &pivot) {
+            let weighed = weigh(&items[at]);
+            match order(&weighed, &pivot) {
                 Ordering::Less => {
-                    let (item_value, item_tokens) = weigh(&items[at]);
+                    let (item_value, item_tokens) = weighed.into();
                     tokens += item_tokens;
                     value += u128::from(item_value);
                     items.swap(at, before);
@@ -154,7 +162,7 @@ pub fn split_at_capacity<T: Copy>(
         split.value += value;
         split.taken = before;
         for equal in &items[before..after] {
-            let (item_value, item_tokens) = weigh(equal);
+            let (item_value, item_tokens) = weigh(equal).into();
             if split.tokens + item_tokens > capacity {
                 split.next = Some((item_value, item_tokens));
                 return split;
@@ -168,9 +176,15 @@ pub fn split_at_capacity<T: Copy>(
     split
 }
 
-/// The value and tokens of an item, for [`split_at_capacity`].
-pub fn weigh(item: &Item) -> (u64, u128) {
-    (item.value, item.tokens)
+impl From<Item> for (u64, u128) {
+    fn from(item: Item) -> (u64, u128) {
+        (item.value, item.tokens)
+    }
+}
+
+/// An item as [`split_at_capacity`] weighs it: itself.
+pub fn weigh(item: &Item) -> Item {
+    *item
 }
 
 #[cfg(test)]
@@ -196,6 +210,18 @@ mod tests {
         assert_eq!(value_of(3.0 * 2f64.powi(-33)), 2);
         assert_eq!(value_of(5.0 * 2f64.powi(-33)), 2);
         assert_eq!(value_of(0.1), 429_496_730);
+        let mut bits = 1u64;
+        for _ in 0..100_000 {
+            bits = bits.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let relevance = (bits >> 11) as f64 / (1u64 << 53) as f64;
+            let product = relevance * UNITS_PER_RELEVANCE;
+            assert_eq!(value_of(relevance), product.round_ties_even() as u64);
+            let half = (product.floor() + 0.5) / UNITS_PER_RELEVANCE;
+            assert_eq!(
+                value_of(half),
+                (half * UNITS_PER_RELEVANCE).round_ties_even() as u64
+            );
+        }
     }
 
     #[test]

@@ -266,12 +266,14 @@ impl UnitPacker {
     }
 
     /// Packs one budget by a value strategy: every candidate at once, not a walk. `key` is a
-    /// unit's ranking key and `rank_order` compares two units' ranks in full.
+    /// unit's ranking key and `rank_order` compares two units' ranks in full; `near_break` is
+    /// the tuning of `optimal`.
     pub fn by_value(
         budget: u128,
         walked: &Walked<'_>,
         key: &impl Fn(u32) -> u128,
         rank_order: &impl Fn(u32, u32) -> Ordering,
+        near_break: usize,
     ) -> Self {
         let mut packer = UnitPacker::new(budget, walked, false);
         let Some(room) = walked.room(budget) else {
@@ -282,7 +284,7 @@ impl UnitPacker {
         let smallest = items.iter().map(|item| item.tokens).min();
         let chosen = match walked.strategy {
             Strategy::Density => density(items, room, rank_order),
-            _ => optimal(items, room, rank_order),
+            _ => optimal(items, room, rank_order, near_break),
         };
         packer.candidates_bound = Some(chosen.bound);
         packer.kept = in_rank_order(chosen.units, key, rank_order);
