@@ -473,3 +473,34 @@ fn duplicates_are_looked_for_beside_the_ranking() {
         }
     }
 }
+
+#[test]
+fn plain_inputs_are_chosen_by_value_under_the_value_strategies() {
+    // One large relevant fragment against three smaller ones worth more together.
+    let input = input_of(
+        &["webhooks", "retry", "refund-test", "refund"],
+        &[600, 200, 200, 200],
+        &[0.95, 0.9, 0.85, 0.8],
+    );
+    let value = |r: f64| (r * 2f64.powi(32)).round_ties_even() as u128;
+    for strategy in Strategy::ALL {
+        let (result, _) = run(&input, &[600, 0], strategy, &Tuning::default());
+        let selections = result.unwrap().selections;
+        let (kept, value_kept) = match strategy {
+            Strategy::Density | Strategy::Optimal => {
+                (vec![1, 2, 3], value(0.9) + value(0.85) + value(0.8))
+            }
+            Strategy::Greedy | Strategy::Prefix => (vec![0], value(0.95)),
+        };
+        assert_eq!(selections[0].kept, kept, "{strategy:?}");
+        assert_eq!(selections[0].value_kept, value_kept);
+        assert_eq!(
+            selections[0].value_bound,
+            value(0.9) + value(0.85) + value(0.8)
+        );
+        assert_eq!(
+            (selections[1].value_kept, selections[1].value_bound),
+            (0, 0)
+        );
+    }
+}
