@@ -63,7 +63,13 @@ def test_demo(backend: str) -> None:
     completed = run("demo", "--backend", backend)
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.count("child plan-") == 3
-    assert completed.stdout.count("kept ") == 3
+    assert completed.stdout.count("\n  kept ") == 3
+    # Each child says how much relevance it kept of the most it could; the first shows what
+    # greedy and optimal keep side by side.
+    assert completed.stdout.count("\n  relevance kept ") == 3
+    assert completed.stdout.count("by strategy, for this child:") == 1
+    assert re.search(r"greedy +relevance kept [\d.]+ of at most [\d.]+", completed.stdout)
+    assert re.search(r"optimal +relevance kept [\d.]+ of at most [\d.]+", completed.stdout)
     assert f"backend {backend}" in completed.stdout
     children = completed.stdout.split("\nchild ")[1:]
     tables = []
@@ -84,6 +90,8 @@ def test_demo(backend: str) -> None:
             if line.startswith("  dropped "):
                 count, reason = line.split()[1], line.split()[2].rstrip(":")
                 counts[reason], dropped[reason] = int(count), []
+            elif line.startswith("  by strategy"):
+                reason = ""
             elif line.startswith("    ") and reason:
                 dropped[reason] += line.strip().rstrip(",").split(", ")
         assert {r: len(listed) for r, listed in dropped.items()} == counts

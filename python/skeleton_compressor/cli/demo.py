@@ -43,8 +43,37 @@ def _metadata_line(metadata: SkeletonMetadata) -> str:
     return (
         f"kept {metadata.fragments_kept} of {metadata.fragments_total} fragments, "
         f"{metadata.compressed_tokens} of {metadata.original_tokens} tokens "
-        f"(ratio {metadata.ratio:.3f}, budget {metadata.skeleton_budget}){over}"
+        f"(ratio {metadata.ratio:.3f}, budget {metadata.skeleton_budget}){over}\n"
+        f"  {_value(metadata)}"
     )
+
+
+def _value(metadata: SkeletonMetadata) -> str:
+    kept, bound = metadata.value_kept or 0.0, metadata.value_bound or 0.0
+    share = f" ({kept / bound:.1%})" if bound else ""
+    return f"relevance kept {kept:.2f} of at most {bound:.2f}{share}"
+
+
+def _by_value_lines(
+    fragments: tuple[ContextFragment, ...], budget: int, backend: str, floor: float
+) -> list[str]:
+    """What `greedy` and `optimal` keep of one child's context, side by side."""
+    kept = {}
+    lines = ["by strategy, for this child:"]
+    for strategy in ("greedy", "optimal"):
+        service = SkeletonCompressorService(backend=backend, strategy=strategy, min_relevance=floor)
+        result = service.compress(fragments, budget)
+        kept[strategy] = {f.fragment_id for f in result.fragments}
+        lines.append(f"  {strategy:<8} {_value(result.metadata)}")
+    gained = sorted(kept["optimal"] - kept["greedy"])
+    lost = sorted(kept["greedy"] - kept["optimal"])
+    if gained:
+        lines.append(f"  optimal keeps {len(gained)} fragments greedy drops:")
+        lines += [f"  {line}" for line in _wrapped(gained, 92)]
+    if lost:
+        lines.append(f"  in place of {len(lost)} that greedy keeps:")
+        lines += [f"  {line}" for line in _wrapped(lost, 92)]
+    return lines
 
 
 def _dropped_lines(decisions: Sequence[FragmentDecision], width: int = 94) -> list[str]:
@@ -57,14 +86,20 @@ def _dropped_lines(decisions: Sequence[FragmentDecision], width: int = 94) -> li
     for reason, dropped in by_reason.items():
         dropped.sort(key=lambda d: d.rank)
         lines.append(f"dropped {len(dropped)} {reason}:")
-        line = ""
-        for decision in dropped:
-            name = decision.fragment.fragment_id
-            if line and len(line) + len(name) + 2 > width:
-                lines.append(f"  {line},")
-                line = ""
-            line = f"{line}, {name}" if line else name
-        lines.append(f"  {line}")
+        lines += _wrapped([decision.fragment.fragment_id for decision in dropped], width)
+    return lines
+
+
+def _wrapped(names: Sequence[str], width: int = 94) -> list[str]:
+    """`names`, comma-separated, in indented lines of at most about `width`."""
+    lines = []
+    line = ""
+    for name in names:
+        if line and len(line) + len(name) + 2 > width:
+            lines.append(f"  {line},")
+            line = ""
+        line = f"{line}, {name}" if line else name
+    lines.append(f"  {line}")
     return lines
 
 
@@ -115,4 +150,9 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> None:
         out.write(f"  {_metadata_line(child.skeleton_metadata)}\n")
         for line in _dropped_lines(explanation.decisions):
             out.write(f"  {line}\n")
+        if spec is subplans[0]:
+            rescored = parent.rescored(relevance)
+            budget = spec["skeleton_budget"]
+            for line in _by_value_lines(rescored, budget, service.backend, floor):
+                out.write(f"  {line}\n")
     out.write(_AT_SCALE)
