@@ -394,6 +394,22 @@ mod tests {
         }
     }
 
+    /// The floor of the fractional optimum, walked on a sorted copy.
+    fn fractional(items: &[Item], capacity: u128) -> u128 {
+        let mut sorted = items.to_vec();
+        sorted.sort_by(density_order);
+        let (mut left, mut bound) = (capacity, 0);
+        for item in &sorted {
+            if item.tokens <= left {
+                left -= item.tokens;
+                bound += u128::from(item.value);
+            } else {
+                return bound + u128::from(item.value) * left / item.tokens;
+            }
+        }
+        bound
+    }
+
     #[test]
     fn large_inputs_are_cut_at_sampled_pivots_first() {
         let mut seed = 3u64;
@@ -411,23 +427,13 @@ mod tests {
             for capacity in [1, total / 100, total / 10, total / 2, total - 1, total] {
                 let mut work = items.clone();
                 let split = split_at_capacity(&mut work, capacity, weigh, density_order);
-                let mut sorted = items.clone();
-                sorted.sort_by(density_order);
-                let (mut left, mut bound) = (capacity, 0);
-                for item in &sorted {
-                    if item.tokens <= left {
-                        left -= item.tokens;
-                        bound += u128::from(item.value);
-                    } else {
-                        bound += u128::from(item.value) * left / item.tokens;
-                        break;
-                    }
-                }
+                let bound = fractional(&items, capacity);
                 assert_eq!(
                     split.fractional_optimum(capacity),
                     bound,
                     "{case} {capacity}"
                 );
+                let mut sorted = items.clone();
                 // A total order: the taken items are the densest, exactly.
                 let order = |a: &Item, b: &Item| density_order(a, b).then(a.unit.cmp(&b.unit));
                 let mut work = items.clone();
@@ -457,18 +463,7 @@ mod tests {
         for capacity in [0, 1, 7, 9_999, 12_499, 12_500, 20_000] {
             let mut work = items.clone();
             let split = split_at_capacity(&mut work, capacity, weigh, density_order);
-            let mut sorted = items.clone();
-            sorted.sort_by(density_order);
-            let (mut left, mut bound) = (capacity, 0);
-            for item in &sorted {
-                if item.tokens <= left {
-                    left -= item.tokens;
-                    bound += u128::from(item.value);
-                } else {
-                    bound += u128::from(item.value) * left / item.tokens;
-                    break;
-                }
-            }
+            let bound = fractional(&items, capacity);
             assert_eq!(split.fractional_optimum(capacity), bound, "{capacity}");
             assert!(split.tokens <= capacity);
         }
