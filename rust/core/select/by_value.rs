@@ -149,13 +149,12 @@ pub fn optimal(
     let lower = (walk.chosen.value - chosen.value).max(best);
     // A better set to reach first, so that the bounds fix more: the open items nearest the
     // break solved exactly, the others as the fractional optimum has them.
-    let reduced = Reduction::new(&open, at_break, capacity, lower);
+    let reduced = Reduction::new(&open, at_break, capacity);
     let lower = match reduced.ratio {
-        Some(ratio) => lower.max(near_break(&open, &reduced, ratio, capacity, near)),
+        Some(ratio) => lower.max(near_break(&open, &reduced, lower, ratio, capacity, near)),
         None => lower,
     };
-    let reduced = Reduction::new(&open, at_break, capacity, lower);
-    let (mut core, fixed) = reduced.split(&open);
+    let (mut core, fixed) = reduced.split(&open, lower);
     chosen.units.extend_from_slice(&fixed.units);
     chosen.value += fixed.value;
     // Worst-ranked first: see `solve_core`.
@@ -181,11 +180,12 @@ pub fn optimal(
 fn near_break(
     items: &[Item],
     reduced: &Reduction,
+    lower: u128,
     ratio: (i128, i128),
     capacity: u128,
     near: usize,
 ) -> u128 {
-    let (mut core, fixed) = reduced.split(items);
+    let (mut core, fixed) = reduced.split(items, lower);
     let distance = |item: &Item| reduced_gain(item, ratio).map(i128::unsigned_abs);
     if core.len() > near {
         core.select_nth_unstable_by_key(near, distance);
@@ -209,11 +209,13 @@ fn near_break(
 /// keeps at most `r * capacity + sum(max(0, v_i - r * t_i))`, less `|v_j - r * t_j|` when
 /// it differs from the fractional optimum at item `j`. All of it times `t_b`, in integers.
 struct Reduction {
-    /// Per item: fixed in, fixed out, or open (`None`).
-    fixed: Vec<Option<bool>>,
     /// `v_b` and `t_b`; `None` when the products do not fit (nothing is then fixed or cut by
     /// bounds).
     ratio: Option<(i128, i128)>,
+    /// Each item's `v_j * t_b - v_b * t_j`.
+    gains: Vec<i128>,
+    /// `v_b * capacity + sum(max(0, gain))`: `t_b` times the fractional optimum.
+    bound: i128,
 }
 
 /// The items a reduction fixed in, with their tokens and value.
@@ -225,25 +227,23 @@ struct Fixed {
 }
 
 impl Reduction {
-    fn new(items: &[Item], at_break: Item, capacity: u128, lower: u128) -> Reduction {
-        let unfixed = Reduction {
-            fixed: vec![None; items.len()],
+    fn new(items: &[Item], at_break: Item, capacity: u128) -> Reduction {
+        let unbounded = Reduction {
             ratio: None,
+            gains: Vec::new(),
+            bound: 0,
         };
         let v_b = i128::from(at_break.value);
-        let (Ok(t_b), Ok(capacity), Ok(lower)) = (
-            i128::try_from(at_break.tokens),
-            i128::try_from(capacity),
-            i128::try_from(lower),
-        ) else {
-            return unfixed;
+        let (Ok(t_b), Ok(capacity)) = (i128::try_from(at_break.tokens), i128::try_from(capacity))
+        else {
+            return unbounded;
         };
         let gains: Option<Vec<i128>> = items
             .iter()
             .map(|item| reduced_gain(item, (v_b, t_b)))
             .collect();
         let Some(gains) = gains else {
-            return unfixed;
+            return unbounded;
         };
         let positive = gains
             .iter()
@@ -251,34 +251,36 @@ impl Reduction {
         let bound = v_b
             .checked_mul(capacity)
             .and_then(|part| part.checked_add(positive?));
-        let (Some(bound), Some(needed)) = (bound, t_b.checked_mul(lower)) else {
-            return unfixed;
+        let Some(bound) = bound else {
+            return unbounded;
         };
-        let fixed = gains
-            .iter()
-            .map(|&gain| (bound - gain.abs() < needed).then_some(gain > 0))
-            .collect();
         Reduction {
-            fixed,
             ratio: Some((v_b, t_b)),
+            gains,
+            bound,
         }
     }
-}
 
-impl Reduction {
-    /// The open items (the core), and the fixed-in ones.
-    fn split(&self, items: &[Item]) -> (Vec<Item>, Fixed) {
+    /// The items (those `new` was given) left open, the core, and the ones fixed in, given a
+    /// set of value `lower` within the capacity: an item is fixed when the bound of every set
+    /// that differs from the fractional optimum there falls strictly below `lower`.
+    fn split(&self, items: &[Item], lower: u128) -> (Vec<Item>, Fixed) {
+        let needed = match (self.ratio, i128::try_from(lower)) {
+            (Some((_, t_b)), Ok(lower)) => t_b.checked_mul(lower),
+            _ => None,
+        };
+        let Some(needed) = needed else {
+            return (items.to_vec(), Fixed::default());
+        };
         let mut core = Vec::new();
         let mut fixed = Fixed::default();
-        for (item, &fixed_as) in items.iter().zip(&self.fixed) {
-            match fixed_as {
-                Some(true) => {
-                    fixed.units.push(item.unit);
-                    fixed.tokens += item.tokens;
-                    fixed.value += u128::from(item.value);
-                }
-                Some(false) => {}
-                None => core.push(*item),
+        for (item, &gain) in items.iter().zip(&self.gains) {
+            if self.bound - gain.abs() >= needed {
+                core.push(*item);
+            } else if gain > 0 {
+                fixed.units.push(item.unit);
+                fixed.tokens += item.tokens;
+                fixed.value += u128::from(item.value);
             }
         }
         (core, fixed)

@@ -50,6 +50,7 @@ pub struct Packer {
     strategy: Strategy,
     kept: Vec<u32>,
     value_kept: u128,
+    /// The first fragment fed: its index, tokens and relevance key.
     top: Option<(u32, u64, u64)>,
     zero_token_seen: usize,
     done: bool,
@@ -83,15 +84,14 @@ impl Packer {
                 break;
             }
             let tokens = entry.token_count(token_counts);
-            let value = value_of(relevance_of_key(entry.key));
-            self.top.get_or_insert((entry.index, tokens, value));
+            self.top.get_or_insert((entry.index, tokens, entry.key));
             if tokens == 0 {
                 self.zero_token_seen += 1;
             }
             if u128::from(tokens) <= self.remaining {
                 self.remaining -= u128::from(tokens);
                 self.kept.push(entry.index);
-                self.value_kept += u128::from(value);
+                self.value_kept += u128::from(value_of(relevance_of_key(entry.key)));
             } else if self.strategy == Strategy::Prefix {
                 self.done = true;
             }
@@ -107,10 +107,10 @@ impl Packer {
     /// sees any fragment, so it has no top one). The value bound is left for the caller.
     pub fn finish(self) -> Selection {
         match (self.kept.is_empty(), self.top) {
-            (true, Some((index, tokens, value))) => Selection {
+            (true, Some((index, tokens, key))) => Selection {
                 kept: vec![index],
                 compressed_tokens: u128::from(tokens),
-                value_kept: u128::from(value),
+                value_kept: u128::from(value_of(relevance_of_key(key))),
                 value_bound: 0,
             },
             _ => Selection {

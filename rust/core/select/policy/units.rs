@@ -287,7 +287,7 @@ impl UnitPacker {
             _ => optimal(items, room, rank_order, near_break),
         };
         packer.candidates_bound = Some(chosen.bound);
-        packer.kept = in_rank_order(chosen.units, key, rank_order);
+        packer.kept = sorted_by_rank(&chosen.units, key, rank_order);
         // The overflow rules apply when no candidate fits, not when the ones that fit are
         // worth nothing (and so are not chosen).
         if smallest.is_some_and(|least| least > room) {
@@ -406,12 +406,12 @@ impl UnitPacker {
 
 /// `units` by rank: sorted on their keys (relevance and tie key), then runs of equal keys
 /// (rare) on the whole order.
-fn in_rank_order(
-    units: Vec<u32>,
+fn sorted_by_rank(
+    units: &[u32],
     key: &impl Fn(u32) -> u128,
     rank_order: &impl Fn(u32, u32) -> Ordering,
 ) -> Vec<u32> {
-    let mut keyed: Vec<(u128, u32)> = units.into_iter().map(|unit| (key(unit), unit)).collect();
+    let mut keyed: Vec<(u128, u32)> = units.iter().map(|&unit| (key(unit), unit)).collect();
     keyed.sort_unstable();
     for run in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
         if let [_, _, ..] = run {
@@ -475,18 +475,9 @@ impl Finished {
         rank_order: impl Fn(u32, u32) -> Ordering,
     ) -> Vec<u32> {
         let (required, walked) = self.kept.split_at(self.required_count);
-        let mut pinned: Vec<(u128, u32)> = required.iter().map(|&u| (key(u), u)).collect();
-        pinned.sort_unstable();
-        for run in pinned.chunk_by_mut(|a, b| a.0 == b.0) {
-            if let [_, _, ..] = run {
-                run.sort_unstable_by(|a, b| rank_order(a.1, b.1));
-            }
-        }
+        let pinned = sorted_by_rank(required, &key, &rank_order);
         let mut merged = Vec::with_capacity(self.kept.len());
-        let (mut p, mut w) = (
-            pinned.iter().map(|&(_, u)| u).peekable(),
-            walked.iter().peekable(),
-        );
+        let (mut p, mut w) = (pinned.iter().copied().peekable(), walked.iter().peekable());
         loop {
             let next = match (p.peek(), w.peek()) {
                 (Some(&a), Some(&&b)) if rank_order(a, b).is_lt() => p.next(),
