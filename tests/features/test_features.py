@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from skeleton_compressor import (
     ContextFragment,
@@ -13,25 +12,9 @@ from skeleton_compressor import (
     SkeletonCompressorService,
     SkeletonMetadata,
 )
+from support.scenario_outcome import run_step
 
 scenarios("skeleton_compressor.feature")
-
-
-@pytest.fixture(autouse=True)
-def _every_backend(backend: str) -> None:
-    """Puts the backend parameter on every scenario, so each runs once per backend."""
-
-
-@pytest.fixture
-def outcome() -> dict[str, Any]:
-    return {}
-
-
-def _run(outcome: dict[str, Any], action: Any) -> None:
-    try:
-        outcome["result"] = action()
-    except Exception as error:  # the Then steps inspect it
-        outcome["error"] = error
 
 
 def _error(outcome: dict[str, Any], kind: type[Exception]) -> Exception:
@@ -114,19 +97,19 @@ def compress_with(
     budget: int,
     outcome: dict[str, Any],
 ) -> None:
-    _run(outcome, lambda: compressor.compress(fragments, budget))
+    run_step(outcome, lambda: compressor.compress(fragments, budget))
 
 
 @when("I compress with a non-tuple fragments argument")
 def compress_list(compressor: SkeletonCompressorService, outcome: dict[str, Any]) -> None:
     as_list = [ContextFragment("a", 10, 0.5)]
-    _run(outcome, lambda: compressor.compress(as_list, 100))  # type: ignore[arg-type]
+    run_step(outcome, lambda: compressor.compress(as_list, 100))  # type: ignore[arg-type]
 
 
 @when("I compress with a tuple containing a non-fragment item")
 def compress_foreign_item(compressor: SkeletonCompressorService, outcome: dict[str, Any]) -> None:
     mixed = (ContextFragment("a", 10, 0.5), {"fragment_id": "b"})
-    _run(outcome, lambda: compressor.compress(mixed, 100))  # type: ignore[arg-type]
+    run_step(outcome, lambda: compressor.compress(mixed, 100))  # type: ignore[arg-type]
 
 
 @when("I compress with a non-integer skeleton_budget")
@@ -135,12 +118,14 @@ def compress_float_budget(
     fragments: tuple[ContextFragment, ...],
     outcome: dict[str, Any],
 ) -> None:
-    _run(outcome, lambda: compressor.compress(fragments, 500.0))  # type: ignore[arg-type]
+    run_step(outcome, lambda: compressor.compress(fragments, 500.0))  # type: ignore[arg-type]
 
 
 @when("I create skeleton metadata with compressed exceeding original")
 def metadata_exceeding(outcome: dict[str, Any]) -> None:
-    _run(outcome, lambda: SkeletonMetadata(original_tokens=100, compressed_tokens=200, ratio=2.0))
+    run_step(
+        outcome, lambda: SkeletonMetadata(original_tokens=100, compressed_tokens=200, ratio=2.0)
+    )
 
 
 @when("I attach skeleton_metadata to a plan", target_fixture="plan")

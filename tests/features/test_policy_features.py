@@ -4,28 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from skeleton_compressor import (
     BudgetExceededError,
     ContextFragment,
     SkeletonCompressorService,
 )
+from support.scenario_outcome import run_step, step_result
 
 scenarios("selection_policy.feature")
 
 # Step arguments are strings; these cells mean Python values.
 _CELLS: dict[str, Any] = {"yes": True, "no": False, "": None, '""': "", "true": True}
-
-
-@pytest.fixture(autouse=True)
-def _every_backend(backend: str) -> None:
-    """Puts the backend parameter on every scenario, so each runs once per backend."""
-
-
-@pytest.fixture
-def outcome() -> dict[str, Any]:
-    return {}
 
 
 def _value(cell: str) -> Any:
@@ -43,18 +33,6 @@ def _options(text: str) -> dict[str, Any]:
     """`min_relevance=0.5, on_overflow=raise` as keyword arguments."""
     pairs = (item.strip().split("=", 1) for item in text.split(",") if item.strip())
     return {name: _value(value) for name, value in pairs}
-
-
-def _run(outcome: dict[str, Any], action: Any) -> None:
-    try:
-        outcome["result"] = action()
-    except Exception as error:  # the Then steps inspect it
-        outcome["error"] = error
-
-
-def _result(outcome: dict[str, Any]) -> Any:
-    assert "error" not in outcome, outcome["error"]
-    return outcome["result"]
 
 
 # --- Given ---------------------------------------------------------------------------------
@@ -89,7 +67,7 @@ def _service(backend: str, options: dict[str, Any]) -> SkeletonCompressorService
 
 @when(parsers.parse("I make a compressor with {options}"))
 def make(outcome: dict[str, Any], backend: str, options: str) -> None:
-    _run(outcome, lambda: _service(backend, _options(options)))
+    run_step(outcome, lambda: _service(backend, _options(options)))
 
 
 @when(parsers.re(r"I compress with skeleton_budget (?P<budget>\d+)(?: and (?P<options>.+))?$"))
@@ -100,7 +78,7 @@ def compress(
     budget: str,
     options: str | None,
 ) -> None:
-    _run(
+    run_step(
         outcome, lambda: _service(backend, _options(options or "")).compress(fragments, int(budget))
     )
 
@@ -113,7 +91,7 @@ def explain(
     budget: str,
     options: str | None,
 ) -> None:
-    _run(
+    run_step(
         outcome, lambda: _service(backend, _options(options or "")).explain(fragments, int(budget))
     )
 
@@ -127,14 +105,16 @@ def compress_many(
     options: str,
 ) -> None:
     numbers = [int(b) for b in budgets.split(",")]
-    _run(outcome, lambda: _service(backend, _options(options)).compress_many(fragments, numbers))
+    run_step(
+        outcome, lambda: _service(backend, _options(options)).compress_many(fragments, numbers)
+    )
 
 
 @when(parsers.parse("I compress the fragments as columns with skeleton_budget {budget:d}"))
 def compress_columns(
     outcome: dict[str, Any], backend: str, fragments: tuple[ContextFragment, ...], budget: int
 ) -> None:
-    _run(
+    run_step(
         outcome,
         lambda: _service(backend, {}).compress_arrays(
             [f.fragment_id for f in fragments],
@@ -152,7 +132,7 @@ def compress_columns(
 
 @then(parsers.re(r'the kept fragments are "(?P<kept>[^"]*)"(?P<over> over budget)?$'))
 def kept_fragments(outcome: dict[str, Any], kept: str, over: str | None) -> None:
-    result = _result(outcome)
+    result = step_result(outcome)
     expected = [] if kept == "nothing" else [name.strip() for name in kept.split(",")]
     assert [f.fragment_id for f in result.fragments] == expected
     assert result.metadata.over_budget is bool(over)
@@ -160,12 +140,12 @@ def kept_fragments(outcome: dict[str, Any], kept: str, over: str | None) -> None
 
 @then(parsers.parse("compressed tokens are {tokens:d}"))
 def compressed_tokens(outcome: dict[str, Any], tokens: int) -> None:
-    assert _result(outcome).metadata.compressed_tokens == tokens
+    assert step_result(outcome).metadata.compressed_tokens == tokens
 
 
 @then(parsers.parse("the kept rows are {rows}"))
 def kept_rows(outcome: dict[str, Any], rows: str) -> None:
-    assert list(_result(outcome).indices) == [int(row) for row in rows.split(",")]
+    assert list(step_result(outcome).indices) == [int(row) for row in rows.split(",")]
 
 
 @then(parsers.parse('a {error} says "{message}"'))
@@ -177,36 +157,11 @@ def error_says(outcome: dict[str, Any], error: str, message: str) -> None:
     assert str(raised) == message
 
 
-@then(parsers.parse("a BudgetExceededError needs {needed:d} tokens of {budget:d}"))
-def budget_exceeded(outcome: dict[str, Any], needed: int, budget: int) -> None:
-    raised = outcome.get("error")
-    assert isinstance(raised, BudgetExceededError), (raised, outcome.get("result"))
-    assert (raised.needed_tokens, raised.skeleton_budget) == (needed, budget)
-    assert str(raised).endswith(f"needs {needed} tokens, skeleton_budget is {budget}")
-
-
-@then("the decisions are")
-def decisions(outcome: dict[str, Any], datatable: list[list[str]]) -> None:
-    header, *rows = datatable
-    expected = [dict(zip(header, row)) for row in rows]
-    got = [
-        {
-            "id": d.fragment.fragment_id,
-            "kept": "yes" if d.kept else "no",
-            "reason": d.reason,
-            "rank": str(d.rank),
-            "budget_left": "" if d.budget_left is None else str(d.budget_left),
-        }
-        for d in _result(outcome).decisions
-    ]
-    assert got == expected
-
-
 @then(
     parsers.parse(
         'the explanation as a dict says "{fid}" was not kept for "{reason}" with {left:d} left'
     )
 )
 def as_dict(outcome: dict[str, Any], fid: str, reason: str, left: int) -> None:
-    record = _result(outcome).to_dict()["decisions"][fid]
+    record = step_result(outcome).to_dict()["decisions"][fid]
     assert record == {"kept": False, "reason": reason, "rank": record["rank"], "budget_left": left}
