@@ -8,6 +8,7 @@ use pyo3::types::PyTuple;
 use super::context::context;
 use super::errors::Failure;
 use super::read::{Checked, Read, Reader};
+use super::signals;
 use super::text::id_from_bytes;
 use crate::core::{self, Columns, Compression, Detach, Refusal, Request};
 
@@ -79,6 +80,7 @@ fn compress_in<'py, T>(
             Err(error) => Err(Failure::Python(error)),
         },
         Err(Refusal::BudgetExceeded(exceeded)) => Err(Failure::BudgetExceeded(exceeded)),
+        Err(Refusal::Interrupted) => Err(Failure::Python(signals::raised(reader.py))),
     }
 }
 

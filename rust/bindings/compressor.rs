@@ -9,6 +9,7 @@ use super::columns;
 use super::compress::{budget_value, compress_read, fragment_reader, read_fragments};
 use super::records;
 use super::results::{decision_columns, kept_fragments, Explained, Packed};
+use super::signals::PythonSignals;
 use crate::core::{Compression, OnOverflow, Order, Policy, Request, Strategy, Tuning};
 
 /// One strategy and policy, chosen once; every call checks and compresses its input whole.
@@ -237,6 +238,7 @@ impl Compressor {
             policy: &self.policy,
             explain,
             tuning: &Tuning::DEFAULT,
+            interrupt: &PythonSignals,
         }
     }
 }

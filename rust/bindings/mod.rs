@@ -10,6 +10,7 @@ mod errors;
 mod read;
 mod records;
 mod results;
+mod signals;
 mod text;
 mod tokens;
 

@@ -12,6 +12,7 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use super::context::context;
 use super::results::{decision_columns, int_of};
+use super::signals;
 use super::text::id_from_bytes;
 use crate::core::records::read::fragment_ids;
 use crate::core::{
@@ -207,6 +208,7 @@ fn records_error(py: Python<'_>, refusal: RecordsRefusal) -> PyResult<PyErr> {
             )?;
             return Ok(PyErr::from_value(made));
         }
+        RecordsRefusal::Interrupted => return Ok(signals::raised(py)),
         RecordsRefusal::Duplicate {
             form,
             duplicate,

@@ -60,6 +60,8 @@ pub struct BudgetExceeded {
 pub enum Refusal {
     Duplicate(Duplicate),
     BudgetExceeded(BudgetExceeded),
+    /// The caller asked the work to stop.
+    Interrupted,
 }
 
 /// More fragments than the ranking can index.

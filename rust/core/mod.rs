@@ -2,7 +2,7 @@
 //! ([`select`]: checked columns to one selection per budget), token counting ([`tokens`])
 //! and the command line's records ([`records`], which reads JSON text and uses the other
 //! two). What they share sits here: errors, value checks, named enums, and where long
-//! work runs.
+//! work runs and how it is interrupted.
 #![deny(unsafe_code)]
 
 #[macro_use]
@@ -11,6 +11,7 @@ mod named;
 pub mod checks;
 pub mod detach;
 pub mod errors;
+pub mod interrupt;
 pub mod records;
 pub mod select;
 pub mod tokens;
@@ -18,6 +19,7 @@ pub mod tokens;
 pub use checks::{check_relevance, check_token_count, check_unsigned_token_count, MAX_TOKEN_COUNT};
 pub use detach::{Detach, InPlace};
 pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany};
+pub use interrupt::{Interrupt, Uninterrupted};
 pub use records::compression::{
     compress_record_file, compress_records, kept_len, kept_spans, write_kept, FileCompression,
     RecordsCompression, RecordsRefusal,

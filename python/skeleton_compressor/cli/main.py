@@ -24,6 +24,8 @@ class BudgetError(Exception):
 
 
 EXIT_BAD_INPUT, EXIT_USAGE, EXIT_BUDGET = 1, 2, 3
+# What a shell reports for a process that SIGINT ended.
+EXIT_INTERRUPTED = 130
 
 
 def run_compress(args: argparse.Namespace, out: TextIO) -> None:
@@ -197,4 +199,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(error, EXIT_BAD_INPUT)
     except BrokenPipeError:
         return 1
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED)
     return 0

@@ -30,6 +30,7 @@ pub enum RecordsRefusal {
         starts: [usize; 2],
     },
     BudgetExceeded(BudgetExceeded),
+    Interrupted,
 }
 
 /// Reads the records of `input` (see [`read_records`]) and compresses them as `request` asks.
@@ -62,6 +63,7 @@ fn refused(form: Form, starts: &[usize], refusal: Refusal) -> RecordsRefusal {
             duplicate,
         },
         Refusal::BudgetExceeded(exceeded) => RecordsRefusal::BudgetExceeded(exceeded),
+        Refusal::Interrupted => RecordsRefusal::Interrupted,
     }
 }
 

@@ -2,7 +2,7 @@ use super::*;
 use crate::core::records::compression::{
     compress_records, kept_len, kept_spans, write_kept, RecordsRefusal,
 };
-use crate::core::{OnOverflow, Order, Policy, Request, Strategy, Tuning};
+use crate::core::{OnOverflow, Order, Policy, Request, Strategy, Tuning, Uninterrupted};
 
 fn read(input: &str) -> Result<Records, ReadError> {
     read_bytes(input.as_bytes(), None)
@@ -353,6 +353,7 @@ fn request<'a>(budgets: &'a [u128], policy: &'a Policy, tuning: &'a Tuning) -> R
         policy,
         explain: false,
         tuning,
+        interrupt: &Uninterrupted,
     }
 }
 

@@ -3,7 +3,7 @@ use std::io::Cursor;
 use super::*;
 use crate::core::records::compression::kept_spans;
 use crate::core::records::read::read_records;
-use crate::core::Tuning;
+use crate::core::{Tuning, Uninterrupted};
 
 fn tuning(chunk_bytes: usize) -> StreamTuning {
     StreamTuning {
@@ -180,6 +180,7 @@ fn a_file_compresses_as_its_bytes_do() {
         policy: &policy,
         explain: false,
         tuning: &core_tuning,
+        interrupt: &Uninterrupted,
     };
     for input in inputs() {
         let whole = compress_records(input.as_bytes(), None, request).unwrap();

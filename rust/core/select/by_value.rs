@@ -7,6 +7,7 @@
 
 use std::cmp::Ordering;
 
+use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::value::{density_order, split_at_capacity, weigh, Item};
 
 /// What a strategy keeps: units in no particular order, and their value; and the floor of
@@ -119,7 +120,8 @@ pub fn optimal(
     capacity: u128,
     rank_order: &impl Fn(u32, u32) -> Ordering,
     near: usize,
-) -> Chosen {
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<Chosen, Interrupted> {
     let walk = walk_by_density(&mut items, capacity, rank_order);
     let mut chosen = Chosen {
         bound: walk.chosen.bound,
@@ -132,7 +134,7 @@ pub fn optimal(
                 chosen.add(item);
             }
         }
-        return chosen;
+        return Ok(chosen);
     };
     let mut open = Vec::with_capacity(items.len());
     for item in items {
@@ -151,7 +153,10 @@ pub fn optimal(
     // break solved exactly, the others as the fractional optimum has them.
     let reduced = Reduction::new(&open, at_break, capacity);
     let lower = match reduced.ratio {
-        Some(ratio) => lower.max(near_break(&open, &reduced, lower, ratio, capacity, near)),
+        Some(ratio) => {
+            let near_set = near_break(&open, &reduced, lower, ratio, capacity, near, checkpoint)?;
+            lower.max(near_set)
+        }
         None => lower,
     };
     let (mut core, fixed) = reduced.split(&open, lower);
@@ -160,18 +165,19 @@ pub fn optimal(
     // Worst-ranked first: see `solve_core`.
     core.sort_unstable_by(|a, b| rank_order(b.unit, a.unit));
     let floor = i128::try_from(lower).unwrap_or(i128::MAX) - fixed.value as i128;
-    let mut taken = Taken { nodes: Vec::new() };
+    let mut taken = Taken::default();
     let best = solve_core(
         &core,
         capacity - fixed.tokens,
         reduced.ratio,
         floor,
         Some(&mut taken),
-    );
-    for at in taken.items(best.node) {
+        checkpoint,
+    )?;
+    for at in taken.items(&best, core.len().saturating_sub(1) / BLOCK) {
         chosen.add(&core[at as usize]);
     }
-    chosen
+    Ok(chosen)
 }
 
 /// The value of a good set: of the items the reduction left open, the `near` ones nearest the
@@ -184,7 +190,8 @@ fn near_break(
     ratio: (i128, i128),
     capacity: u128,
     near: usize,
-) -> u128 {
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<u128, Interrupted> {
     let (mut core, fixed) = reduced.split(items, lower);
     let distance = |item: &Item| reduced_gain(item, ratio).map(i128::unsigned_abs);
     if core.len() > near {
@@ -199,9 +206,9 @@ fn near_break(
         }
     }
     let Some(room) = capacity.checked_sub(tokens) else {
-        return 0;
+        return Ok(0);
     };
-    value + solve_core(near, room, None, 0, None).value
+    Ok(value + solve_core(near, room, None, 0, None, checkpoint)?.value)
 }
 
 /// The bound of Dembo and Hammer around the break item `b` of the fractional optimum (ratio
@@ -301,28 +308,100 @@ fn reduced_gain(item: &Item, (v_b, t_b): (i128, i128)) -> Option<i128> {
 struct State {
     value: u128,
     tokens: u128,
-    /// The last item this set took, in `Taken`; `NO_NODE` for none.
+    /// The items this set took in earlier blocks, in `Taken`; `NO_NODE` for none.
     node: u32,
+    /// The items it took in the current block: bit `i` for the block's `i`-th item.
+    block_taken: u64,
 }
 
 const NO_NODE: u32 = u32::MAX;
 
-/// The sets' items as a tree: each node is an item taken, after its parent's.
+/// The core is processed in blocks of this many items, one bit each in a state.
+const BLOCK: usize = 64;
+
+/// What one set took in one block, after what its parent set took in earlier blocks.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    parent: u32,
+    block: u32,
+    taken: u64,
+}
+
+/// The sets' items as a tree of blocks; a parent comes before its children.
+#[derive(Default)]
 struct Taken {
-    nodes: Vec<(u32, u32)>,
+    nodes: Vec<Node>,
+    /// How many nodes the states reached at the last collection.
+    reached: usize,
 }
 
 impl Taken {
-    fn push(&mut self, parent: u32, item: u32) -> u32 {
-        self.nodes.push((parent, item));
-        (self.nodes.len() - 1) as u32
+    /// Ends block `block`: what each state took in it becomes a node.
+    fn end_block(&mut self, states: &mut [State], block: u32) {
+        for state in states.iter_mut().filter(|state| state.block_taken != 0) {
+            self.nodes.push(Node {
+                parent: state.node,
+                block,
+                taken: state.block_taken,
+            });
+            state.node = (self.nodes.len() - 1) as u32;
+            state.block_taken = 0;
+        }
+        self.collect(states);
     }
 
-    fn items(&self, mut node: u32) -> Vec<u32> {
+    /// Drops the nodes no state reaches, once they may be half of all: most sets are soon
+    /// dominated or cut, and their nodes would otherwise pile up for as long as the work runs.
+    fn collect(&mut self, states: &mut [State]) {
+        if self.nodes.len() < 2 * (self.reached + states.len()) {
+            return;
+        }
+        // Each reached node's new place; a parent comes first, so it is known before its
+        // children need it.
+        let mut moved = vec![NO_NODE; self.nodes.len()];
+        for state in states.iter() {
+            let mut node = state.node;
+            while node != NO_NODE && moved[node as usize] == NO_NODE {
+                moved[node as usize] = 0;
+                node = self.nodes[node as usize].parent;
+            }
+        }
+        let mut kept = 0;
+        for at in 0..self.nodes.len() {
+            if moved[at] != NO_NODE {
+                let mut node = self.nodes[at];
+                if node.parent != NO_NODE {
+                    node.parent = moved[node.parent as usize];
+                }
+                self.nodes[kept] = node;
+                moved[at] = kept as u32;
+                kept += 1;
+            }
+        }
+        self.nodes.truncate(kept);
+        self.reached = kept;
+        for state in states.iter_mut().filter(|state| state.node != NO_NODE) {
+            state.node = moved[state.node as usize];
+        }
+    }
+
+    /// The positions in the core of the items `state` took, the last of which is in block
+    /// `block`.
+    fn items(&self, state: &State, block: usize) -> Vec<u32> {
         let mut items = Vec::new();
+        let mut add = |block: usize, taken: u64| {
+            let bits = (0..BLOCK).filter(|bit| taken >> bit & 1 == 1);
+            items.extend(bits.map(|bit| (block * BLOCK + bit) as u32));
+        };
+        add(block, state.block_taken);
+        let mut node = state.node;
         while node != NO_NODE {
-            let (parent, item) = self.nodes[node as usize];
-            items.push(item);
+            let Node {
+                parent,
+                block,
+                taken,
+            } = self.nodes[node as usize];
+            add(block as usize, taken);
             node = parent;
         }
         items
@@ -343,7 +422,8 @@ fn solve_core(
     ratio: Option<(i128, i128)>,
     mut floor: i128,
     mut taken: Option<&mut Taken>,
-) -> State {
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<State, Interrupted> {
     let gains: Option<Vec<i128>> = ratio.map(|ratio| {
         core.iter()
             .map(|item| reduced_gain(item, ratio).unwrap_or(0).max(0))
@@ -354,20 +434,15 @@ fn solve_core(
         value: 0,
         tokens: 0,
         node: NO_NODE,
+        block_taken: 0,
     }];
     let mut next = Vec::new();
     for (at, item) in core.iter().enumerate() {
+        checkpoint.check()?;
         if let Some(gains) = &gains {
             unprocessed_gain -= gains[at];
         }
-        merge_with_item(
-            &states,
-            item,
-            at as u32,
-            capacity,
-            taken.as_deref_mut(),
-            &mut next,
-        );
+        merge_with_item(&states, item, 1 << (at % BLOCK), capacity, &mut next);
         std::mem::swap(&mut states, &mut next);
         if let Some((v_b, t_b)) = ratio {
             if let Some(best) = states.last() {
@@ -383,21 +458,25 @@ fn solve_core(
                 bound >= needed
             });
         }
+        if let Some(taken) = taken.as_deref_mut() {
+            if (at + 1) % BLOCK == 0 {
+                taken.end_block(&mut states, (at / BLOCK) as u32);
+            }
+        }
     }
-    *states
+    Ok(*states
         .last()
-        .expect("the set the floor came from, or a better one, is never dropped")
+        .expect("the set the floor came from, or a better one, is never dropped"))
 }
 
 /// `states` and the same sets with `item` taken (those within `capacity`), merged by tokens,
 /// keeping only the sets no other dominates; of two with equal value and tokens, the one that
-/// took `item`.
+/// took `item`. `bit` marks `item` in the current block.
 fn merge_with_item(
     states: &[State],
     item: &Item,
-    at: u32,
+    bit: u64,
     capacity: u128,
-    mut taken: Option<&mut Taken>,
     merged: &mut Vec<State>,
 ) {
     merged.clear();
@@ -436,14 +515,11 @@ fn merge_with_item(
             let state = *with_item.next().expect("peeked");
             let (tokens, value) = (state.tokens + item.tokens, state.value + value);
             if merged.last().is_none_or(|last| value > last.value) {
-                let node = match taken.as_deref_mut() {
-                    Some(taken) => taken.push(state.node, at),
-                    None => NO_NODE,
-                };
                 merged.push(State {
                     value,
                     tokens,
-                    node,
+                    node: state.node,
+                    block_taken: state.block_taken | bit,
                 });
             }
         } else {

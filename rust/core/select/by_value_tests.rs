@@ -1,4 +1,8 @@
+use std::time::Duration;
+
 use super::*;
+use crate::core::interrupt::tests::InterruptAt;
+use crate::core::interrupt::Uninterrupted;
 
 /// Units rank by their number.
 fn by_number(a: u32, b: u32) -> Ordering {
@@ -11,6 +15,17 @@ fn item(unit: u32, value: u64, tokens: u128) -> Item {
         value,
         tokens,
     }
+}
+
+/// `optimal`, never interrupted.
+fn solve(
+    items: Vec<Item>,
+    capacity: u128,
+    rank_order: &impl Fn(u32, u32) -> Ordering,
+    near: usize,
+) -> Chosen {
+    let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
+    optimal(items, capacity, rank_order, near, &mut checkpoint).expect("never interrupted")
 }
 
 struct Random(u64);
@@ -109,7 +124,7 @@ fn optimal_is_the_canonical_best_set() {
         // Few units solved near the break, so that some lie beyond them.
         let near = [1, 2, 3, 64][case % 4];
         for capacity in [0, 1, total / 3, total / 2, total.saturating_sub(1), total] {
-            let chosen = optimal(items.clone(), capacity, &by_number, near);
+            let chosen = solve(items.clone(), capacity, &by_number, near);
             let want = brute_force(&items, capacity);
             assert_eq!(
                 sorted(chosen.units.clone()),
@@ -154,12 +169,94 @@ fn optimal_matches_a_table_on_larger_sets() {
         let total: u128 = items.iter().map(|i| i.tokens).sum();
         let near = [1, 8, 64][case % 3];
         for capacity in [total / 10, total / 3, total / 2 + 1] {
-            let chosen = optimal(items.clone(), capacity, &by_number, near);
+            let chosen = solve(items.clone(), capacity, &by_number, near);
             let tokens: u128 = chosen.units.iter().map(|&u| items[u as usize].tokens).sum();
             assert!(tokens <= capacity);
             assert_eq!(
                 (chosen.value, tokens),
                 table_optimum(&items, capacity as usize),
+                "case {case}"
+            );
+        }
+    }
+}
+
+/// The canonical optimum by a table over exact token sums, for units numbered by rank: the
+/// units worst first, and at each sum the most value, and of two sets tied there the one with
+/// the unit at hand (the best-ranked so far, so the first difference).
+fn canonical_table(items: &[Item], capacity: usize) -> Vec<u32> {
+    let words = items
+        .iter()
+        .map(|i| i.unit as usize / 64 + 1)
+        .max()
+        .unwrap_or(0);
+    // At each sum: its value, if some set has that sum, and the set's units as bits.
+    let mut value_at: Vec<Option<u128>> = vec![None; capacity + 1];
+    let mut sets = vec![0u64; (capacity + 1) * words];
+    value_at[0] = Some(0);
+    let mut by_rank = items.to_vec();
+    by_rank.sort_by_key(|item| std::cmp::Reverse(item.unit));
+    for item in &by_rank {
+        let tokens = item.tokens as usize;
+        for sum in (tokens..=capacity).rev() {
+            let Some(value) = value_at[sum - tokens] else {
+                continue;
+            };
+            let value = value + u128::from(item.value);
+            if value_at[sum].is_none_or(|current| value >= current) {
+                value_at[sum] = Some(value);
+                sets.copy_within(
+                    (sum - tokens) * words..(sum - tokens + 1) * words,
+                    sum * words,
+                );
+                sets[sum * words + item.unit as usize / 64] |= 1 << (item.unit % 64);
+            }
+        }
+    }
+    // The most value, then the fewest tokens.
+    let mut answer = 0;
+    for sum in 0..=capacity {
+        if value_at[sum].is_some_and(|value| value > value_at[answer].unwrap_or(0)) {
+            answer = sum;
+        }
+    }
+    let set = &sets[answer * words..(answer + 1) * words];
+    (0..(words * 64) as u32)
+        .filter(|&unit| set[unit as usize / 64] >> (unit % 64) & 1 == 1)
+        .collect()
+}
+
+#[test]
+fn optimal_is_canonical_on_sets_of_many_blocks() {
+    // Strongly correlated (value = tokens + 10): many sets on the frontier, for many blocks.
+    let mut random = Random(23);
+    for case in 0..4 {
+        let items: Vec<Item> = (0..1500)
+            .map(|unit| {
+                let tokens = 1 + random.below(40);
+                item(unit, tokens + 10, u128::from(tokens))
+            })
+            .collect();
+        let total: u128 = items.iter().map(|i| i.tokens).sum();
+        let capacity = total / 2 + case;
+        let chosen = solve(items.clone(), capacity, &by_number, 8);
+        assert_eq!(
+            sorted(chosen.units),
+            canonical_table(&items, capacity as usize)
+        );
+    }
+    let mut random = Random(17);
+    for case in 0..60 {
+        let len = 64 + random.below(256) as usize;
+        // Few values and token counts: ties everywhere.
+        let max_tokens = 1 + random.below(6);
+        let items = random_items(&mut random, len, 3, max_tokens);
+        let total: u128 = items.iter().map(|i| i.tokens).sum();
+        for capacity in [total / 3, total / 2 + 1] {
+            let chosen = solve(items.clone(), capacity, &by_number, [1, 64][case % 2]);
+            assert_eq!(
+                sorted(chosen.units),
+                canonical_table(&items, capacity as usize),
                 "case {case}"
             );
         }
@@ -216,7 +313,7 @@ fn density_prefers_one_valuable_unit_to_a_poor_walk() {
     // The small unit is denser, but the large one alone is worth more.
     let items = [item(0, 10, 1), item(1, 90, 100)];
     assert_eq!(density(items.to_vec(), 100, &by_number).units, vec![1]);
-    assert_eq!(optimal(items.to_vec(), 100, &by_number, 64).units, vec![1]);
+    assert_eq!(solve(items.to_vec(), 100, &by_number, 64).units, vec![1]);
     assert_eq!(
         sorted(density(items.to_vec(), 101, &by_number).units),
         vec![0, 1]
@@ -227,11 +324,11 @@ fn density_prefers_one_valuable_unit_to_a_poor_walk() {
 fn zero_token_units_are_always_kept_and_worthless_ones_never() {
     let items = [item(0, 0, 0), item(1, 0, 3), item(2, 5, 0), item(3, 4, 2)];
     assert_eq!(
-        sorted(optimal(items.to_vec(), 3, &by_number, 64).units),
+        sorted(solve(items.to_vec(), 3, &by_number, 64).units),
         vec![0, 2, 3]
     );
     assert_eq!(
-        sorted(optimal(items.to_vec(), 0, &by_number, 64).units),
+        sorted(solve(items.to_vec(), 0, &by_number, 64).units),
         vec![0, 2]
     );
 }
@@ -245,6 +342,32 @@ fn huge_token_counts_skip_the_bounds_but_stay_exact() {
         item(2, 5, big / 2 + 1),
         item(3, 1, 1),
     ];
-    let chosen = optimal(items.to_vec(), big, &by_number, 64);
+    let chosen = solve(items.to_vec(), big, &by_number, 64);
     assert_eq!(sorted(chosen.units), brute_force(&items, big));
+}
+
+#[test]
+fn optimal_stops_when_interrupted_and_asks_only_when_its_time_is_up() {
+    let mut random = Random(7);
+    let items: Vec<Item> = (0..200)
+        .map(|unit| {
+            let tokens = 1 + random.below(1000);
+            item(unit, tokens + 100, u128::from(tokens))
+        })
+        .collect();
+    let capacity: u128 = items.iter().map(|item| item.tokens).sum::<u128>() / 2;
+    let interrupt = InterruptAt::new(5);
+    let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
+    let stopped = optimal(items.clone(), capacity, &by_number, 4, &mut checkpoint);
+    assert_eq!(stopped, Err(Interrupted));
+    assert_eq!(
+        interrupt.asked.load(std::sync::atomic::Ordering::Relaxed),
+        5
+    );
+
+    let unasked = InterruptAt::new(1);
+    let mut checkpoint = Checkpoint::new(&unasked, Duration::from_secs(3600));
+    let chosen = optimal(items.clone(), capacity, &by_number, 4, &mut checkpoint);
+    assert_eq!(chosen, Ok(solve(items, capacity, &by_number, 4)));
+    assert_eq!(unasked.asked.load(std::sync::atomic::Ordering::Relaxed), 0);
 }

@@ -4,7 +4,8 @@
 use std::thread;
 
 use crate::core::detach::Detach;
-use crate::core::errors::{BudgetExceeded, Refusal};
+use crate::core::errors::Refusal;
+use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::columns::Columns;
 use crate::core::select::duplicates::check::DuplicateCheck;
 use crate::core::select::entry::{relevance_of_key, Entry};
@@ -91,10 +92,14 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
             }
         },
     );
+    // An interruption is answered whatever else was found: the caller asked to stop.
+    if let Err(Refusal::Interrupted) = packed {
+        return Err(Refusal::Interrupted);
+    }
     if let Some(duplicate) = duplicate {
         return Err(Refusal::Duplicate(duplicate));
     }
-    let (selections, decisions) = packed.map_err(Refusal::BudgetExceeded)?;
+    let (selections, decisions) = packed?;
     Ok(Compression {
         original_tokens,
         selections,
@@ -187,7 +192,7 @@ impl UnitRanking {
         &mut self,
         ids: &impl FragmentIds,
         request: Request<'_>,
-    ) -> Result<(Vec<Selection>, Vec<Decision>), BudgetExceeded> {
+    ) -> Result<(Vec<Selection>, Vec<Decision>), Refusal> {
         let walked = Walked {
             units: &self.units,
             policy: request.policy,
@@ -201,10 +206,20 @@ impl UnitRanking {
         let rank_order = |a: u32, b: u32| units.lead_entry(a).rank_order(units.lead_entry(b), ids);
         let packers: Vec<UnitPacker> = if request.strategy.by_value() {
             let near_break = request.tuning.near_break;
+            let mut checkpoint = Checkpoint::new(request.interrupt, request.tuning.interrupt_every);
             let pack = |&budget: &u128| {
-                UnitPacker::by_value(budget, &walked, &key, &rank_order, near_break)
+                UnitPacker::by_value(
+                    budget,
+                    &walked,
+                    &key,
+                    &rank_order,
+                    near_break,
+                    &mut checkpoint,
+                )
             };
-            request.budgets.iter().map(pack).collect()
+            let packers: Result<Vec<UnitPacker>, Interrupted> =
+                request.budgets.iter().map(pack).collect();
+            packers.map_err(|Interrupted| Refusal::Interrupted)?
         } else {
             let mut packers: Vec<UnitPacker> = request
                 .budgets
@@ -222,7 +237,7 @@ impl UnitRanking {
         let mut selections = Vec::with_capacity(packers.len());
         let mut decisions = Vec::new();
         for (at, packer) in packers.into_iter().enumerate() {
-            let finished = packer.finish(&walked)?;
+            let finished = packer.finish(&walked).map_err(Refusal::BudgetExceeded)?;
             selections.push(finished.selection(units, request.policy.order, key, rank_order));
             if request.explain && at == 0 {
                 let mut ranks = vec![0u32; units.len()];

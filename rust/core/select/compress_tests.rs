@@ -5,6 +5,7 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 
 use super::*;
+use crate::core::interrupt::tests::InterruptAt;
 use crate::core::*;
 
 /// A small deterministic generator, so the tests need no crates.
@@ -59,6 +60,7 @@ fn run(input: &Input, budgets: &[u128], strategy: Strategy, tuning: &Tuning) -> 
         policy: &Policy::default(),
         explain: false,
         tuning,
+        interrupt: &Uninterrupted,
     };
     let result = compress(columns(input, &request), request, &detach);
     (result, detach.0.get())
@@ -198,6 +200,7 @@ pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         whole_sort_share: rng.below(120) as f64 / 100.0,
         members_per_bucket: rng.below(4) as usize,
         near_break: rng.below(4) as usize,
+        interrupt_every: std::time::Duration::ZERO,
     }
 }
 
@@ -357,6 +360,39 @@ fn ids_whose_shared_prefix_shrinks_late_still_rank_by_id() {
 }
 
 #[test]
+fn an_interrupted_optimal_says_so_over_anything_else_it_found() {
+    // "a" twice: a duplicate, which the check finds whether or not the packing stops.
+    let input = input_of(&["a", "b", "a", "c"], &[5, 4, 3, 6], &[0.5, 0.4, 0.3, 0.6]);
+    let tuning = Tuning {
+        interrupt_every: std::time::Duration::ZERO,
+        ..Tuning::default()
+    };
+    for (interrupt, expected) in [
+        (InterruptAt::new(1), Err(Refusal::Interrupted)),
+        (
+            InterruptAt::new(usize::MAX),
+            Err(Refusal::Duplicate(Duplicate {
+                first: 0,
+                second: 2,
+                id: b"a".to_vec(),
+            })),
+        ),
+    ] {
+        let request = Request {
+            budgets: &[9],
+            strategy: Strategy::Optimal,
+            policy: &Policy::default(),
+            explain: false,
+            tuning: &tuning,
+            interrupt: &interrupt,
+        };
+        let result = compress(columns(&input, &request), request, &InPlace);
+        assert_eq!(result.map(|_| ()), expected);
+        assert!(interrupt.asked.load(std::sync::atomic::Ordering::Relaxed) > 0);
+    }
+}
+
+#[test]
 fn the_columns_of_an_input_can_be_read_again() {
     let input = input_of(&["a", "b"], &[1, 1], &[0.5, 0.4]);
     let request = Request {
@@ -365,6 +401,7 @@ fn the_columns_of_an_input_can_be_read_again() {
         policy: &Policy::default(),
         explain: false,
         tuning: &Tuning::default(),
+        interrupt: &Uninterrupted,
     };
     let result = compress(columns(&input, &request), request, &InPlace);
     assert_eq!(result.unwrap().selections[0].kept, vec![0]);
@@ -386,6 +423,7 @@ fn a_policy_keeps_a_required_group_whole() {
         policy: &policy,
         explain: false,
         tuning: &tuning,
+        interrupt: &Uninterrupted,
     };
     let marks = [
         (true, Some("x")),
@@ -454,6 +492,7 @@ fn duplicates_are_looked_for_beside_the_ranking() {
             policy: &Policy::default(),
             explain: false,
             tuning: &tuning,
+            interrupt: &Uninterrupted,
         };
         for (ids, expected) in [
             (["a", "b", "c"], Ok(vec![0, 1])),

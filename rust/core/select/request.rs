@@ -1,11 +1,12 @@
 //! What a compression is asked for.
 
+use crate::core::interrupt::Interrupt;
 use crate::core::select::packing::Strategy;
 use crate::core::select::policy::Policy;
 use crate::core::select::tuning::Tuning;
 
 /// What a compression is asked for. No budgets means only the checks (duplicate ids).
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Request<'a> {
     pub budgets: &'a [u128],
     pub strategy: Strategy,
@@ -13,4 +14,6 @@ pub struct Request<'a> {
     /// Whether to say why each fragment was kept or dropped (for the first budget).
     pub explain: bool,
     pub tuning: &'a Tuning,
+    /// Asked now and then while `optimal` works.
+    pub interrupt: &'a dyn Interrupt,
 }

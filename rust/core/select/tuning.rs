@@ -1,6 +1,8 @@
 //! The numbers that decide how, not what: every answer is the same whatever they are, and
 //! tests shrink them to drive every path with a few fragments.
 
+use std::time::Duration;
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tuning {
     /// From this many fragments on, the work runs inside the caller's [`crate::core::detach::Detach`] hook
@@ -27,6 +29,9 @@ pub struct Tuning {
     /// `optimal` first solves this many of the open units nearest the break exactly, for a
     /// set of high value that lets its bounds fix most of the rest.
     pub near_break: usize,
+    /// `optimal` asks the request's interrupt at most this often: often enough that Ctrl-C
+    /// stops it well within a tenth of a second, seldom enough to cost nothing.
+    pub interrupt_every: Duration,
 }
 
 impl Default for Tuning {
@@ -45,6 +50,7 @@ impl Tuning {
         whole_sort_share: 0.5,
         members_per_bucket: 256,
         near_break: 64,
+        interrupt_every: Duration::from_millis(20),
     };
 
     /// How many entries to rank first for these budgets.

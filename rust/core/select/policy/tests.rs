@@ -35,6 +35,7 @@ fn run(
         policy: &asked.policy,
         explain: asked.explain,
         tuning,
+        interrupt: &Uninterrupted,
     };
     let mut columns = Columns::new(input.ids.len(), tuning).unwrap();
     for (i, id) in input.ids.iter().enumerate() {

@@ -5,6 +5,7 @@
 use std::cmp::Ordering;
 
 use crate::core::errors::BudgetExceeded;
+use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::by_value::{density, optimal};
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::FragmentIds;
@@ -274,17 +275,18 @@ impl UnitPacker {
         key: &impl Fn(u32) -> u128,
         rank_order: &impl Fn(u32, u32) -> Ordering,
         near_break: usize,
-    ) -> Self {
+        checkpoint: &mut Checkpoint<'_>,
+    ) -> Result<Self, Interrupted> {
         let mut packer = UnitPacker::new(budget, walked, false);
         let Some(room) = walked.room(budget) else {
-            return packer;
+            return Ok(packer);
         };
         packer.chosen_in = Some(room);
         let items = walked.items();
         let smallest = items.iter().map(|item| item.tokens).min();
         let chosen = match walked.strategy {
             Strategy::Density => density(items, room, rank_order),
-            _ => optimal(items, room, rank_order, near_break),
+            _ => optimal(items, room, rank_order, near_break, checkpoint)?,
         };
         packer.candidates_bound = Some(chosen.bound);
         packer.kept = sorted_by_rank(&chosen.units, key, rank_order);
@@ -296,7 +298,7 @@ impl UnitPacker {
                 .filter(|&unit| walked.candidate[unit as usize])
                 .min_by(|&a, &b| rank_order(a, b));
         }
-        packer
+        Ok(packer)
     }
 
     /// Walks the next part of the ranking; returns whether anything further down could

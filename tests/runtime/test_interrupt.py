@@ -1,0 +1,69 @@
+"""Ctrl-C stops a long `optimal` call on either backend, whether or not the call holds the GIL,
+and the command line ends quietly with status 130."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from skeleton_compressor.cli.bench import make_knapsack_fragments
+from support.interrupted_call import SPREAD
+
+CHILD = Path(__file__).resolve().parents[1] / "support" / "interrupted_call.py"
+# Long enough for the call to be well under way, and far shorter than the call itself.
+UNDER_WAY = 0.5
+# A hang guard, not a speed target: the call would take minutes (see benches/ for how fast
+# an interrupt is answered).
+ANSWERED_WITHIN = 30
+
+posix_only = pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
+
+
+def interrupt(process: subprocess.Popen[str]) -> tuple[str, str]:
+    """What the process wrote to stdout and stderr after Ctrl-C."""
+    time.sleep(UNDER_WAY)
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=ANSWERED_WITHIN)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise AssertionError(f"no answer to Ctrl-C within {ANSWERED_WITHIN} s") from None
+    return out, err or ""
+
+
+# 15,000 fragments run with the GIL held, 30,000 with it released.
+@posix_only
+@pytest.mark.parametrize("size", [15_000, 30_000])
+def test_ctrl_c_stops_a_long_optimal_call(backend: str, size: int) -> None:
+    process = subprocess.Popen(
+        [sys.executable, str(CHILD), backend, str(size)], stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdout is not None
+    assert process.stdout.readline() == "ready\n"
+    assert interrupt(process) == ("interrupted\n", "")
+    assert process.returncode == 0
+
+
+@posix_only
+def test_ctrl_c_ends_the_command_line_with_status_130(backend: str, tmp_path: Path) -> None:
+    fragments, budget = make_knapsack_fragments(30_000, "strongly", spread=SPREAD)
+    records = tmp_path / "records.jsonl"
+    with records.open("w") as out:
+        for fragment in fragments:
+            fields = ("fragment_id", "token_count", "relevance_score")
+            print(json.dumps({name: getattr(fragment, name) for name in fields}), file=out)
+    command = [sys.executable, "-m", "skeleton_compressor", "compress", str(records)]
+    options = ["--budget", str(budget), "--strategy", "optimal", "--backend", backend]
+    process = subprocess.Popen(
+        command + options, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    # The interpreter starts and reads the file well within this.
+    time.sleep(2)
+    assert interrupt(process) == ("", "skeleton-compressor: error: interrupted\n")
+    assert process.returncode == 130
