@@ -151,14 +151,21 @@ pub fn optimal(
     let lower = (walk.chosen.value - chosen.value).max(best);
     // A better set to reach first, so that the bounds fix more: the open items nearest the
     // break solved exactly, the others as the fractional optimum has them.
+    // Solved first with few items, then twice as many while the core left is larger than
+    // twice those: past that, solving the core itself costs less.
     let reduced = Reduction::new(&open, at_break, capacity);
-    let lower = match reduced.ratio {
-        Some(ratio) => {
-            let near_set = near_break(&open, &reduced, lower, ratio, capacity, near, checkpoint)?;
-            lower.max(near_set)
+    let mut lower = lower;
+    if let Some(ratio) = reduced.ratio {
+        let mut solved = near.min(FIRST_NEAR);
+        loop {
+            let near_set = near_break(&open, &reduced, lower, ratio, capacity, solved, checkpoint)?;
+            lower = lower.max(near_set);
+            if solved >= near || reduced.core_len(lower) <= 2 * solved {
+                break;
+            }
+            solved = near.min(2 * solved);
         }
-        None => lower,
-    };
+    }
     let (mut core, fixed) = reduced.split(&open, lower);
     chosen.units.extend_from_slice(&fixed.units);
     chosen.value += fixed.value;
@@ -173,12 +180,16 @@ pub fn optimal(
         floor,
         Some(&mut taken),
         checkpoint,
-    )?;
+    )?
+    .expect("the set the floor came from, or a better one, is never cut");
     for at in taken.items(&best, core.len().saturating_sub(1) / BLOCK) {
         chosen.add(&core[at as usize]);
     }
     Ok(chosen)
 }
+
+/// How many items near the break `optimal` solves first.
+const FIRST_NEAR: usize = 8;
 
 /// The value of a good set: of the items the reduction left open, the `near` ones nearest the
 /// break (by `|v_j * t_b - v_b * t_j|`) solved exactly, the others as the fractional optimum
@@ -208,7 +219,13 @@ fn near_break(
     let Some(room) = capacity.checked_sub(tokens) else {
         return Ok(0);
     };
-    Ok(value + solve_core(near, room, None, 0, None, checkpoint)?.value)
+    // Only a set better than `lower` is of use: the others may be cut.
+    let floor = i128::try_from(lower)
+        .ok()
+        .zip(i128::try_from(value).ok())
+        .map_or(0, |(lower, value)| lower - value);
+    let best = solve_core(near, room, Some(ratio), floor, None, checkpoint)?;
+    Ok(best.map_or(0, |best| value + best.value))
 }
 
 /// The bound of Dembo and Hammer around the break item `b` of the fractional optimum (ratio
@@ -268,15 +285,31 @@ impl Reduction {
         }
     }
 
+    /// How many items `split` leaves open given a set of value `lower`.
+    fn core_len(&self, lower: u128) -> usize {
+        match self.needed(lower) {
+            Some(needed) => self
+                .gains
+                .iter()
+                .filter(|gain| self.bound - gain.abs() >= needed)
+                .count(),
+            None => self.gains.len(),
+        }
+    }
+
+    /// `t_b * lower`: what a bound times `t_b` must reach for a set to be kept open.
+    fn needed(&self, lower: u128) -> Option<i128> {
+        match (self.ratio, i128::try_from(lower)) {
+            (Some((_, t_b)), Ok(lower)) => t_b.checked_mul(lower),
+            _ => None,
+        }
+    }
+
     /// The items (those `new` was given) left open, the core, and the ones fixed in, given a
     /// set of value `lower` within the capacity: an item is fixed when the bound of every set
     /// that differs from the fractional optimum there falls strictly below `lower`.
     fn split(&self, items: &[Item], lower: u128) -> (Vec<Item>, Fixed) {
-        let needed = match (self.ratio, i128::try_from(lower)) {
-            (Some((_, t_b)), Ok(lower)) => t_b.checked_mul(lower),
-            _ => None,
-        };
-        let Some(needed) = needed else {
+        let Some(needed) = self.needed(lower) else {
             return (items.to_vec(), Fixed::default());
         };
         let mut core = Vec::new();
@@ -408,7 +441,8 @@ impl Taken {
     }
 }
 
-/// The best set of `core` within `capacity`: the state of most value (then fewest tokens).
+/// The best set of `core` within `capacity`: the state of most value (then fewest tokens);
+/// none when no set can keep `floor`.
 ///
 /// Dominated sets are dropped (another with value >= and tokens <=, one strictly), and so are
 /// sets whose bound falls strictly below a set already found (`floor`, then the best state's
@@ -423,7 +457,7 @@ fn solve_core(
     mut floor: i128,
     mut taken: Option<&mut Taken>,
     checkpoint: &mut Checkpoint<'_>,
-) -> Result<State, Interrupted> {
+) -> Result<Option<State>, Interrupted> {
     let gains: Option<Vec<i128>> = ratio.map(|ratio| {
         core.iter()
             .map(|item| reduced_gain(item, ratio).unwrap_or(0).max(0))
@@ -464,9 +498,7 @@ fn solve_core(
             }
         }
     }
-    Ok(*states
-        .last()
-        .expect("the set the floor came from, or a better one, is never dropped"))
+    Ok(states.last().copied())
 }
 
 /// `states` and the same sets with `item` taken (those within `capacity`), merged by tokens,
