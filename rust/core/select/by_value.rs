@@ -150,9 +150,9 @@ pub fn optimal(
     // The walk's set, less its zero-token units, is a set of open items.
     let lower = (walk.chosen.value - chosen.value).max(best);
     // A better set to reach first, so that the bounds fix more: the open items nearest the
-    // break solved exactly, the others as the fractional optimum has them.
-    // Solved first with few items, then twice as many while the core left is larger than
-    // twice those: past that, solving the core itself costs less.
+    // break solved exactly, the others as the fractional optimum has them. A few first, then
+    // twice as many while the core left is larger than twice those: past that, solving the
+    // core itself costs less.
     let reduced = Reduction::new(&open, at_break, capacity);
     let mut lower = lower;
     if let Some(ratio) = reduced.ratio {
