@@ -64,11 +64,18 @@ ODD_LEVELS: list[Any] = [
 ]
 TOKENS = [0, 1, 2, 3, 4, 4, 4, 8, 8, 16]
 HUGE_TOKENS = [2**40, 2**62 + 1, 2**63 - 1]
-SETTINGS = settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+
+
+def backend_settings(share: int = 1) -> settings:
+    """Settings for tests that run the backends: a `share`-th of the examples, no deadline."""
+    return settings(
+        max_examples=max(1, EXAMPLES // share),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    )
+
+
+SETTINGS = backend_settings()
 
 
 @functools.cache
@@ -459,11 +466,7 @@ def test_compress_and_explain_follow_the_oracle(
     assert as_dict["metadata"]["value_bound"] == outcome.value_bound / SCALE
 
 
-@settings(
-    max_examples=max(1, EXAMPLES // 2),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@backend_settings(2)
 @given(
     fragments=fragment_sets(),
     strategy=st.sampled_from(STRATEGIES),
@@ -532,11 +535,7 @@ def test_compress_arrays_follows_the_oracle(
     check_metadata(result.metadata, fragments, budget, outcome)
 
 
-@settings(
-    max_examples=max(1, EXAMPLES // 4),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@backend_settings(4)
 @given(
     fragments=fragment_sets(min_units=13, max_units=40, huge=False),
     strategy=st.sampled_from(STRATEGIES),
@@ -565,11 +564,7 @@ def test_more_units_follow_the_oracle(
 # --- properties of the backends' answers ---------------------------------------------------
 
 
-@settings(
-    max_examples=max(1, EXAMPLES // 2),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
+@backend_settings(2)
 @given(fragments=fragment_sets(max_units=30), policy=policies, data=st.data())
 def test_value_properties(
     backend: str,

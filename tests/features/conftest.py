@@ -1,14 +1,15 @@
 """What the scenarios' step modules share: every scenario on both backends, the outcome of
-its When step, and the Then steps the policy and value scenarios both use."""
+its When step, and the steps the policy and value scenarios both use."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from pytest_bdd import parsers, then
-from skeleton_compressor import BudgetExceededError
-from support.scenario_outcome import step_result
+from pytest_bdd import given, parsers, then, when
+from skeleton_compressor import BudgetExceededError, ContextFragment, SkeletonCompressorService
+from support.scenario_cells import fragments_of, options_of
+from support.scenario_outcome import run_step, step_result
 
 
 @pytest.fixture(autouse=True)
@@ -19,6 +20,48 @@ def _every_backend(backend: str) -> None:
 @pytest.fixture
 def outcome() -> dict[str, Any]:
     return {}
+
+
+@given("the fragments", target_fixture="fragments")
+def the_fragments(datatable: list[list[str]]) -> tuple[ContextFragment, ...]:
+    return fragments_of(datatable)
+
+
+@when(parsers.re(r"I compress with skeleton_budget (?P<budget>\d+)(?: and (?P<options>.+))?$"))
+def compress(
+    outcome: dict[str, Any],
+    backend: str,
+    fragments: tuple[ContextFragment, ...],
+    budget: str,
+    options: str | None,
+) -> None:
+    service = SkeletonCompressorService(backend=backend, **options_of(options or ""))
+    run_step(outcome, lambda: service.compress(fragments, int(budget)))
+
+
+@when(parsers.re(r"I explain with skeleton_budget (?P<budget>\d+)(?: and (?P<options>.+))?$"))
+def explain(
+    outcome: dict[str, Any],
+    backend: str,
+    fragments: tuple[ContextFragment, ...],
+    budget: str,
+    options: str | None,
+) -> None:
+    service = SkeletonCompressorService(backend=backend, **options_of(options or ""))
+    run_step(outcome, lambda: service.explain(fragments, int(budget)))
+
+
+@then(parsers.re(r'the kept fragments are "(?P<kept>[^"]*)"(?P<over> over budget)?$'))
+def kept_fragments(outcome: dict[str, Any], kept: str, over: str | None) -> None:
+    result = step_result(outcome)
+    expected = [] if kept == "nothing" else [name.strip() for name in kept.split(",")]
+    assert [f.fragment_id for f in result.fragments] == expected
+    assert result.metadata.over_budget is bool(over)
+
+
+@then(parsers.parse("compressed tokens are {tokens:d}"))
+def compressed_tokens(outcome: dict[str, Any], tokens: int) -> None:
+    assert step_result(outcome).metadata.compressed_tokens == tokens
 
 
 @then(parsers.parse("a BudgetExceededError needs {needed:d} tokens of {budget:d}"))

@@ -10,47 +10,12 @@ from skeleton_compressor import (
     ContextFragment,
     SkeletonCompressorService,
 )
+from support.scenario_cells import options_of
 from support.scenario_outcome import run_step, step_result
 
 scenarios("selection_policy.feature")
 
-# Step arguments are strings; these cells mean Python values.
-_CELLS: dict[str, Any] = {"yes": True, "no": False, "": None, '""': "", "true": True}
-
-
-def _value(cell: str) -> Any:
-    if cell in _CELLS:
-        return _CELLS[cell]
-    for kind in (int, float):
-        try:
-            return kind(cell)
-        except ValueError:
-            pass
-    return cell
-
-
-def _options(text: str) -> dict[str, Any]:
-    """`min_relevance=0.5, on_overflow=raise` as keyword arguments."""
-    pairs = (item.strip().split("=", 1) for item in text.split(",") if item.strip())
-    return {name: _value(value) for name, value in pairs}
-
-
 # --- Given ---------------------------------------------------------------------------------
-
-
-@given("the fragments", target_fixture="fragments")
-def the_fragments(datatable: list[list[str]]) -> tuple[ContextFragment, ...]:
-    header, *rows = datatable
-    fragments = []
-    for row in rows:
-        cells = dict(zip(header, row))
-        fragment = ContextFragment(cells["id"], int(cells["tokens"]), float(cells["relevance"]))
-        if cells.get("required"):
-            object.__setattr__(fragment, "required", _value(cells["required"]))
-        if cells.get("group"):
-            object.__setattr__(fragment, "group", _value(cells["group"]))
-        fragments.append(fragment)
-    return tuple(fragments)
 
 
 @given(parsers.parse("{count:d} fragments of falling relevance"), target_fixture="fragments")
@@ -67,33 +32,7 @@ def _service(backend: str, options: dict[str, Any]) -> SkeletonCompressorService
 
 @when(parsers.parse("I make a compressor with {options}"))
 def make(outcome: dict[str, Any], backend: str, options: str) -> None:
-    run_step(outcome, lambda: _service(backend, _options(options)))
-
-
-@when(parsers.re(r"I compress with skeleton_budget (?P<budget>\d+)(?: and (?P<options>.+))?$"))
-def compress(
-    outcome: dict[str, Any],
-    backend: str,
-    fragments: tuple[ContextFragment, ...],
-    budget: str,
-    options: str | None,
-) -> None:
-    run_step(
-        outcome, lambda: _service(backend, _options(options or "")).compress(fragments, int(budget))
-    )
-
-
-@when(parsers.re(r"I explain with skeleton_budget (?P<budget>\d+)(?: and (?P<options>.+))?$"))
-def explain(
-    outcome: dict[str, Any],
-    backend: str,
-    fragments: tuple[ContextFragment, ...],
-    budget: str,
-    options: str | None,
-) -> None:
-    run_step(
-        outcome, lambda: _service(backend, _options(options or "")).explain(fragments, int(budget))
-    )
+    run_step(outcome, lambda: _service(backend, options_of(options)))
 
 
 @when(parsers.parse("I compress_many with skeleton_budgets {budgets} and {options}"))
@@ -106,7 +45,7 @@ def compress_many(
 ) -> None:
     numbers = [int(b) for b in budgets.split(",")]
     run_step(
-        outcome, lambda: _service(backend, _options(options)).compress_many(fragments, numbers)
+        outcome, lambda: _service(backend, options_of(options)).compress_many(fragments, numbers)
     )
 
 
@@ -128,19 +67,6 @@ def compress_columns(
 
 
 # --- Then ----------------------------------------------------------------------------------
-
-
-@then(parsers.re(r'the kept fragments are "(?P<kept>[^"]*)"(?P<over> over budget)?$'))
-def kept_fragments(outcome: dict[str, Any], kept: str, over: str | None) -> None:
-    result = step_result(outcome)
-    expected = [] if kept == "nothing" else [name.strip() for name in kept.split(",")]
-    assert [f.fragment_id for f in result.fragments] == expected
-    assert result.metadata.over_budget is bool(over)
-
-
-@then(parsers.parse("compressed tokens are {tokens:d}"))
-def compressed_tokens(outcome: dict[str, Any], tokens: int) -> None:
-    assert step_result(outcome).metadata.compressed_tokens == tokens
 
 
 @then(parsers.parse("the kept rows are {rows}"))
