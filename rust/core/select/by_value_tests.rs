@@ -3,18 +3,12 @@ use std::time::Duration;
 use super::*;
 use crate::core::interrupt::tests::InterruptAt;
 use crate::core::interrupt::Uninterrupted;
+use crate::core::select::compress::tests::Lcg;
+use crate::core::select::value::tests::{fractional, item};
 
 /// Units rank by their number.
 fn by_number(a: u32, b: u32) -> Ordering {
     a.cmp(&b)
-}
-
-fn item(unit: u32, value: u64, tokens: u128) -> Item {
-    Item {
-        unit,
-        value,
-        tokens,
-    }
 }
 
 /// `optimal`, never interrupted.
@@ -26,18 +20,6 @@ fn solve(
 ) -> Chosen {
     let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
     optimal(items, capacity, rank_order, near, &mut checkpoint).expect("never interrupted")
-}
-
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, limit: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % limit
-    }
 }
 
 /// Every set of units that fits, the best by the canonical rule: most value, fewest tokens,
@@ -82,28 +64,12 @@ fn first_difference_kept(a: &[u32], b: &[u32]) -> bool {
     }
 }
 
-/// The floor of the fractional optimum, walked on a sorted copy.
-fn fractional(items: &[Item], capacity: u128) -> u128 {
-    let mut order = items.to_vec();
-    order.sort_by(density_order);
-    let (mut left, mut value) = (capacity, 0);
-    for item in &order {
-        if item.tokens <= left {
-            left -= item.tokens;
-            value += u128::from(item.value);
-        } else {
-            return value + u128::from(item.value) * left / item.tokens;
-        }
-    }
-    value
-}
-
 fn sorted(mut units: Vec<u32>) -> Vec<u32> {
     units.sort_unstable();
     units
 }
 
-fn random_items(random: &mut Random, len: usize, levels: u64, max_tokens: u64) -> Vec<Item> {
+fn random_items(random: &mut Lcg, len: usize, levels: u64, max_tokens: u64) -> Vec<Item> {
     (0..len as u32)
         .map(|unit| {
             let value = random.below(levels) * 1000 + random.below(2) * random.below(3);
@@ -114,7 +80,7 @@ fn random_items(random: &mut Random, len: usize, levels: u64, max_tokens: u64) -
 
 #[test]
 fn optimal_is_the_canonical_best_set() {
-    let mut random = Random(11);
+    let mut random = Lcg(11);
     for case in 0..3000 {
         let len = random.below(13) as usize;
         let levels = [2, 3, 5, 1000][case % 4];
@@ -160,7 +126,7 @@ fn table_optimum(items: &[Item], capacity: usize) -> (u128, u128) {
 
 #[test]
 fn optimal_matches_a_table_on_larger_sets() {
-    let mut random = Random(5);
+    let mut random = Lcg(5);
     for case in 0..300 {
         let len = 20 + random.below(300) as usize;
         let levels = [4, 50, 1 << 20][case % 3];
@@ -229,7 +195,7 @@ fn canonical_table(items: &[Item], capacity: usize) -> Vec<u32> {
 #[test]
 fn optimal_is_canonical_on_sets_of_many_blocks() {
     // Strongly correlated (value = tokens + 10): many sets on the frontier, for many blocks.
-    let mut random = Random(23);
+    let mut random = Lcg(23);
     for case in 0..4 {
         let items: Vec<Item> = (0..1500)
             .map(|unit| {
@@ -245,7 +211,7 @@ fn optimal_is_canonical_on_sets_of_many_blocks() {
             canonical_table(&items, capacity as usize)
         );
     }
-    let mut random = Random(17);
+    let mut random = Lcg(17);
     for case in 0..60 {
         let len = 64 + random.below(256) as usize;
         // Few values and token counts: ties everywhere.
@@ -289,7 +255,7 @@ fn density_reference(items: &[Item], capacity: u128) -> Vec<u32> {
 
 #[test]
 fn density_walks_by_value_per_token_or_keeps_the_best_unit() {
-    let mut random = Random(3);
+    let mut random = Lcg(3);
     for case in 0..3000 {
         let len = random.below(40) as usize;
         let levels = [2, 7, 1000][case % 3];
@@ -348,7 +314,7 @@ fn huge_token_counts_skip_the_bounds_but_stay_exact() {
 
 #[test]
 fn optimal_stops_when_interrupted_and_asks_only_when_its_time_is_up() {
-    let mut random = Random(7);
+    let mut random = Lcg(7);
     let items: Vec<Item> = (0..200)
         .map(|unit| {
             let tokens = 1 + random.below(1000);

@@ -273,10 +273,11 @@ pub fn weigh(item: &Item) -> Item {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use crate::core::select::compress::tests::Lcg;
 
-    fn item(unit: u32, value: u64, tokens: u128) -> Item {
+    pub(crate) fn item(unit: u32, value: u64, tokens: u128) -> Item {
         Item {
             unit,
             value,
@@ -356,11 +357,8 @@ mod tests {
 
     #[test]
     fn split_matches_a_sorted_walk() {
-        let mut seed = 7u64;
-        let mut next = |limit: u64| {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            (seed >> 33) % limit
-        };
+        let mut random = Lcg(7);
+        let mut next = |limit: u64| random.below(limit);
         for case in 0..800 {
             let len = next(if case % 2 == 0 { 40 } else { 150 }) as usize;
             let (values, tokens) = if case % 2 == 0 {
@@ -395,7 +393,7 @@ mod tests {
     }
 
     /// The floor of the fractional optimum, walked on a sorted copy.
-    fn fractional(items: &[Item], capacity: u128) -> u128 {
+    pub(crate) fn fractional(items: &[Item], capacity: u128) -> u128 {
         let mut sorted = items.to_vec();
         sorted.sort_by(density_order);
         let (mut left, mut bound) = (capacity, 0);
@@ -412,11 +410,8 @@ mod tests {
 
     #[test]
     fn large_inputs_are_cut_at_sampled_pivots_first() {
-        let mut seed = 3u64;
-        let mut next = |limit: u64| {
-            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            (seed >> 33) % limit
-        };
+        let mut random = Lcg(3);
+        let mut next = |limit: u64| random.below(limit);
         for case in 0..6 {
             let len = SAMPLED_FROM + next(5000) as usize;
             let levels = [3, 1 << 32][case % 2];
