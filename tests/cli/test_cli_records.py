@@ -83,6 +83,19 @@ BAD_INPUTS: dict[str, tuple[bytes, str]] = {
         f'[{GOOD},\n{{"fragment_id": "b", "x": {DEEP}}}]'.encode(),
         "malformed JSON at line 2: values nested too deeply to read",
     ),
+    # The depth limit holds for every value in the text, a repeated key's dropped one too.
+    "nested too deeply in a repeated key's first value, in a line": (
+        f'{record("b", tokens="x")}\n{{"fragment_id": "a", "x": {DEEP}, "x": 1}}\n'.encode(),
+        "malformed JSON at line 2: values nested too deeply to read",
+    ),
+    "nested too deeply in a repeated key's first value, in an array": (
+        f'[{GOOD},\n{{"fragment_id": "a", "x": {{"y": {DEEP}, "y": 1}}, "x": 1}}]'.encode(),
+        "malformed JSON at line 2: values nested too deeply to read",
+    ),
+    "nested too deeply in a repeated key's first value, beside the fragments": (
+        f'{{"fragments": [{GOOD}],\n"other": {{"x": {DEEP}, "x": 1}}}}'.encode(),
+        "malformed JSON at line 2: values nested too deeply to read",
+    ),
     "fragments twice": (
         f'{{"fragments": [{GOOD}],\n"fragments": []}}'.encode(),
         'malformed JSON at line 2: "fragments" is given twice',

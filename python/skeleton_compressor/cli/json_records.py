@@ -62,6 +62,15 @@ def _constant(name: str) -> Any:
 _scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _decode = json.JSONDecoder(parse_int=_integer, parse_constant=_constant).raw_decode
 
+
+class _Members(list):  # type: ignore[type-arg]
+    """An object's members, every one: a repeated key's earlier values count for depth too."""
+
+
+_decode_members = json.JSONDecoder(
+    object_pairs_hook=_Members, parse_int=_integer, parse_constant=_constant
+).raw_decode
+
 _JSON_TYPES: dict[type, str] = {
     dict: "object",
     list: "array",
@@ -90,6 +99,8 @@ def _depth(value: object, limit: int = MAX_DEPTH + 1) -> int:
     """How deeply `value` nests lists and dicts, counted no further than `limit`."""
     if type(value) is dict:
         items: Any = value.values()
+    elif type(value) is _Members:
+        items = (member for _, member in value)
     elif type(value) is list:
         items = value
     else:
@@ -146,9 +157,8 @@ class _Reader:
             raise self.malformed(
                 line or self.line_at(start), f"{error} is not standard JSON"
             ) from None
-        if (
-            text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH
-            and _depth(value) > MAX_DEPTH
+        if text.count("[", start, end) + text.count("{", start, end) > MAX_DEPTH and (
+            _depth(value) > MAX_DEPTH or _depth(_decode_members(text, start)[0]) > MAX_DEPTH
         ):
             raise self.malformed(line or self.line_at(start), _TOO_DEEP)
         return value, end
