@@ -14,7 +14,7 @@ from typing import Any, BinaryIO, NamedTuple
 from .._interface import BackendCompressor, CompressedRecords, Decisions, KeptArray
 from ..backend import load_backend
 from ..types import SkeletonMetadata
-from .input import InputError, read_input
+from .input import STANDARD_INPUT, InputError, read_input
 from .json_records import read_records
 from .record_errors import RecordsError, worded
 
@@ -60,7 +60,7 @@ def compress_file(path: str, options: Options) -> Compressed:
     does, for JSON Lines or an array with every record good); any other input is read whole,
     which words what is wrong exactly as either backend would."""
     compressor = _compressor(options)
-    source = "standard input" if path == "-" else path
+    source = STANDARD_INPUT if path == "-" else path
     data = None
     try:
         if path != "-" and not options.explain:

@@ -7,7 +7,7 @@ import argparse
 from typing import Any, TextIO
 
 from ..tokens import DEFAULT_ENCODING, ENCODINGS, built_in
-from .input import InputError, read_input
+from .input import STANDARD_INPUT, InputError, read_input, writing_output
 
 __all__ = ["add_count_command", "add_encoding_option"]
 
@@ -23,12 +23,15 @@ def _read_exact_text(path: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise InputError(f"{path} is not UTF-8: {error.reason}") from None
+        source = STANDARD_INPUT if path == "-" else path
+        raise InputError(f"{source} is not UTF-8: {error.reason}") from None
 
 
 def run_count(args: argparse.Namespace, out: TextIO) -> None:
     counter = built_in(args.encoding or DEFAULT_ENCODING)
-    out.write(f"{counter.count(_read_exact_text(args.file))}\n")
+    count = counter.count(_read_exact_text(args.file))
+    with writing_output():
+        out.write(f"{count}\n")
 
 
 def add_count_command(commands: Any) -> None:

@@ -4,6 +4,7 @@ what each child kept and what it dropped, and why."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
 from collections.abc import Sequence
 from importlib import resources
@@ -12,6 +13,7 @@ from typing import Any, TextIO
 from ..plan import Plan
 from ..service import SkeletonCompressorService
 from ..types import ContextFragment, FragmentDecision, SkeletonMetadata
+from .input import writing_output
 
 __all__ = ["load_example", "run_demo"]
 
@@ -112,6 +114,14 @@ at scale: `compress` on a file of a million JSON Lines records (107 MB) takes ab
 
 
 def run_demo(args: argparse.Namespace, out: TextIO) -> None:
+    # Written whole once made, so that an error writing it is told from one making it.
+    text = io.StringIO()
+    _write_demo(args, text)
+    with writing_output():
+        out.write(text.getvalue())
+
+
+def _write_demo(args: argparse.Namespace, out: TextIO) -> None:
     parent, subplans, floor = load_example()
     service = SkeletonCompressorService(
         backend=args.backend, strategy=args.strategy, min_relevance=floor

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import NoReturn, TextIO
 
 from .. import __version__
@@ -14,7 +17,7 @@ from ..errors import BudgetExceededError
 from ..policy import ON_OVERFLOW, ORDERS
 from .compress import Options, compress_file, written
 from .demo import run_demo
-from .input import InputError
+from .input import InputError, OutputError, writing_output
 
 PROG = "skeleton-compressor"
 
@@ -24,6 +27,9 @@ class BudgetError(Exception):
 
 
 EXIT_BAD_INPUT, EXIT_USAGE, EXIT_BUDGET = 1, 2, 3
+# Input or output that cannot be read or written, or memory that ran out: failures as final
+# as bad input, with the same status.
+EXIT_FAILED = EXIT_BAD_INPUT
 # What a shell reports for a process that SIGINT ended.
 EXIT_INTERRUPTED = 130
 
@@ -43,19 +49,39 @@ def run_compress(args: argparse.Namespace, out: TextIO) -> None:
         result = compress_file(args.file, options)
     except BudgetExceededError as error:
         raise BudgetError(str(error)) from None
-    out.flush()
-    written(result, out.buffer)
-    out.buffer.flush()
+    with writing_output():
+        out.flush()
+        written(result, out.buffer)
+        out.buffer.flush()
+
+
+# What JSON writes for an integer >= 0 (leading zeros allowed): int() would also take a sign,
+# spaces, underscores and other scripts' digits.
+_BUDGET = re.compile("[0-9]+")
 
 
 def _budget_argument(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
+    if not _BUDGET.fullmatch(text):
         raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return value
+    with _unlimited_int_digits():
+        return int(text)
+
+
+@contextmanager
+def _unlimited_int_digits() -> Iterator[None]:
+    """Python 3.11+ refuses to convert an int of more than 4,300 digits to or from a string
+    by default (a guard for untrusted text); a budget is any int >= 0 the user typed, read
+    and written back in the metadata. The record readers keep their own limit."""
+    limit = getattr(sys, "get_int_max_str_digits", None)
+    if limit is None:
+        yield
+        return
+    before = limit()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(before)
 
 
 def _floor_argument(text: str) -> float:
@@ -89,8 +115,11 @@ output: {"fragments": [the kept records, byte for byte as they came in, in outpu
 "skeleton_metadata": {...}}, and with --explain "decisions": {fragment_id: {"kept",
 "reason", "rank", "budget_left"}}.
 
-exit status: 0 done; 1 bad input (one line on stderr naming the record, and its line for
-JSON Lines); 2 bad usage; 3 the budget cannot be met under --on-overflow raise or strict.
+exit status: 0 done; 1 bad input (naming the record, and its line for JSON Lines), input
+that cannot be read, output that cannot be written, or out of memory; 2 bad usage; 3 the
+budget cannot be met under --on-overflow raise or strict; 130 interrupted (Ctrl-C). Each
+failure is one line on stderr, except output cut short by a reader that stopped (| head):
+status 1, silently.
 """
 
 
@@ -132,7 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--budget",
         type=_budget_argument,
         required=True,
-        help="the skeleton budget in tokens (>= 0)",
+        help="the skeleton budget in tokens: an integer >= 0, in the digits 0-9",
     )
     common(compress)
     compress.add_argument(
@@ -176,12 +205,76 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _fail(message: object, status: int) -> int:
-    print(f"{PROG}: error: {' '.join(str(message).split())}", file=sys.stderr)
+    _say(f"{PROG}: error: {' '.join(str(message).split())}\n")
     return status
 
 
+def _say(line: str) -> None:
+    """`line` on stderr, if stderr takes it: closed or full, there is nowhere else to say it,
+    and the exit status still tells."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(line)
+        stream.flush()
+    except (OSError, ValueError):
+        _silence(stream)
+
+
+def _silence(stream: TextIO | None) -> None:
+    """Points `stream`'s descriptor at the null device, as the Python documentation advises
+    after a write to it failed: otherwise its flush at exit fails again, prints "Exception
+    ignored" and turns the exit status into 120."""
+    if stream is None:
+        return
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, stream.fileno())
+        finally:
+            os.close(null)
+    except (OSError, ValueError):
+        pass  # no descriptor to point anywhere: nothing is flushed to one at exit either
+
+
+def _standard_output() -> TextIO:
+    # Python sets sys.stdout to None when the process starts with descriptor 1 closed.
+    if sys.stdout is None:
+        raise OutputError("cannot write the output: standard output is closed")
+    return sys.stdout
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """The command: its exit status, and on failure one line on stderr, never a traceback."""
+    try:
+        with _unlimited_int_digits():
+            return _command(argv)
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED)
+    except MemoryError:
+        return _fail("out of memory", EXIT_FAILED)
+
+
+def _command(argv: Sequence[str] | None) -> int:
+    try:
+        return _run(argv)
+    except InputError as error:
+        return _fail(error, EXIT_BAD_INPUT)
+    except BudgetError as error:
+        return _fail(error, EXIT_BUDGET)
+    except ImportError as error:
+        return _fail(error, EXIT_BAD_INPUT)
+    except OutputError as error:
+        _silence(sys.stdout)
+        return _fail(error, EXIT_FAILED)
+    except BrokenPipeError:
+        _silence(sys.stdout)
+        return EXIT_FAILED
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    args = _parsed(build_parser(), argv)
     try:
         if hasattr(args, "backend"):
             load_backend(args.backend)
@@ -189,16 +282,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(error, EXIT_USAGE)
     except ImportError:
         pass  # said when the backend is used
-    try:
-        args.run(args, sys.stdout)
-    except InputError as error:
-        return _fail(error, EXIT_BAD_INPUT)
-    except BudgetError as error:
-        return _fail(error, EXIT_BUDGET)
-    except ImportError as error:
-        return _fail(error, EXIT_BAD_INPUT)
-    except BrokenPipeError:
-        return 1
-    except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_INTERRUPTED)
+    out = _standard_output()
+    args.run(args, out)
+    with writing_output():
+        out.flush()
     return 0
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    # --help and --version print, then exit: before Python 3.11 argparse lets an error
+    # writing them through, and what waits in the buffer is flushed here, where an error is
+    # told, not at exit (where it prints "Exception ignored" and makes the status 120).
+    with writing_output():
+        try:
+            return parser.parse_args(argv)
+        except SystemExit:
+            if sys.stdout is not None:
+                sys.stdout.flush()
+            raise
