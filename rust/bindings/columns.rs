@@ -8,6 +8,7 @@ use super::compress::{compress_read, Reading};
 use super::context::context;
 use super::errors::Failure;
 use super::read::{Checked, Read, Reader};
+use super::signals;
 use super::text::IdText;
 use crate::core::{
     check_relevance, check_token_count, check_unsigned_token_count, Compression, ErrorKind, Request,
@@ -313,6 +314,7 @@ pub fn compress_arrays<'py>(
         .map_err(|failure| failure.into_pyerr(py, reader.ctx))?;
     let read = |reading: &mut Reading| {
         for index in 0..count {
+            signals::check_now_and_then(py, index)?;
             let (fragment_id, id_hash) = reader.fragment_id(index, &rows.ids.item(index)?)?;
             let token_count = rows.token_count(&reader, index, fragment_id.string())?;
             let relevance = rows.relevance(&reader, index, fragment_id.string())?;

@@ -108,6 +108,7 @@ pub fn read_fragments<'a, 'py>(
 ) -> impl FnOnce(&mut Reading) -> Read<'py, ()> + 'a {
     move |reading| {
         for (index, item) in fragments.iter_borrowed().enumerate() {
+            signals::check_now_and_then(reader.py, index)?;
             if !reader.ctx.push_plain(&item, &mut reading.columns)? {
                 reading.push(reader.fragment(index, &item)?)?;
             }

@@ -6,6 +6,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 
+use super::signals;
 use crate::core::{self, Compression, Reason};
 
 /// A Python int: through the quick 64-bit conversion when the value fits, as it nearly
@@ -50,7 +51,8 @@ pub fn kept_fragments<'py>(
     }
     // SAFETY: the new tuple has `kept.len()` slots and each is set once, to an item of
     // `fragments` (a live tuple, indices checked above) with a new reference, before the
-    // tuple is handed to Python.
+    // tuple is handed to Python. A tuple left part-filled by Ctrl-C is only dropped, which
+    // skips the empty slots.
     unsafe {
         let tuple =
             Bound::from_owned_ptr_or_err(py, ffi::PyTuple_New(kept.len() as ffi::Py_ssize_t))?;
@@ -69,6 +71,7 @@ pub fn kept_fragments<'py>(
             // in the (much smaller) new tuple, instead of jumping all over the input.
             let order = core::in_input_order(kept);
             for (at, &(index, position)) in order.iter().enumerate() {
+                signals::check_now_and_then(py, at)?;
                 if let Some(&(later, _)) = order.get(at + PREFETCH_AHEAD) {
                     prefetch(ffi::PyTuple_GetItem(
                         fragments.as_ptr(),

@@ -6,8 +6,9 @@ use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
 
 use super::compress::ReleaseGil;
 use super::errors::{text_type_error, texts_type_error, unknown_encoding_error};
+use super::signals::{self, PythonSignals};
 use super::text::IdText;
-use crate::core::{self, CountTuning, Encoding};
+use crate::core::{self, CountTuning, Encoding, Interrupted};
 
 fn encoding_named(py: Python<'_>, name: &str) -> PyResult<Encoding> {
     Encoding::from_name(name).ok_or_else(|| unknown_encoding_error(py, name))
@@ -34,11 +35,16 @@ pub struct TokenCounter {
 #[pymethods]
 impl TokenCounter {
     #[new]
-    #[pyo3(signature = (encoding = "o200k_base"))]
-    fn new(py: Python<'_>, encoding: &str) -> PyResult<Self> {
-        Ok(TokenCounter {
-            encoding: encoding_named(py, encoding)?,
-        })
+    #[pyo3(signature = (encoding = None), text_signature = "(encoding='o200k_base')")]
+    fn new(py: Python<'_>, encoding: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let encoding = match encoding {
+            None => Encoding::ALL[0],
+            Some(name) => match name.cast::<PyString>() {
+                Ok(name) => encoding_named(py, &name.to_cow()?)?,
+                Err(_) => return Err(text_type_error(py, "encoding", name)),
+            },
+        };
+        Ok(TokenCounter { encoding })
     }
 
     #[getter]
@@ -50,12 +56,14 @@ impl TokenCounter {
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
         let text = text_of(text, || "text".to_owned())?;
         let tuning = CountTuning::default();
-        Ok(core::count_one(
+        let counted = core::count_one_until(
             self.encoding,
             text.as_bytes(),
             &tuning,
             &ReleaseGil(py),
-        ))
+            &PythonSignals,
+        );
+        counted.map_err(|Interrupted| signals::raised(py))
     }
 
     /// The number of tokens in each text of an iterable, as a list in the same order.
@@ -78,8 +86,14 @@ impl TokenCounter {
             .collect::<PyResult<Vec<_>>>()?;
         let bytes: Vec<&[u8]> = texts.iter().map(IdText::as_bytes).collect();
         let tuning = CountTuning::default();
-        let counts = core::count_many(self.encoding, &bytes, &tuning, &ReleaseGil(py));
-        PyList::new(py, counts)
+        let counted = core::count_many(
+            self.encoding,
+            &bytes,
+            &tuning,
+            &ReleaseGil(py),
+            &PythonSignals,
+        );
+        PyList::new(py, counted.map_err(|Interrupted| signals::raised(py))?)
     }
 
     fn __repr__(&self) -> String {

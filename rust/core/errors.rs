@@ -3,6 +3,8 @@
 //! The names are the keys under which `skeleton_compressor._messages` words each problem;
 //! a Python test checks that the two lists are equal.
 
+use crate::core::interrupt::Interrupted;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     NotFragment,
@@ -62,6 +64,12 @@ pub enum Refusal {
     BudgetExceeded(BudgetExceeded),
     /// The caller asked the work to stop.
     Interrupted,
+}
+
+impl From<Interrupted> for Refusal {
+    fn from(Interrupted: Interrupted) -> Self {
+        Refusal::Interrupted
+    }
 }
 
 /// More fragments than the ranking can index.

@@ -19,7 +19,7 @@ pub mod tokens;
 pub use checks::{check_relevance, check_token_count, check_unsigned_token_count, MAX_TOKEN_COUNT};
 pub use detach::{Detach, InPlace};
 pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany};
-pub use interrupt::{Interrupt, Uninterrupted};
+pub use interrupt::{Interrupt, Interrupted, Uninterrupted};
 pub use records::compression::{
     compress_record_file, compress_records, kept_len, kept_spans, write_kept, FileCompression,
     RecordsCompression, RecordsRefusal,
@@ -36,5 +36,5 @@ pub use select::policy::units::{Decision, Reason};
 pub use select::policy::{OnOverflow, Order, Policy};
 pub use select::request::Request;
 pub use select::tuning::Tuning;
-pub use tokens::count_many::{count_many, count_one, CountTuning};
+pub use tokens::count_many::{count_many, count_one, count_one_until, CountTuning};
 pub use tokens::encoding::Encoding;

@@ -8,6 +8,8 @@
 use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
+use crate::core::select::pieces::sort_in_pieces;
+use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, split_at_capacity, weigh, Item};
 
 /// What a strategy keeps: units in no particular order, and their value; and the floor of
@@ -31,11 +33,14 @@ impl Chosen {
 pub fn density(
     mut items: Vec<Item>,
     capacity: u128,
-    rank_order: &impl Fn(u32, u32) -> Ordering,
-) -> Chosen {
+    rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
+    sort_piece: usize,
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<Chosen, Interrupted> {
     let best = best_single(&items, capacity, rank_order);
-    let walk = walk_by_density(&mut items, capacity, rank_order);
-    match best {
+    checkpoint.check()?;
+    let walk = walk_by_density(&mut items, capacity, rank_order, sort_piece, checkpoint)?;
+    Ok(match best {
         Some(best) if u128::from(best.value) > walk.chosen.value => {
             let mut alone = Chosen {
                 bound: walk.chosen.bound,
@@ -45,7 +50,7 @@ pub fn density(
             alone
         }
         _ => walk.chosen,
-    }
+    })
 }
 
 /// The unit of most value that fits `capacity` alone (ties: the better rank).
@@ -76,10 +81,12 @@ struct Walk {
 fn walk_by_density(
     items: &mut [Item],
     capacity: u128,
-    rank_order: &impl Fn(u32, u32) -> Ordering,
-) -> Walk {
+    rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
+    sort_piece: usize,
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<Walk, Interrupted> {
     let order = |a: &Item, b: &Item| density_order(a, b).then_with(|| rank_order(a.unit, b.unit));
-    let split = split_at_capacity(items, capacity, weigh, order);
+    let split = split_at_capacity(items, capacity, weigh, order, checkpoint)?;
     let mut chosen = Chosen {
         bound: split.fractional_optimum(capacity),
         ..Chosen::default()
@@ -96,17 +103,17 @@ fn walk_by_density(
         .filter(|item| item.tokens <= left)
         .copied()
         .collect();
-    smaller.sort_unstable_by(order);
+    sort_in_pieces(&mut smaller, order, sort_piece, false, checkpoint)?;
     for item in &smaller {
         if item.tokens <= left {
             left -= item.tokens;
             chosen.add(item);
         }
     }
-    Walk {
+    Ok(Walk {
         chosen,
         at_break: items.get(split.taken).copied(),
-    }
+    })
 }
 
 /// The canonical optimum: of the sets of items within `capacity`, those of most value; of
@@ -118,11 +125,18 @@ fn walk_by_density(
 pub fn optimal(
     mut items: Vec<Item>,
     capacity: u128,
-    rank_order: &impl Fn(u32, u32) -> Ordering,
-    near: usize,
+    rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
+    tuning: &Tuning,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Chosen, Interrupted> {
-    let walk = walk_by_density(&mut items, capacity, rank_order);
+    let near = tuning.near_break;
+    let walk = walk_by_density(
+        &mut items,
+        capacity,
+        rank_order,
+        tuning.sort_piece,
+        checkpoint,
+    )?;
     let mut chosen = Chosen {
         bound: walk.chosen.bound,
         ..Chosen::default()
@@ -146,6 +160,7 @@ pub fn optimal(
             open.push(item);
         }
     }
+    checkpoint.check()?;
     let best = best_single(&open, capacity, rank_order).map_or(0, |item| u128::from(item.value));
     // The walk's set, less its zero-token units, is a set of open items.
     let lower = (walk.chosen.value - chosen.value).max(best);
@@ -153,7 +168,9 @@ pub fn optimal(
     // break solved exactly, the others as the fractional optimum has them. A few first, then
     // twice as many while the core left is larger than twice those: past that, solving the
     // core itself costs less.
+    checkpoint.check()?;
     let reduced = Reduction::new(&open, at_break, capacity);
+    checkpoint.check()?;
     let mut lower = lower;
     if let Some(ratio) = reduced.ratio {
         let mut solved = near.min(FIRST_NEAR);
@@ -167,6 +184,7 @@ pub fn optimal(
         }
     }
     let (mut core, fixed) = reduced.split(&open, lower);
+    checkpoint.check()?;
     chosen.units.extend_from_slice(&fixed.units);
     chosen.value += fixed.value;
     // Worst-ranked first: see `solve_core`.

@@ -11,15 +11,32 @@ fn by_number(a: u32, b: u32) -> Ordering {
     a.cmp(&b)
 }
 
+/// Tuned to solve `near` units near the break first, and to sort in pieces of seven.
+fn tuning(near: usize) -> Tuning {
+    Tuning {
+        near_break: near,
+        sort_piece: 7,
+        ..Tuning::DEFAULT
+    }
+}
+
 /// `optimal`, never interrupted.
 fn solve(
     items: Vec<Item>,
     capacity: u128,
-    rank_order: &impl Fn(u32, u32) -> Ordering,
+    rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
     near: usize,
 ) -> Chosen {
     let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
-    optimal(items, capacity, rank_order, near, &mut checkpoint).expect("never interrupted")
+    let chosen = optimal(items, capacity, rank_order, &tuning(near), &mut checkpoint);
+    chosen.expect("never interrupted")
+}
+
+/// `density`, never interrupted.
+fn walk(items: Vec<Item>, capacity: u128) -> Chosen {
+    let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
+    let chosen = density(items, capacity, &by_number, 7, &mut checkpoint);
+    chosen.expect("never interrupted")
 }
 
 /// Every set of units that fits, the best by the canonical rule: most value, fewest tokens,
@@ -263,7 +280,7 @@ fn density_walks_by_value_per_token_or_keeps_the_best_unit() {
         let items = random_items(&mut random, len, levels, max_tokens);
         let total: u128 = items.iter().map(|i| i.tokens).sum();
         for capacity in [0, 1, 5, total / 4, total / 2, total] {
-            let chosen = density(items.clone(), capacity, &by_number);
+            let chosen = walk(items.clone(), capacity);
             assert_eq!(chosen.bound, fractional(&items, capacity));
             assert_eq!(
                 sorted(chosen.units.clone()),
@@ -278,12 +295,9 @@ fn density_walks_by_value_per_token_or_keeps_the_best_unit() {
 fn density_prefers_one_valuable_unit_to_a_poor_walk() {
     // The small unit is denser, but the large one alone is worth more.
     let items = [item(0, 10, 1), item(1, 90, 100)];
-    assert_eq!(density(items.to_vec(), 100, &by_number).units, vec![1]);
+    assert_eq!(walk(items.to_vec(), 100).units, vec![1]);
     assert_eq!(solve(items.to_vec(), 100, &by_number, 64).units, vec![1]);
-    assert_eq!(
-        sorted(density(items.to_vec(), 101, &by_number).units),
-        vec![0, 1]
-    );
+    assert_eq!(sorted(walk(items.to_vec(), 101).units), vec![0, 1]);
 }
 
 #[test]
@@ -324,7 +338,13 @@ fn optimal_stops_when_interrupted_and_asks_only_when_its_time_is_up() {
     let capacity: u128 = items.iter().map(|item| item.tokens).sum::<u128>() / 2;
     let interrupt = InterruptAt::new(5);
     let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
-    let stopped = optimal(items.clone(), capacity, &by_number, 4, &mut checkpoint);
+    let stopped = optimal(
+        items.clone(),
+        capacity,
+        &by_number,
+        &tuning(4),
+        &mut checkpoint,
+    );
     assert_eq!(stopped, Err(Interrupted));
     assert_eq!(
         interrupt.asked.load(std::sync::atomic::Ordering::Relaxed),
@@ -333,7 +353,30 @@ fn optimal_stops_when_interrupted_and_asks_only_when_its_time_is_up() {
 
     let unasked = InterruptAt::new(1);
     let mut checkpoint = Checkpoint::new(&unasked, Duration::from_secs(3600));
-    let chosen = optimal(items.clone(), capacity, &by_number, 4, &mut checkpoint);
+    let chosen = optimal(
+        items.clone(),
+        capacity,
+        &by_number,
+        &tuning(4),
+        &mut checkpoint,
+    );
     assert_eq!(chosen, Ok(solve(items, capacity, &by_number, 4)));
     assert_eq!(unasked.asked.load(std::sync::atomic::Ordering::Relaxed), 0);
+}
+
+#[test]
+fn density_answers_an_interruption_while_it_sorts_what_fits_past_the_break() {
+    // The densest unit fits and the next does not: a thousand small units are left to sort.
+    let mut items = vec![item(0, 6_000, 60), item(1, 4_000, 50)];
+    items.extend((2..1002).map(|unit| item(unit, 1, 1 + u128::from(unit) % 40)));
+    let interrupt = InterruptAt::new(1);
+    let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
+    let stopped = density(items.clone(), 100, &by_number, 7, &mut checkpoint);
+    assert_eq!(stopped, Err(Interrupted));
+    // Then 40 tokens left: the 25 units of one token, and 7 of two.
+    let chosen = walk(items, 100);
+    assert_eq!(
+        (chosen.units.len(), chosen.value),
+        (1 + 25 + 7, 6_000 + 25 + 7)
+    );
 }

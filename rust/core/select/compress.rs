@@ -2,15 +2,17 @@
 //! columns to selections.
 
 use std::thread;
+use std::time::Duration;
 
 use crate::core::detach::Detach;
 use crate::core::errors::Refusal;
-use crate::core::interrupt::{Checkpoint, Interrupted};
+use crate::core::interrupt::{Checkpoint, Interrupted, Stop};
 use crate::core::select::columns::Columns;
 use crate::core::select::duplicates::check::DuplicateCheck;
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::{tie_key, FragmentIds, IdArena};
 use crate::core::select::packing::{Packer, Selection};
+use crate::core::select::pieces::Sorting;
 use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, Walked};
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
@@ -64,35 +66,41 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
     }
     let mut check = DuplicateCheck::new(len);
     let in_parallel = len >= request.tuning.parallel_from;
+    let mut checkpoint = Checkpoint::new(request.interrupt, request.tuning.interrupt_every);
     let (duplicate, packed) = beside(
         in_parallel,
-        || check.run(&id_hashes, ids),
-        || {
+        &mut checkpoint,
+        |stop| check.run(&id_hashes, ids, stop),
+        |checkpoint| {
             if plain {
                 let first = request
                     .tuning
                     .first_sort_size(request.budgets, original_tokens, len);
-                let split_from = request.tuning.parallel_from;
-                let mut ranking = Ranking::counted(entries, key_counts, split_from);
-                ranking.rank_top(first, ids);
+                let mut ranking = Ranking::counted(entries, key_counts, request.tuning);
+                ranking.rank_top(first, ids, checkpoint)?;
                 let selections = pack(
                     &mut ranking,
                     &token_counts,
                     zero_token_fragments,
                     ids,
                     request,
-                );
+                    checkpoint,
+                )?;
                 Ok((selections, Vec::new()))
             } else {
                 let per_bucket = request.tuning.members_per_bucket;
                 let groups = groups.into_groups(&entries, &token_counts, ids, per_bucket);
-                let units = Units::new(&entries, &token_counts, &required, groups);
-                let mut unit_ranking = UnitRanking::new(units, request, ids);
-                unit_ranking.pack(ids, request)
+                checkpoint.check()?;
+                let units = Units::new(&entries, &token_counts, &required, groups, checkpoint)?;
+                let mut unit_ranking = UnitRanking::new(units, request, ids, checkpoint)?;
+                unit_ranking.pack(ids, request, checkpoint)
             }
         },
     );
     // An interruption is answered whatever else was found: the caller asked to stop.
+    let Ok(duplicate) = duplicate else {
+        return Err(Refusal::Interrupted);
+    };
     if let Err(Refusal::Interrupted) = packed {
         return Err(Refusal::Interrupted);
     }
@@ -107,30 +115,57 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
     })
 }
 
+/// How long this thread sleeps between two looks at the second one, once it waits for it.
+const WAIT_STEP: Duration = Duration::from_millis(1);
+
 /// `side` on a second thread while `main` runs here, when `in_parallel` and a thread can be
-/// had; else one after the other, here.
-fn beside<A: Send, B>(
+/// had; else one after the other, here. Only this thread asks `checkpoint` (the caller's
+/// interrupt may answer on its own thread alone): `main` as it works, then this loop while it
+/// waits for `side`. `side` is told to stop by the [`Stop`] it is given, and an interruption
+/// seen here is its answer.
+fn beside<A: Send, T>(
     in_parallel: bool,
-    mut side: impl FnMut() -> A + Send,
-    main: impl FnOnce() -> B,
-) -> (A, B) {
+    checkpoint: &mut Checkpoint,
+    mut side: impl FnMut(&Stop) -> Result<A, Interrupted> + Send,
+    main: impl FnOnce(&mut Checkpoint) -> Result<T, Refusal>,
+) -> (Result<A, Interrupted>, Result<T, Refusal>) {
+    let stop = Stop::default();
     let mut main = Some(main);
     if in_parallel {
         let both = thread::scope(|scope| {
-            let running = thread::Builder::new().spawn_scoped(scope, &mut side).ok()?;
-            let main = main.take()?;
-            let done_here = main();
+            let running = thread::Builder::new()
+                .spawn_scoped(scope, || side(&stop))
+                .ok()?;
+            let done_here = main.take()?(checkpoint);
+            let mut interrupted = matches!(done_here, Err(Refusal::Interrupted));
+            while !interrupted && !running.is_finished() {
+                interrupted = checkpoint.check().is_err();
+                thread::sleep(WAIT_STEP);
+            }
+            if interrupted {
+                stop.stop();
+            }
             let done_there = running
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            Some((done_there, done_here))
+            Some((
+                done_there.and_then(|found| match interrupted {
+                    true => Err(Interrupted),
+                    false => Ok(found),
+                }),
+                done_here,
+            ))
         });
         if let Some(both) = both {
             return both;
         }
     }
     let main = main.expect("main runs once: here when it did not run beside");
-    (side(), main())
+    let done_here = main(checkpoint);
+    if let Err(Refusal::Interrupted) = done_here {
+        return (Err(Interrupted), done_here);
+    }
+    (side(&stop), done_here)
 }
 
 /// Units ranked by their leads, as far as the budgets need (all of them when explaining,
@@ -144,12 +179,18 @@ struct UnitRanking {
 }
 
 impl UnitRanking {
-    fn new(units: Units, request: Request<'_>, ids: &impl FragmentIds) -> Self {
+    fn new(
+        units: Units,
+        request: Request<'_>,
+        ids: &impl FragmentIds,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<Self, Interrupted> {
         let floor = request.policy.min_relevance;
         let (mut required_tokens, mut candidate_tokens, mut zero_token_candidates) = (0, 0, 0);
         let mut candidate = Vec::with_capacity(units.len());
         let mut unit_entries = Vec::with_capacity(units.len());
         for unit in 0..units.len() as u32 {
+            checkpoint.tick()?;
             let lead = units.lead_entry(unit);
             let tokens = units.tokens(unit);
             let is_candidate = !units.is_required(unit) && relevance_of_key(lead.key) >= floor;
@@ -176,15 +217,15 @@ impl UnitRanking {
                 .tuning
                 .first_sort_size(request.budgets, candidate_tokens, len)
         };
-        let mut ranking = Ranking::new(unit_entries);
-        ranking.rank_top(first, &LeadIds { units: &units, ids });
-        UnitRanking {
+        let mut ranking = Ranking::new(unit_entries, request.tuning);
+        ranking.rank_top(first, &LeadIds { units: &units, ids }, checkpoint)?;
+        Ok(UnitRanking {
             units,
             ranking,
             candidate,
             required_tokens,
             zero_token_candidates,
-        }
+        })
     }
 
     /// Packs every budget; the first budget the overflow policy refuses is the answer.
@@ -192,6 +233,7 @@ impl UnitRanking {
         &mut self,
         ids: &impl FragmentIds,
         request: Request<'_>,
+        checkpoint: &mut Checkpoint,
     ) -> Result<(Vec<Selection>, Vec<Decision>), Refusal> {
         let walked = Walked {
             units: &self.units,
@@ -205,21 +247,19 @@ impl UnitRanking {
         let key = |unit: u32| units.lead_entry(unit).sort_key();
         let rank_order = |a: u32, b: u32| units.lead_entry(a).rank_order(units.lead_entry(b), ids);
         let packers: Vec<UnitPacker> = if request.strategy.by_value() {
-            let near_break = request.tuning.near_break;
-            let mut checkpoint = Checkpoint::new(request.interrupt, request.tuning.interrupt_every);
             let pack = |&budget: &u128| {
                 UnitPacker::by_value(
                     budget,
                     &walked,
                     &key,
                     &rank_order,
-                    near_break,
-                    &mut checkpoint,
+                    request.tuning,
+                    checkpoint,
                 )
             };
             let packers: Result<Vec<UnitPacker>, Interrupted> =
                 request.budgets.iter().map(pack).collect();
-            packers.map_err(|Interrupted| Refusal::Interrupted)?
+            packers?
         } else {
             let mut packers: Vec<UnitPacker> = request
                 .budgets
@@ -227,18 +267,24 @@ impl UnitRanking {
                 .map(|&budget| UnitPacker::new(budget, &walked, request.explain))
                 .collect();
             let lead_ids = LeadIds { units, ids };
-            self.ranking.feed_while_wanted(&lead_ids, |fresh| {
-                packers.iter_mut().fold(false, |wanting, packer| {
-                    packer.feed(fresh, &walked) | wanting
-                })
-            });
+            self.ranking
+                .feed_while_wanted(&lead_ids, checkpoint, |fresh| {
+                    packers.iter_mut().fold(false, |wanting, packer| {
+                        packer.feed(fresh, &walked) | wanting
+                    })
+                })?;
             packers
         };
         let mut selections = Vec::with_capacity(packers.len());
         let mut decisions = Vec::new();
         for (at, packer) in packers.into_iter().enumerate() {
-            let finished = packer.finish(&walked).map_err(Refusal::BudgetExceeded)?;
-            selections.push(finished.selection(units, request.policy.order, key, rank_order));
+            let finished = packer.finish(&walked, checkpoint)?;
+            let mut sorting = Sorting {
+                piece: request.tuning.sort_piece,
+                checkpoint,
+            };
+            let order = request.policy.order;
+            selections.push(finished.selection(units, order, key, rank_order, &mut sorting)?);
             if request.explain && at == 0 {
                 let mut ranks = vec![0u32; units.len()];
                 for (rank, entry) in self.ranking.ranked().iter().enumerate() {
@@ -262,28 +308,29 @@ fn pack(
     zero_token_fragments: usize,
     ids: &impl FragmentIds,
     request: Request<'_>,
-) -> Vec<Selection> {
+    checkpoint: &mut Checkpoint,
+) -> Result<Vec<Selection>, Interrupted> {
     let mut packers: Vec<Packer> = request
         .budgets
         .iter()
         .map(|&budget| Packer::new(budget, request.strategy))
         .collect();
-    ranking.feed_while_wanted(ids, |fresh| {
+    ranking.feed_while_wanted(ids, checkpoint, |fresh| {
         packers.iter_mut().fold(false, |wanting, packer| {
             packer.feed(fresh, token_counts, zero_token_fragments) | wanting
         })
-    });
+    })?;
     let mut selections: Vec<Selection> = packers.into_iter().map(Packer::finish).collect();
     // The ranking is done with: its entries are split in place, with no copy.
     let entries = ranking.entries_mut();
     let weigh = |entry: &Entry| entry.item(token_counts);
     for (selection, &budget) in selections.iter_mut().zip(request.budgets) {
         if budget > 0 {
-            let split = split_at_capacity(entries, budget, weigh, density_order);
+            let split = split_at_capacity(entries, budget, weigh, density_order, checkpoint)?;
             selection.value_bound = split.fractional_optimum(budget);
         }
     }
-    selections
+    Ok(selections)
 }
 
 #[cfg(test)]

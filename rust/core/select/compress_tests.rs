@@ -201,6 +201,7 @@ pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         members_per_bucket: rng.below(4) as usize,
         near_break: rng.below(4) as usize,
         interrupt_every: std::time::Duration::ZERO,
+        sort_piece: rng.below(20) as usize,
     }
 }
 
@@ -393,6 +394,46 @@ fn an_interrupted_optimal_says_so_over_anything_else_it_found() {
 }
 
 #[test]
+fn the_ranking_strategies_answer_an_interruption_while_they_rank() {
+    // Four thousand fragments, sorted in pieces of a hundred: asked once, the checkpoint
+    // stops the first sort, with or without a policy, explaining or not.
+    let ids: Vec<String> = (0..4000).map(|i| format!("f{i}")).collect();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let mut rng = Lcg(5);
+    let tokens: Vec<u64> = (0..4000).map(|_| 1 + rng.below(50)).collect();
+    let scores: Vec<f64> = (0..4000).map(|_| rng.below(1000) as f64 / 1000.0).collect();
+    let input = input_of(&ids, &tokens, &scores);
+    let tuning = Tuning {
+        interrupt_every: std::time::Duration::ZERO,
+        sort_piece: 100,
+        ..Tuning::default()
+    };
+    let grouped = Policy {
+        min_relevance: 0.2,
+        ..Policy::default()
+    };
+    for strategy in [Strategy::Greedy, Strategy::Prefix] {
+        for (policy, explain) in [(Policy::default(), false), (grouped, true)] {
+            let interrupt = InterruptAt::new(1);
+            let request = Request {
+                budgets: &[20_000],
+                strategy,
+                policy: &policy,
+                explain,
+                tuning: &tuning,
+                interrupt: &interrupt,
+            };
+            let result = compress(columns(&input, &request), request, &InPlace);
+            assert_eq!(
+                result.map(|_| ()),
+                Err(Refusal::Interrupted),
+                "{strategy:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn the_columns_of_an_input_can_be_read_again() {
     let input = input_of(&["a", "b"], &[1, 1], &[0.5, 0.4]);
     let request = Request {
@@ -542,4 +583,50 @@ fn plain_inputs_are_chosen_by_value_under_the_value_strategies() {
             (0, 0)
         );
     }
+}
+
+#[test]
+fn waiting_for_the_second_thread_still_answers_an_interruption() {
+    // The side work runs until it is told to stop; the main work is done at once.
+    let endless = |stop: &Stop| {
+        while !stop.interrupted() {
+            std::thread::yield_now();
+        }
+        Err::<(), _>(Interrupted)
+    };
+    let interrupt = InterruptAt::new(1);
+    let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
+    let (side, main) = beside(true, &mut checkpoint, endless, |_| Ok::<_, Refusal>(7));
+    assert_eq!((side, main), (Err(Interrupted), Ok(7)));
+    // Interrupted here while the side work had finished: the interruption is the answer.
+    let done = |_: &Stop| Ok::<_, Interrupted>(3);
+    let slow = |checkpoint: &mut Checkpoint| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        checkpoint.check().map_err(Refusal::from)
+    };
+    let interrupt = InterruptAt::new(1);
+    let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
+    let (side, main) = beside(true, &mut checkpoint, done, slow);
+    assert_eq!((side, main), (Err(Interrupted), Err(Refusal::Interrupted)));
+    // One after the other: an interrupted main work skips the side work.
+    let interrupt = InterruptAt::new(1);
+    let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
+    let (side, main) = beside(false, &mut checkpoint, done, slow);
+    assert_eq!((side, main), (Err(Interrupted), Err(Refusal::Interrupted)));
+    let never = Uninterrupted;
+    let mut checkpoint = Checkpoint::new(&never, std::time::Duration::ZERO);
+    let (side, main) = beside(true, &mut checkpoint, done, |_| Ok::<_, Refusal>(7));
+    assert_eq!((side, main), (Ok(3), Ok(7)));
+}
+
+#[test]
+fn a_stopped_duplicate_check_says_so() {
+    let (hashes, ids) = ([1u64, 2, 1], ["a", "b", "a"]);
+    let stop = Stop::default();
+    stop.stop();
+    let found = DuplicateCheck::new(3).run(&hashes, &ids, &stop);
+    assert_eq!(found, Err(Interrupted));
+    let found = DuplicateCheck::new(3).run(&hashes, &ids, &Uninterrupted);
+    let pair = found.map(|duplicate| duplicate.map(|d| (d.first, d.second)));
+    assert_eq!(pair, Ok(Some((0, 2))));
 }

@@ -5,19 +5,20 @@
 //! demand, best first: a small budget only needs the top of it sorted.
 
 use std::ops::Range;
-use std::thread;
 
+use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::entry::Entry;
 use crate::core::select::ids::FragmentIds;
 use crate::core::select::key_ranges::KeyCounts;
+use crate::core::select::pieces::{sort_in_pieces, PieceWork};
+use crate::core::select::tuning::Tuning;
 
 /// What the last sort of a ranking did, which the answers do not show: how many entries its
-/// selection looked at (none when all it ranks were wanted), and how many it sorted on a
-/// second thread.
+/// selection looked at (none when all it ranks were wanted), and how it was cut.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SortWork {
     pub selected_among: usize,
-    pub on_second_thread: usize,
+    pub pieces: PieceWork,
 }
 
 /// Entries whose first `ranked` positions are in final ranking order.
@@ -27,24 +28,27 @@ pub struct Ranking {
     ranked: usize,
     /// The counts of the entries' keys, for the first sort.
     counts: KeyCounts,
-    /// A first sort of this many entries on is split in two and sorted on two threads.
-    split_sort_from: usize,
+    /// Sorts are cut into pieces of about this many entries.
+    sort_piece: usize,
+    /// A sort of this many entries on is shared with a second thread.
+    parallel_from: usize,
     pub last_sort: SortWork,
 }
 
 impl Ranking {
-    pub fn new(entries: Vec<Entry>) -> Self {
-        Ranking::counted(entries, KeyCounts::default(), usize::MAX)
+    pub fn new(entries: Vec<Entry>, tuning: &Tuning) -> Self {
+        Ranking::counted(entries, KeyCounts::default(), tuning)
     }
 
     /// A ranking whose first sort is guided by `counts`, the counts of `entries`' keys (or
-    /// none), and split over two threads from `split_sort_from` entries on.
-    pub fn counted(entries: Vec<Entry>, counts: KeyCounts, split_sort_from: usize) -> Self {
+    /// none).
+    pub fn counted(entries: Vec<Entry>, counts: KeyCounts, tuning: &Tuning) -> Self {
         Ranking {
             entries,
             ranked: 0,
             counts,
-            split_sort_from,
+            sort_piece: tuning.sort_piece,
+            parallel_from: tuning.parallel_from,
             last_sort: SortWork::default(),
         }
     }
@@ -72,47 +76,52 @@ impl Ranking {
         self.ranked == self.len()
     }
 
-    /// Hands the ranked entries to `feed`, which says whether it wants more: the rest is
-    /// ranked, all of it at once, only when it does.
+    /// Hands the ranked entries to `feed`, a piece at a time, while it says it wants more:
+    /// the rest is ranked, all of it at once, only when it does.
     pub fn feed_while_wanted(
         &mut self,
         ids: &(impl FragmentIds + ?Sized),
+        checkpoint: &mut Checkpoint,
         mut feed: impl FnMut(&[Entry]) -> bool,
-    ) {
-        let mut fed = 0;
+    ) -> Result<(), Interrupted> {
+        let mut fed = 0usize;
         loop {
-            let wanting = feed(&self.ranked()[fed..]);
-            fed = self.ranked;
-            if !wanting || self.is_complete() {
-                return;
+            // What is ranked and not yet fed, a sort piece at a time: feeding a million
+            // entries takes long enough to answer an interrupt in between.
+            loop {
+                let upto = self.ranked.min(fed.saturating_add(self.sort_piece.max(1)));
+                let wanting = feed(&self.entries[fed..upto]);
+                fed = upto;
+                if !wanting {
+                    return Ok(());
+                }
+                if fed == self.ranked {
+                    break;
+                }
+                checkpoint.check()?;
             }
-            self.rank_top(self.len(), ids);
+            if self.is_complete() {
+                return Ok(());
+            }
+            self.rank_top(self.len(), ids, checkpoint)?;
         }
-    }
-
-    /// Whether a first sort of `count` entries by [`Ranking::rank_top`] is split over two
-    /// threads: when the best half of them is at most the keys of some ranges, and they are
-    /// many.
-    pub fn splits_first_sort(&self, count: usize) -> bool {
-        let wanted = count.min(self.len());
-        self.ranked == 0
-            && wanted >= self.split_sort_from
-            && self
-                .counts
-                .cover(wanted / 2)
-                .is_some_and(|(_, covered)| covered < wanted)
     }
 
     /// Ranks the first `count` entries in all (everything when `count` reaches the length)
     /// and returns the positions ranked by this call. Ids are unique, so the order is total
-    /// and the top `count` are known without sorting the rest.
-    pub fn rank_top(&mut self, count: usize, ids: &(impl FragmentIds + ?Sized)) -> Range<usize> {
+    /// and the top `count` are known without sorting the rest. An interrupted call ranks
+    /// nothing more, and leaves the unranked entries in some order.
+    pub fn rank_top(
+        &mut self,
+        count: usize,
+        ids: &(impl FragmentIds + ?Sized),
+        checkpoint: &mut Checkpoint,
+    ) -> Result<Range<usize>, Interrupted> {
         let (start, len) = (self.ranked, self.len());
         let end = count.clamp(start, len);
         if end == start {
-            return start..start;
+            return Ok(start..start);
         }
-        let split = self.splits_first_sort(count);
         let wanted = end - start;
         self.last_sort = SortWork::default();
         // The counts are of all entries: only the first sort has them all in `rest`.
@@ -134,58 +143,43 @@ impl Ranking {
             self.last_sort.selected_among = candidates;
         }
         // Sorted by relevance and tie key alone, which is quick, then runs of equal keys
-        // (rare) by id. A large first sort is split in two at a range of keys, and the two
-        // parts sorted on two threads.
+        // (rare) by id.
         let top = &mut rest[..wanted];
-        let ahead = if split {
-            // The top holds every entry of the ranges the best half reaches.
-            self.counts.take_covering(top, wanted / 2).unwrap_or(0)
-        } else {
-            0
-        };
-        self.last_sort.on_second_thread = sort_by_keys(top, ahead);
+        let two_threads = wanted >= self.parallel_from;
+        self.last_sort.pieces = sort_in_pieces(
+            top,
+            |a: &Entry, b: &Entry| a.sort_key().cmp(&b.sort_key()),
+            self.sort_piece,
+            two_threads,
+            checkpoint,
+        )?;
         for run in top.chunk_by_mut(|a, b| a.sort_key() == b.sort_key()) {
             if let [_, _, ..] = run {
                 run.sort_unstable_by(|a, b| ids.compare(a.index, b.index));
             }
         }
         self.ranked = end;
-        start..end
-    }
-}
-
-/// Sorts `entries` by their sort keys, the first `ahead` (whose keys are all below the
-/// others') on a second thread when there are any and one can be had; returns how many were
-/// sorted there.
-fn sort_by_keys(entries: &mut [Entry], ahead: usize) -> usize {
-    if ahead == 0 {
-        entries.sort_unstable_by_key(Entry::sort_key);
-        return 0;
-    }
-    let (first, second) = entries.split_at_mut(ahead);
-    let first_sorted = thread::scope(|scope| {
-        let spawned = thread::Builder::new()
-            .spawn_scoped(scope, move || first.sort_unstable_by_key(Entry::sort_key));
-        second.sort_unstable_by_key(Entry::sort_key);
-        match spawned {
-            Ok(sorting) => sorting
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            Err(_) => return false,
-        }
-        true
-    });
-    if first_sorted {
-        ahead
-    } else {
-        entries[..ahead].sort_unstable_by_key(Entry::sort_key);
-        0
+        Ok(start..end)
     }
 }
 
 #[cfg(test)]
 pub(crate) mod tests {
+    use std::time::Duration;
+
     use super::*;
+    use crate::core::interrupt::tests::InterruptAt;
+    use crate::core::Uninterrupted;
+
+    /// [`Ranking::rank_top`], never interrupted.
+    pub fn rank(
+        ranking: &mut Ranking,
+        count: usize,
+        ids: &(impl FragmentIds + ?Sized),
+    ) -> Range<usize> {
+        let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
+        ranking.rank_top(count, ids, &mut checkpoint).unwrap()
+    }
     use crate::core::select::entry::relevance_key;
 
     pub fn entries(scores: &[f64], tokens: &[u64]) -> Vec<Entry> {
@@ -199,10 +193,10 @@ pub(crate) mod tests {
 
     /// The full ranking, extended `step` entries at a time.
     pub fn ranked_in_steps(scores: &[f64], ids: &[&str], step: usize) -> Vec<u32> {
-        let mut ranking = Ranking::new(entries(scores, &vec![1; scores.len()]));
+        let mut ranking = Ranking::new(entries(scores, &vec![1; scores.len()]), &Tuning::DEFAULT);
         while !ranking.is_complete() {
             let wanted = ranking.ranked().len() + step;
-            let range = ranking.rank_top(wanted, ids);
+            let range = rank(&mut ranking, wanted, ids);
             assert_eq!(range.len(), step.min(scores.len() - range.start));
         }
         ranking.ranked().iter().map(|e| e.index).collect()
@@ -246,8 +240,8 @@ pub(crate) mod tests {
         for (entry, tie) in all.iter_mut().zip([3, 1, 2]) {
             entry.tie = tie;
         }
-        let mut ranking = Ranking::new(all);
-        ranking.rank_top(3, &["", "", ""]);
+        let mut ranking = Ranking::new(all, &Tuning::DEFAULT);
+        rank(&mut ranking, 3, &["", "", ""]);
         let order: Vec<u32> = ranking.ranked().iter().map(|e| e.index).collect();
         assert_eq!(order, vec![1, 2, 0]);
     }
@@ -275,45 +269,71 @@ pub(crate) mod tests {
     fn the_rest_is_ranked_only_while_it_is_wanted() {
         let ids = ["e", "d", "c", "b", "a"];
         let scores = [0.5, 0.9, 0.5, 0.5, 0.1];
-        // A feeder that wants more after each of its first `wants` batches: what each batch
-        // held, by index, and whether the ranking was completed.
-        let fed = |wants: usize| {
-            let mut ranking = Ranking::new(entries(&scores, &[1; 5]));
-            ranking.rank_top(2, &ids);
+        // A feeder that wants more after each of its first `wants` batches, fed pieces of
+        // `piece`: what each batch held, by index, and whether the ranking was completed.
+        let fed = |wants: usize, sort_piece: usize| {
+            let tuning = Tuning {
+                sort_piece,
+                ..Tuning::DEFAULT
+            };
+            let mut ranking = Ranking::new(entries(&scores, &[1; 5]), &tuning);
+            rank(&mut ranking, 2, &ids);
             let mut batches = Vec::new();
-            ranking.feed_while_wanted(&ids, |fresh| {
+            let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
+            let feeding = ranking.feed_while_wanted(&ids, &mut checkpoint, |fresh| {
                 batches.push(fresh.iter().map(|e| e.index).collect::<Vec<_>>());
                 batches.len() <= wants
             });
+            assert_eq!(feeding, Ok(()));
             (batches, ranking.is_complete())
         };
-        assert_eq!(fed(0), (vec![vec![1, 3]], false));
-        assert_eq!(fed(1), (vec![vec![1, 3], vec![2, 0, 4]], true));
+        assert_eq!(fed(0, 100), (vec![vec![1, 3]], false));
+        assert_eq!(fed(1, 100), (vec![vec![1, 3], vec![2, 0, 4]], true));
         // Still wanting when all is ranked: the feeding ends all the same.
-        assert_eq!(fed(9), (vec![vec![1, 3], vec![2, 0, 4]], true));
+        assert_eq!(fed(9, 100), (vec![vec![1, 3], vec![2, 0, 4]], true));
+        // In pieces of two.
+        assert_eq!(fed(9, 2), (vec![vec![1, 3], vec![2, 0], vec![4]], true));
+        assert_eq!(fed(1, 2), (vec![vec![1, 3], vec![2, 0]], true));
+        // Nothing ranked yet: the feeder is asked once before anything is sorted.
+        let tuning = Tuning::DEFAULT;
+        let mut ranking = Ranking::new(entries(&scores, &[1; 5]), &tuning);
+        let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
+        let mut asked = Vec::new();
+        let feeding = ranking.feed_while_wanted(&ids, &mut checkpoint, |fresh| {
+            asked.push(fresh.len());
+            false
+        });
+        assert_eq!(
+            (feeding, asked, ranking.ranked().len()),
+            (Ok(()), vec![0], 0)
+        );
     }
 
     #[test]
     fn extend_ranks_exactly_what_is_asked() {
         let ids = ["e", "d", "c", "b", "a"];
-        let mut ranking = Ranking::new(entries(&[0.5, 0.9, 0.5, 0.5, 0.1], &[1; 5]));
-        assert_eq!(ranking.rank_top(0, &ids), 0..0);
-        assert_eq!(ranking.rank_top(2, &ids), 0..2);
+        let mut ranking = Ranking::new(
+            entries(&[0.5, 0.9, 0.5, 0.5, 0.1], &[1; 5]),
+            &Tuning::DEFAULT,
+        );
+        assert_eq!(rank(&mut ranking, 0, &ids), 0..0);
+        assert_eq!(rank(&mut ranking, 2, &ids), 0..2);
         assert_eq!(
             ranking.ranked().iter().map(|e| e.index).collect::<Vec<_>>(),
             vec![1, 3]
         );
         assert!(!ranking.is_complete());
-        assert_eq!(ranking.rank_top(9, &ids), 2..5);
+        assert_eq!(rank(&mut ranking, 9, &ids), 2..5);
         assert!(ranking.is_complete());
-        assert_eq!(ranking.rank_top(9, &ids), 5..5);
+        assert_eq!(rank(&mut ranking, 9, &ids), 5..5);
         assert_eq!(ranking.len(), 5);
         assert!(!ranking.is_empty());
-        assert!(Ranking::new(Vec::new()).is_empty());
+        assert!(Ranking::new(Vec::new(), &Tuning::DEFAULT).is_empty());
     }
 
     /// 640 entries, ten in each of the 64 ranges of relevance in `[0.5, 1)` (each range
-    /// 1/128 wide), counted; ids in input order.
+    /// 1/128 wide), counted; ids in input order. Sorts are cut into pieces of 30, and shared
+    /// with a second thread from 90 entries on.
     fn counted_ranges() -> (Ranking, Vec<String>) {
         let scores: Vec<f64> = (0..640)
             .map(|i| 0.5 + (f64::from(i / 10) + f64::from(i % 10 + 1) / 12.0) / 128.0)
@@ -324,7 +344,12 @@ pub(crate) mod tests {
             counts.add(entry);
         }
         let ids = (0..640).map(|i| format!("id{i:03}")).collect();
-        (Ranking::counted(all, counts, 90), ids)
+        let tuning = Tuning {
+            sort_piece: 30,
+            parallel_from: 90,
+            ..Tuning::DEFAULT
+        };
+        (Ranking::counted(all, counts, &tuning), ids)
     }
 
     fn indices(entries: &[Entry]) -> Vec<u32> {
@@ -332,62 +357,28 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_first_sort_is_split_when_its_best_half_is_fewer_than_it() {
-        // Fifty entries at 0.9 and fifty at 0.6, two ranges; sorts of forty on are split.
-        let two_ranges = || {
-            let scores: Vec<f64> = (0..100)
-                .map(|i| if i % 2 == 0 { 0.9 } else { 0.6 })
-                .collect();
-            let all = entries(&scores, &[1; 100]);
-            let mut counts = KeyCounts::new();
-            for entry in &all {
-                counts.add(entry);
-            }
-            Ranking::counted(all, counts, 40)
-        };
-        let ids: Vec<String> = (0..100).map(|i| format!("id{i:03}")).collect();
-        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        // The best 25 of 50 reach a range of 50: not fewer, so not split.
-        let mut fifty = two_ranges();
-        assert!(!fifty.splits_first_sort(50));
-        fifty.rank_top(50, &ids);
-        assert_eq!(fifty.last_sort.on_second_thread, 0);
-        // The best 50 of 100 are the range of 50: split there.
-        let mut all = two_ranges();
-        assert!(all.splits_first_sort(100));
-        all.rank_top(100, &ids);
-        assert_eq!(all.last_sort.on_second_thread, 50);
-    }
-
-    #[test]
-    fn counts_guide_the_first_sort_and_split_it() {
+    fn counts_guide_the_first_sort_and_pieces_cut_every_sort() {
         let (mut ranking, ids) = counted_ranges();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        // The best 95 are in the top ten ranges (100 entries); the first five (50) go to the
-        // second thread.
-        assert!(ranking.splits_first_sort(95));
-        ranking.rank_top(95, &ids);
-        let expected = SortWork {
-            selected_among: 100,
-            on_second_thread: 50,
-        };
-        assert_eq!(ranking.last_sort, expected);
+        // The best 95 are in the top ten ranges (100 entries), sorted in four pieces of
+        // about thirty; some may go to the second thread.
+        rank(&mut ranking, 95, &ids);
+        let sorted = ranking.last_sort;
+        assert_eq!((sorted.selected_among, sorted.pieces.pieces), (100, 4));
+        assert!(sorted.pieces.on_second_thread <= 4);
         let best: Vec<u32> = (545..640).rev().collect();
         assert_eq!(indices(ranking.ranked()), best);
-        // Later sorts select among all that is left, on one thread.
-        assert!(!ranking.splits_first_sort(640));
-        ranking.rank_top(200, &ids);
-        let later = SortWork {
-            selected_among: 545,
-            on_second_thread: 0,
-        };
-        assert_eq!(ranking.last_sort, later);
+        // Later sorts select among all that is left; 105 make four pieces, 440 sixteen.
+        rank(&mut ranking, 200, &ids);
+        let later = ranking.last_sort;
+        assert_eq!((later.selected_among, later.pieces.pieces), (545, 4));
         assert_eq!(
             indices(ranking.ranked()),
             (440..640).rev().collect::<Vec<_>>()
         );
-        ranking.rank_top(640, &ids);
-        assert_eq!(ranking.last_sort, SortWork::default());
+        rank(&mut ranking, 640, &ids);
+        let last = ranking.last_sort;
+        assert_eq!((last.selected_among, last.pieces.pieces), (0, 16));
         assert_eq!(
             indices(ranking.ranked()),
             (0..640).rev().collect::<Vec<_>>()
@@ -395,22 +386,36 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn a_small_or_whole_first_sort_is_not_split() {
+    fn a_sort_below_the_piece_or_the_threshold_stays_on_one_thread() {
         let (mut ranking, ids) = counted_ranges();
         let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
-        assert!(!ranking.splits_first_sort(89));
-        ranking.rank_top(89, &ids);
-        assert_eq!(ranking.last_sort.selected_among, 90);
-        assert_eq!(ranking.last_sort.on_second_thread, 0);
-        let (mut whole, _) = counted_ranges();
-        assert!(whole.splits_first_sort(640) && whole.splits_first_sort(10_000));
-        whole.rank_top(640, &ids);
-        let expected = SortWork {
-            selected_among: 0,
-            on_second_thread: 320,
+        rank(&mut ranking, 30, &ids);
+        let one = PieceWork {
+            pieces: 1,
+            on_second_thread: 0,
         };
-        assert_eq!(whole.last_sort, expected);
-        assert_eq!(indices(whole.ranked()), (0..640).rev().collect::<Vec<_>>());
+        assert_eq!(ranking.last_sort.pieces, one);
+        rank(&mut ranking, 119, &ids);
+        assert_eq!(ranking.last_sort.pieces.pieces, 4);
+        assert_eq!(ranking.last_sort.pieces.on_second_thread, 0);
+    }
+
+    #[test]
+    fn an_interrupted_sort_ranks_nothing_and_a_later_one_ranks_all() {
+        let (mut ranking, ids) = counted_ranges();
+        let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+        let interrupt = InterruptAt::new(1);
+        let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
+        assert_eq!(
+            ranking.rank_top(640, &ids, &mut checkpoint),
+            Err(Interrupted)
+        );
+        assert!(ranking.ranked().is_empty());
+        rank(&mut ranking, 640, &ids);
+        assert_eq!(
+            indices(ranking.ranked()),
+            (0..640).rev().collect::<Vec<_>>()
+        );
     }
 
     #[test]

@@ -10,9 +10,12 @@ pub struct Tuning {
     /// worth handing the interpreter to other threads and waiting to take it back.
     pub detach_from: usize,
     /// From this many fragments on, duplicate ids are looked for on a second thread while
-    /// the ranking is sorted and packed, and a first sort of this many entries on is split
-    /// over two threads.
+    /// the ranking is sorted and packed, and a sort of this many entries on is shared with
+    /// a second thread.
     pub parallel_from: usize,
+    /// Sorts are cut into pieces of about this many entries (a few milliseconds each), so
+    /// that they answer an interrupt and share out over threads.
+    pub sort_piece: usize,
     /// The ranking is first sorted as far as the largest budget's share of all tokens, times
     /// this margin, plus `first_sort_extra` entries: enough that greedy packing rarely needs
     /// a second sort of the rest.
@@ -44,6 +47,7 @@ impl Tuning {
     pub const DEFAULT: Tuning = Tuning {
         detach_from: 20_000,
         parallel_from: 20_000,
+        sort_piece: 1 << 16,
         first_sort_margin: 1.25,
         first_sort_extra: 1024,
         count_keys_from: 1 << 16,

@@ -3,6 +3,8 @@
 
 use std::cmp::Ordering;
 
+use crate::core::interrupt::{Checkpoint, Interrupted};
+
 /// One unit of value is `2**-32` of relevance.
 pub const UNITS_PER_RELEVANCE: f64 = 4_294_967_296.0;
 
@@ -109,13 +111,15 @@ impl Split {
 /// (in no particular order) and the first that does not fit at `taken`: a weighted selection
 /// in expected linear time, not a sort. `weigh` gives an item's value and tokens, and `order`
 /// compares two items by what `weigh` gave. Items `order` calls equal are walked in place, so
-/// an order that is not total (densities alone) costs no more.
+/// an order that is not total (densities alone) costs no more. `checkpoint` is asked before
+/// each pass over what is left.
 pub fn split_at_capacity<T: Copy, W: Copy>(
     items: &mut [T],
     capacity: u128,
     weigh: impl Fn(&T) -> W,
     order: impl Fn(&W, &W) -> Ordering,
-) -> Split
+    checkpoint: &mut Checkpoint,
+) -> Result<Split, Interrupted>
 where
     (u64, u128): From<W>,
 {
@@ -141,9 +145,11 @@ where
             &order,
             &mut split,
             &mut next_random,
-        );
+            checkpoint,
+        )?;
     }
     while low < high {
+        checkpoint.check()?;
         // A pseudo-random pivot: no input order makes the selection quadratic by design.
         let pivot = weigh(&items[low + next_random(high - low)]);
         // Three parts: before the pivot, equal to it, after it.
@@ -178,7 +184,7 @@ where
             let (item_value, item_tokens) = weigh(equal).into();
             if split.tokens + item_tokens > capacity {
                 split.next = Some((item_value, item_tokens));
-                return split;
+                return Ok(split);
             }
             split.tokens += item_tokens;
             split.value += u128::from(item_value);
@@ -186,7 +192,7 @@ where
         }
         low = after;
     }
-    split
+    Ok(split)
 }
 
 /// From this many items on, the first cut is made at two pivots a sample puts around the
@@ -208,7 +214,8 @@ fn first_cut<T: Copy, W: Copy>(
     order: &impl Fn(&W, &W) -> Ordering,
     split: &mut Split,
     next_random: &mut impl FnMut(usize) -> usize,
-) -> (usize, usize)
+    checkpoint: &mut Checkpoint,
+) -> Result<(usize, usize), Interrupted>
 where
     (u64, u128): From<W>,
 {
@@ -223,13 +230,14 @@ where
         sampled_tokens.saturating_mul(len as u128) > capacity.saturating_mul(SAMPLE as u128)
     });
     let Some(estimate) = estimate else {
-        return (0, len);
+        return Ok((0, len));
     };
     let low_pivot = sample[estimate.saturating_sub(SAMPLE_MARGIN)];
     let high_pivot = sample[(estimate + SAMPLE_MARGIN).min(SAMPLE - 1)];
     let (mut before, mut at, mut after) = (0, 0, len);
     let (mut above, mut between) = ((0u128, 0u128), (0u128, 0u128));
     while at < after {
+        checkpoint.tick()?;
         let weighed = weigh(&items[at]);
         if order(&weighed, &low_pivot).is_lt() {
             let (value, tokens) = weighed.into();
@@ -247,18 +255,18 @@ where
         }
     }
     if above.1 > capacity {
-        return (0, before);
+        return Ok((0, before));
     }
     split.value += above.0;
     split.tokens += above.1;
     split.taken = before;
     if split.tokens + between.1 > capacity {
-        return (before, after);
+        return Ok((before, after));
     }
     split.value += between.0;
     split.tokens += between.1;
     split.taken = after;
-    (after, len)
+    Ok((after, len))
 }
 
 impl From<Item> for (u64, u128) {
@@ -276,6 +284,21 @@ pub fn weigh(item: &Item) -> Item {
 pub(crate) mod tests {
     use super::*;
     use crate::core::select::compress::tests::Lcg;
+    use crate::core::Uninterrupted;
+
+    /// [`split_at_capacity`], never interrupted.
+    fn split_whole<T: Copy, W: Copy>(
+        items: &mut [T],
+        capacity: u128,
+        weigh: impl Fn(&T) -> W,
+        order: impl Fn(&W, &W) -> Ordering,
+    ) -> Split
+    where
+        (u64, u128): From<W>,
+    {
+        let mut checkpoint = Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO);
+        split_at_capacity(items, capacity, weigh, order, &mut checkpoint).unwrap()
+    }
 
     pub(crate) fn item(unit: u32, value: u64, tokens: u128) -> Item {
         Item {
@@ -373,7 +396,7 @@ pub(crate) mod tests {
             for capacity in [0, 1, total / 2, total.saturating_sub(1), total, total + 3] {
                 let mut shuffled = items.clone();
                 let order = |a: &Item, b: &Item| density_order(a, b).then(a.unit.cmp(&b.unit));
-                let split = split_at_capacity(&mut shuffled, capacity, weigh, order);
+                let split = split_whole(&mut shuffled, capacity, weigh, order);
                 let (taken, tokens, value) = walked(&items, capacity);
                 assert_eq!(
                     (split.taken, split.tokens, split.value),
@@ -421,7 +444,7 @@ pub(crate) mod tests {
             let total: u128 = items.iter().map(|i| i.tokens).sum();
             for capacity in [1, total / 100, total / 10, total / 2, total - 1, total] {
                 let mut work = items.clone();
-                let split = split_at_capacity(&mut work, capacity, weigh, density_order);
+                let split = split_whole(&mut work, capacity, weigh, density_order);
                 let bound = fractional(&items, capacity);
                 assert_eq!(
                     split.fractional_optimum(capacity),
@@ -432,7 +455,7 @@ pub(crate) mod tests {
                 // A total order: the taken items are the densest, exactly.
                 let order = |a: &Item, b: &Item| density_order(a, b).then(a.unit.cmp(&b.unit));
                 let mut work = items.clone();
-                let split = split_at_capacity(&mut work, capacity, weigh, order);
+                let split = split_whole(&mut work, capacity, weigh, order);
                 sorted.sort_by(order);
                 let mut taken: Vec<u32> = work[..split.taken].iter().map(|i| i.unit).collect();
                 taken.sort_unstable();
@@ -457,7 +480,7 @@ pub(crate) mod tests {
             .collect();
         for capacity in [0, 1, 7, 9_999, 12_499, 12_500, 20_000] {
             let mut work = items.clone();
-            let split = split_at_capacity(&mut work, capacity, weigh, density_order);
+            let split = split_whole(&mut work, capacity, weigh, density_order);
             let bound = fractional(&items, capacity);
             assert_eq!(split.fractional_optimum(capacity), bound, "{capacity}");
             assert!(split.tokens <= capacity);
@@ -469,11 +492,23 @@ pub(crate) mod tests {
         let items = [item(0, 10, 2), item(1, 9, 3), item(2, 1, 4)];
         let mut work = items;
         let order = |a: &Item, b: &Item| density_order(a, b).then(a.unit.cmp(&b.unit));
-        let split = split_at_capacity(&mut work, 4, weigh, order);
+        let split = split_whole(&mut work, 4, weigh, order);
         assert_eq!(split.taken, 1);
         // 10 whole, then 2 of item 1's 3 tokens: floor(9 * 2 / 3) = 6.
         assert_eq!(split.fractional_optimum(4), 16);
-        let split = split_at_capacity(&mut work, 100, weigh, order);
+        let split = split_whole(&mut work, 100, weigh, order);
         assert_eq!(split.fractional_optimum(100), 20);
+    }
+
+    #[test]
+    fn a_split_asks_the_checkpoint_before_each_pass() {
+        let mut rng = Lcg(9);
+        let mut items: Vec<Item> = (0..20_000)
+            .map(|unit| item(unit, rng.below(1000), 1 + u128::from(rng.below(100))))
+            .collect();
+        let interrupt = crate::core::interrupt::tests::InterruptAt::new(1);
+        let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
+        let split = split_at_capacity(&mut items, 5_000, weigh, density_order, &mut checkpoint);
+        assert_eq!(split.map(|_| ()), Err(Interrupted));
     }
 }

@@ -2,10 +2,13 @@
 //! Python bindings release the GIL there) when they are long, and on several threads when
 //! there is enough to share.
 
+use std::convert::Infallible;
 use std::sync::Mutex;
 use std::thread;
+use std::time::Duration;
 
 use crate::core::detach::Detach;
+use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted, Stop};
 use crate::core::tokens::encoding::Encoding;
 
 /// The numbers that decide how texts are counted, not what they count; tests shrink them to
@@ -23,7 +26,13 @@ pub struct CountTuning {
     pub block_bytes: usize,
     /// At most this many threads; `0` means as many as the machine runs at once.
     pub max_threads: usize,
+    /// Counting asks the caller's interrupt at most this often.
+    pub interrupt_every: Duration,
 }
+
+/// How long the counting thread sleeps between two looks at the others, once it has no more
+/// text to count itself.
+const WAIT_STEP: Duration = Duration::from_millis(2);
 
 impl Default for CountTuning {
     fn default() -> Self {
@@ -32,6 +41,7 @@ impl Default for CountTuning {
             parallel_from_bytes: 256 << 10,
             block_bytes: 64 << 10,
             max_threads: 0,
+            interrupt_every: Duration::from_millis(20),
         }
     }
 }
@@ -58,30 +68,63 @@ pub fn count_one(
     tuning: &CountTuning,
     detach: &impl Detach,
 ) -> usize {
+    let Ok(count) = count_one_with(encoding, text, tuning, detach, || Ok::<(), Infallible>(()));
+    count
+}
+
+/// [`count_one`], stopped when `interrupt` says so.
+pub fn count_one_until(
+    encoding: Encoding,
+    text: &[u8],
+    tuning: &CountTuning,
+    detach: &impl Detach,
+    interrupt: &dyn Interrupt,
+) -> Result<usize, Interrupted> {
+    let mut checkpoint = Checkpoint::new(interrupt, tuning.interrupt_every);
+    count_one_with(encoding, text, tuning, detach, move || checkpoint.tick())
+}
+
+fn count_one_with<E: Send>(
+    encoding: Encoding,
+    text: &[u8],
+    tuning: &CountTuning,
+    detach: &impl Detach,
+    go_on: impl FnMut() -> Result<(), E> + Send,
+) -> Result<usize, E> {
+    let work = || encoding.count_bytes_with(text, go_on);
     if text.len() >= tuning.detach_from_bytes || !encoding.is_loaded() {
-        detach.detach(|| encoding.count_bytes(text))
+        detach.detach(work)
     } else {
-        encoding.count_bytes(text)
+        work()
     }
 }
 
-/// The token count of every text, in order, each given as [`Encoding::count_bytes`] takes it.
+/// The token count of every text, in order, each given as [`Encoding::count_bytes`] takes it;
+/// stopped when `interrupt` says so.
 pub fn count_many(
     encoding: Encoding,
     texts: &[&[u8]],
     tuning: &CountTuning,
     detach: &impl Detach,
-) -> Vec<usize> {
+    interrupt: &dyn Interrupt,
+) -> Result<Vec<usize>, Interrupted> {
     let bytes: usize = texts.iter().map(|text| text.len()).sum();
     let work = || {
         let available = thread::available_parallelism().map_or(1, |n| n.get());
         let threads = tuning.threads_for(texts.len(), bytes, available);
+        let mut checkpoint = Checkpoint::new(interrupt, tuning.interrupt_every);
         if threads > 1 {
-            count_on_threads(encoding, texts, tuning.block_bytes, threads)
+            count_on_threads(
+                encoding,
+                texts,
+                tuning.block_bytes,
+                threads,
+                &mut checkpoint,
+            )
         } else {
             texts
                 .iter()
-                .map(|text| encoding.count_bytes(text))
+                .map(|text| encoding.count_bytes_with(text, || checkpoint.tick()))
                 .collect()
         }
     };
@@ -120,12 +163,15 @@ fn blocks<'t, 'c>(
     blocks
 }
 
+/// Counts on `threads` threads, this one among them: only this one asks `checkpoint` (the
+/// caller's interrupt may answer on its own thread alone), and tells the others to stop.
 fn count_on_threads(
     encoding: Encoding,
     texts: &[&[u8]],
     block_bytes: usize,
     threads: usize,
-) -> Vec<usize> {
+    checkpoint: &mut Checkpoint,
+) -> Result<Vec<usize>, Interrupted> {
     // Loaded before the threads start, so that they do not all wait on one of them.
     encoding.load();
     let mut counts = vec![0; texts.len()];
@@ -136,28 +182,52 @@ fn count_on_threads(
             .unwrap_or_else(|poison| poison.into_inner())
             .next()
     };
-    let work = || {
+    let stop = Stop::default();
+    let work = |go_on: &mut dyn FnMut() -> Result<(), Interrupted>| {
         while let Some((block, place)) = take() {
             for (count, text) in place.iter_mut().zip(block) {
-                *count = encoding.count_bytes(text);
+                *count = encoding.count_bytes_with(text, &mut *go_on)?;
             }
         }
+        Ok(())
     };
-    thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(work);
+    let stopped = || match stop.interrupted() {
+        true => Err(Interrupted),
+        false => Ok(()),
+    };
+    let here = thread::scope(|scope| {
+        let others: Vec<_> = (1..threads)
+            .map(|_| scope.spawn(|| work(&mut || stopped())))
+            .collect();
+        let here = work(&mut || {
+            checkpoint.tick().inspect_err(|_| stop.stop())?;
+            stopped()
+        });
+        // Once this thread has no block left, it waits for the others' last blocks while
+        // still answering the interrupt.
+        while here.is_ok() && others.iter().any(|other| !other.is_finished()) {
+            if checkpoint.check().is_err() {
+                stop.stop();
+            }
+            thread::sleep(WAIT_STEP);
         }
-        work();
+        here
     });
-    counts
+    here.and(if stop.interrupted() {
+        Err(Interrupted)
+    } else {
+        Ok(counts)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use std::cell::Cell;
+    use std::sync::atomic::Ordering;
 
     use super::*;
-    use crate::core::InPlace;
+    use crate::core::interrupt::tests::InterruptAt;
+    use crate::core::{InPlace, Uninterrupted};
 
     /// Counts the calls that ran detached.
     #[derive(Default)]
@@ -195,6 +265,7 @@ mod tests {
             parallel_from_bytes: 1,
             block_bytes: 50,
             max_threads: 3,
+            ..CountTuning::default()
         };
         let ways = [
             CountTuning::default(),
@@ -216,13 +287,61 @@ mod tests {
             let expected = one_by_one(encoding, &texts);
             assert!(expected.iter().sum::<usize>() > 600);
             for tuning in &ways {
-                assert_eq!(count_many(encoding, &texts, tuning, &InPlace), expected);
-                assert_eq!(
-                    count_many(encoding, &[], tuning, &InPlace),
-                    Vec::<usize>::new()
-                );
+                let many =
+                    |texts: &[&[u8]]| count_many(encoding, texts, tuning, &InPlace, &Uninterrupted);
+                assert_eq!(many(&texts), Ok(expected.clone()));
+                assert_eq!(many(&[]), Ok(Vec::new()));
             }
         }
+    }
+
+    #[test]
+    fn an_interruption_stops_every_way_of_counting() {
+        let long = "many words make many pieces ".repeat(400);
+        let owned = [texts(), vec![long.clone(); 6]].concat();
+        let texts: Vec<&[u8]> = owned.iter().map(|text| text.as_bytes()).collect();
+        let asked_at_once = CountTuning {
+            interrupt_every: Duration::ZERO,
+            ..CountTuning::default()
+        };
+        let on_threads = CountTuning {
+            parallel_from_bytes: 1,
+            block_bytes: 50,
+            max_threads: 3,
+            ..asked_at_once
+        };
+        let encoding = Encoding::O200kBase;
+        for tuning in [asked_at_once, on_threads] {
+            let first = InterruptAt::new(1);
+            assert_eq!(
+                count_many(encoding, &texts, &tuning, &InPlace, &first),
+                Err(Interrupted)
+            );
+            let never = InterruptAt::new(usize::MAX);
+            let counted = count_many(encoding, &texts, &tuning, &InPlace, &never);
+            assert_eq!(counted, Ok(one_by_one(encoding, &texts)));
+            assert!(never.asked.load(Ordering::Relaxed) >= 1);
+        }
+        let one = |interrupt: &InterruptAt| {
+            count_one_until(
+                encoding,
+                long.as_bytes(),
+                &asked_at_once,
+                &InPlace,
+                interrupt,
+            )
+        };
+        assert_eq!(one(&InterruptAt::new(1)), Err(Interrupted));
+        // Asked once a checkpoint's ticks are up: 2,800 pieces ask ten times.
+        let third = InterruptAt::new(3);
+        assert_eq!(one(&third), Err(Interrupted));
+        assert_eq!(third.asked.load(Ordering::Relaxed), 3);
+        let never = InterruptAt::new(usize::MAX);
+        assert_eq!(one(&never), Ok(encoding.count(&long)));
+        assert_eq!(
+            never.asked.load(Ordering::Relaxed),
+            encoding.count(&long) / 256
+        );
     }
 
     #[test]
@@ -241,8 +360,8 @@ mod tests {
         );
         let short: [&[u8]; 2] = [b"four", b"five!"];
         assert_eq!(
-            count_many(encoding, &short, &tuning, &detached),
-            [count("four"), count("five!")]
+            count_many(encoding, &short, &tuning, &detached, &Uninterrupted),
+            Ok(vec![count("four"), count("five!")])
         );
         assert_eq!(detached.0.get(), 0);
         assert_eq!(
@@ -252,8 +371,8 @@ mod tests {
         assert_eq!(detached.0.get(), 1);
         let ten: [&[u8]; 2] = [b"five!", b"five?"];
         assert_eq!(
-            count_many(encoding, &ten, &tuning, &detached),
-            [count("five!"), count("five?")]
+            count_many(encoding, &ten, &tuning, &detached, &Uninterrupted),
+            Ok(vec![count("five!"), count("five?")])
         );
         assert_eq!(detached.0.get(), 2);
     }

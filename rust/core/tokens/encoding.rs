@@ -7,6 +7,7 @@
 //! table memory or time.
 
 use std::collections::HashSet;
+use std::convert::Infallible;
 use std::sync::OnceLock;
 
 use bpe_openai::Tokenizer;
@@ -41,20 +42,20 @@ impl Loaded {
         }
     }
 
-    fn count(&self, text: &str) -> usize {
-        // These encodings do not normalize text, so the tokenizer's own `count` is the sum
-        // over its pieces too.
-        self.tokenizer
-            .split(text)
-            .map(|piece| {
-                let bytes = piece.as_bytes();
-                if self.whole_tokens.contains(bytes) {
-                    1
-                } else {
-                    self.tokenizer.bpe.count(bytes)
-                }
-            })
-            .sum()
+    /// The count of `text`, the sum over its pieces (these encodings do not normalize text,
+    /// so the tokenizer's own `count` is that sum too); `go_on` is asked before each piece.
+    fn count<E>(&self, text: &str, mut go_on: impl FnMut() -> Result<(), E>) -> Result<usize, E> {
+        let mut count = 0;
+        for piece in self.tokenizer.split(text) {
+            go_on()?;
+            let bytes = piece.as_bytes();
+            count += if self.whole_tokens.contains(bytes) {
+                1
+            } else {
+                self.tokenizer.bpe.count(bytes)
+            };
+        }
+        Ok(count)
     }
 }
 
@@ -91,7 +92,8 @@ impl Encoding {
     /// The number of tokens tiktoken's `encode_ordinary` gives for `text` (special tokens such
     /// as `<|endoftext|>` are ordinary text).
     pub fn count(self, text: &str) -> usize {
-        self.loaded().count(text)
+        let Ok(count) = self.loaded().count(text, || Ok::<(), Infallible>(()));
+        count
     }
 
     /// [`Encoding::count`] for the bytes of a Python `str`: its UTF-8, where lone surrogates
@@ -99,6 +101,15 @@ impl Encoding {
     /// Python wrapper counts it (see [`tiktoken_text`]).
     pub fn count_bytes(self, text: &[u8]) -> usize {
         self.count(&tiktoken_text(text))
+    }
+
+    /// [`Encoding::count_bytes`], asking `go_on` now and then whether to stop with its error.
+    pub fn count_bytes_with<E>(
+        self,
+        text: &[u8],
+        go_on: impl FnMut() -> Result<(), E>,
+    ) -> Result<usize, E> {
+        self.loaded().count(&tiktoken_text(text), go_on)
     }
 
     /// The bytes of every token, by rank (the token's number): the table this library was

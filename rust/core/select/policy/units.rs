@@ -4,14 +4,16 @@
 
 use std::cmp::Ordering;
 
-use crate::core::errors::BudgetExceeded;
+use crate::core::errors::{BudgetExceeded, Refusal};
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::by_value::{density, optimal};
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::FragmentIds;
 use crate::core::select::packing::{Selection, Strategy};
+use crate::core::select::pieces::Sorting;
 use crate::core::select::policy::groups::Groups;
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
+use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, split_at_capacity, value_of, weigh, Item};
 
 const NONE: u32 = u32::MAX;
@@ -39,7 +41,8 @@ impl Units {
         token_counts: &[u64],
         required: &[u32],
         mut groups: Groups,
-    ) -> Units {
+        checkpoint: &mut Checkpoint,
+    ) -> Result<Units, Interrupted> {
         let len = entries.len();
         let mut unit_of = vec![NONE; len];
         for group in 0..groups.len() {
@@ -55,6 +58,7 @@ impl Units {
         tokens.reserve_exact(count - tokens.len());
         values.reserve_exact(count - values.len());
         for ((unit, entry), &token_count) in unit_of.iter_mut().zip(entries).zip(token_counts) {
+            checkpoint.tick()?;
             if *unit == NONE {
                 *unit = leads.len() as u32;
                 leads.push(*entry);
@@ -66,14 +70,14 @@ impl Units {
         for &fragment in required {
             required_units[unit_of[fragment as usize] as usize] = true;
         }
-        Units {
+        Ok(Units {
             unit_of,
             leads,
             tokens,
             values,
             required: required_units,
             groups,
-        }
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -201,16 +205,20 @@ impl Walked<'_> {
             .filter(|_| budget > 0)
     }
 
-    fn items(&self) -> Vec<Item> {
+    fn items(&self, checkpoint: &mut Checkpoint) -> Result<Vec<Item>, Interrupted> {
         let units = self.units;
-        (0..units.len() as u32)
-            .filter(|&unit| self.candidate[unit as usize])
-            .map(|unit| Item {
-                unit,
-                value: units.value(unit),
-                tokens: units.tokens(unit),
-            })
-            .collect()
+        let mut items = Vec::with_capacity(units.len());
+        for unit in 0..units.len() as u32 {
+            checkpoint.tick()?;
+            if self.candidate[unit as usize] {
+                items.push(Item {
+                    unit,
+                    value: units.value(unit),
+                    tokens: units.tokens(unit),
+                });
+            }
+        }
+        Ok(items)
     }
 
     fn required_value(&self) -> u128 {
@@ -222,9 +230,14 @@ impl Walked<'_> {
     }
 
     /// The floor of the fractional optimum of the candidates within `room`.
-    fn candidates_bound(&self, room: u128) -> u128 {
-        let mut items = self.items();
-        split_at_capacity(&mut items, room, weigh, density_order).fractional_optimum(room)
+    fn candidates_bound(
+        &self,
+        room: u128,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<u128, Interrupted> {
+        let mut items = self.items(checkpoint)?;
+        let split = split_at_capacity(&mut items, room, weigh, density_order, checkpoint)?;
+        Ok(split.fractional_optimum(room))
     }
 }
 
@@ -267,14 +280,13 @@ impl UnitPacker {
     }
 
     /// Packs one budget by a value strategy: every candidate at once, not a walk. `key` is a
-    /// unit's ranking key and `rank_order` compares two units' ranks in full; `near_break` is
-    /// the tuning of `optimal`.
+    /// unit's ranking key and `rank_order` compares two units' ranks in full.
     pub fn by_value(
         budget: u128,
         walked: &Walked<'_>,
         key: &impl Fn(u32) -> u128,
-        rank_order: &impl Fn(u32, u32) -> Ordering,
-        near_break: usize,
+        rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
+        tuning: &Tuning,
         checkpoint: &mut Checkpoint<'_>,
     ) -> Result<Self, Interrupted> {
         let mut packer = UnitPacker::new(budget, walked, false);
@@ -282,14 +294,18 @@ impl UnitPacker {
             return Ok(packer);
         };
         packer.chosen_in = Some(room);
-        let items = walked.items();
+        let items = walked.items(checkpoint)?;
         let smallest = items.iter().map(|item| item.tokens).min();
         let chosen = match walked.strategy {
-            Strategy::Density => density(items, room, rank_order),
-            _ => optimal(items, room, rank_order, near_break, checkpoint)?,
+            Strategy::Density => density(items, room, rank_order, tuning.sort_piece, checkpoint)?,
+            _ => optimal(items, room, rank_order, tuning, checkpoint)?,
         };
         packer.candidates_bound = Some(chosen.bound);
-        packer.kept = sorted_by_rank(&chosen.units, key, rank_order);
+        let mut sorting = Sorting {
+            piece: tuning.sort_piece,
+            checkpoint,
+        };
+        packer.kept = sorted_by_rank(&chosen.units, key, rank_order, &mut sorting)?;
         // The overflow rules apply when no candidate fits, not when the ones that fit are
         // worth nothing (and so are not chosen).
         if smallest.is_some_and(|least| least > room) {
@@ -342,14 +358,18 @@ impl UnitPacker {
 
     /// The kept units (required ones first, then the walk's), or the refusal the overflow
     /// policy asks for.
-    pub fn finish(mut self, walked: &Walked<'_>) -> Result<Finished, BudgetExceeded> {
+    pub fn finish(
+        mut self,
+        walked: &Walked<'_>,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<Finished, Refusal> {
         let on_overflow = walked.policy.on_overflow;
         if self.required_overflow && on_overflow != OnOverflow::KeepTop {
-            return Err(BudgetExceeded {
+            return Err(Refusal::BudgetExceeded(BudgetExceeded {
                 budget: self.budget,
                 needed: walked.required_tokens,
                 required: true,
-            });
+            }));
         }
         let required =
             (0..walked.units.len() as u32).filter(|&u| walked.units.required[u as usize]);
@@ -369,11 +389,11 @@ impl UnitPacker {
                             Strategy::Prefix => Some(walked.units.tokens[top as usize]),
                             _ => self.smallest,
                         };
-                        return Err(BudgetExceeded {
+                        return Err(Refusal::BudgetExceeded(BudgetExceeded {
                             budget: self.budget,
                             needed: needed.unwrap_or(0),
                             required: false,
-                        });
+                        }));
                     }
                 }
             }
@@ -388,7 +408,7 @@ impl UnitPacker {
             .sum();
         let candidates_bound = match (self.candidates_bound, walked.room(self.budget)) {
             (Some(bound), _) => bound,
-            (None, Some(room)) => walked.candidates_bound(room),
+            (None, Some(room)) => walked.candidates_bound(room, checkpoint)?,
             (None, None) => 0,
         };
         Ok(Finished {
@@ -412,15 +432,16 @@ fn sorted_by_rank(
     units: &[u32],
     key: &impl Fn(u32) -> u128,
     rank_order: &impl Fn(u32, u32) -> Ordering,
-) -> Vec<u32> {
+    sorting: &mut Sorting,
+) -> Result<Vec<u32>, Interrupted> {
     let mut keyed: Vec<(u128, u32)> = units.iter().map(|&unit| (key(unit), unit)).collect();
-    keyed.sort_unstable();
+    sorting.sort(&mut keyed, |a, b| a.0.cmp(&b.0))?;
     for run in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
         if let [_, _, ..] = run {
             run.sort_unstable_by(|a, b| rank_order(a.1, b.1));
         }
     }
-    keyed.into_iter().map(|(_, unit)| unit).collect()
+    Ok(keyed.into_iter().map(|(_, unit)| unit).collect())
 }
 
 /// One budget's kept units and, when explaining, how the walk went.
@@ -447,13 +468,14 @@ impl Finished {
         order: Order,
         key: impl Fn(u32) -> u128,
         rank_order: impl Fn(u32, u32) -> Ordering,
-    ) -> Selection {
+        sorting: &mut Sorting,
+    ) -> Result<Selection, Interrupted> {
         let mut kept: Vec<u32> = Vec::new();
         if order == Order::Input {
             kept.extend(self.kept.iter().flat_map(|&u| units.members(u)));
-            kept.sort_unstable();
+            sorting.sort(&mut kept, u32::cmp)?;
         } else {
-            let mut kept_units = self.in_rank_order(key, rank_order);
+            let mut kept_units = self.in_rank_order(key, rank_order, sorting)?;
             if order == Order::Edges {
                 let front = kept_units.iter().step_by(2);
                 let back = kept_units.iter().skip(1).step_by(2).rev();
@@ -461,12 +483,12 @@ impl Finished {
             }
             kept.extend(kept_units.iter().flat_map(|&u| units.members(u)));
         }
-        Selection {
+        Ok(Selection {
             kept,
             compressed_tokens: self.compressed_tokens,
             value_kept: self.value_kept,
             value_bound: self.value_bound,
-        }
+        })
     }
 
     /// The kept units by rank: the walk kept its units in rank order, so only the required
@@ -475,9 +497,10 @@ impl Finished {
         &self,
         key: impl Fn(u32) -> u128,
         rank_order: impl Fn(u32, u32) -> Ordering,
-    ) -> Vec<u32> {
+        sorting: &mut Sorting,
+    ) -> Result<Vec<u32>, Interrupted> {
         let (required, walked) = self.kept.split_at(self.required_count);
-        let pinned = sorted_by_rank(required, &key, &rank_order);
+        let pinned = sorted_by_rank(required, &key, &rank_order, sorting)?;
         let mut merged = Vec::with_capacity(self.kept.len());
         let (mut p, mut w) = (pinned.iter().copied().peekable(), walked.iter().peekable());
         loop {
@@ -489,7 +512,7 @@ impl Finished {
             };
             merged.extend(next);
         }
-        merged
+        Ok(merged)
     }
 
     /// Every unit's decision, given each unit's rank.
@@ -556,6 +579,7 @@ mod tests {
     use super::*;
     use crate::core::select::entry::Entry;
     use crate::core::select::policy::groups::GroupMarks;
+    use crate::core::Uninterrupted;
 
     #[test]
     fn units_group_fragments_in_input_order() {
@@ -567,7 +591,8 @@ mod tests {
         marks.push(1, b"g", 0);
         marks.push(3, b"g", 0);
         let groups = marks.into_groups(&entries, &[1, 2, 3, 4], &ids, 1);
-        let units = Units::new(&entries, &[1, 2, 3, 4], &[3], groups);
+        let mut checkpoint = Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO);
+        let units = Units::new(&entries, &[1, 2, 3, 4], &[3], groups, &mut checkpoint).unwrap();
         assert_eq!(units.len(), 3);
         assert!(!units.is_empty());
         let group = units.unit_of(3);
@@ -579,7 +604,7 @@ mod tests {
         assert_eq!(units.lead(group), 1);
         assert_eq!(units.ranking_entry(group).index, group);
         assert_eq!(units.ranking_entry(group).sort_key(), entries[1].sort_key());
-        let none = Units::new(&[], &[], &[], Groups::default());
+        let none = Units::new(&[], &[], &[], Groups::default(), &mut checkpoint).unwrap();
         assert!(none.is_empty());
     }
 }
