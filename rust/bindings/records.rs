@@ -208,7 +208,9 @@ fn records_error(py: Python<'_>, refusal: RecordsRefusal) -> PyResult<PyErr> {
             )?;
             return Ok(PyErr::from_value(made));
         }
-        RecordsRefusal::Interrupted => return Ok(signals::raised(py)),
+        RecordsRefusal::Interrupted | RecordsRefusal::Read(ReadError::Interrupted) => {
+            return Ok(signals::raised(py))
+        }
         RecordsRefusal::Duplicate {
             form,
             duplicate,

@@ -5,8 +5,9 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use crate::core::detach::InPlace;
 use crate::core::errors::{BudgetExceeded, Duplicate, Refusal};
+use crate::core::interrupt::Checkpoint;
 use crate::core::records::read::{read_records, record_span, room_for, Form, ReadError, Span};
-use crate::core::records::stream::{read_kept, stream_records, StreamTuning, Streamed};
+use crate::core::records::stream::{read_kept, stream_records, ReadBack, StreamTuning, Streamed};
 use crate::core::select::columns::Columns;
 use crate::core::select::compress::{compress, Compression};
 use crate::core::select::request::Request;
@@ -41,7 +42,8 @@ pub fn compress_records(
 ) -> Result<RecordsCompression, RecordsRefusal> {
     let mut columns = Columns::new(room_for(input.len()), request.tuning)
         .map_err(|_| RecordsRefusal::Read(ReadError::TooMany))?;
-    let records = read_records(input, counting, &mut columns).map_err(RecordsRefusal::Read)?;
+    let records = read_records(input, counting, &mut columns, &mut checkpoint(request))
+        .map_err(read_refused)?;
     let starts = records.starts;
     let compression = compress(columns, request, &InPlace)
         .map_err(|refusal| refused(records.form, &starts, refusal))?;
@@ -50,6 +52,17 @@ pub fn compress_records(
         starts,
         compression,
     })
+}
+
+fn checkpoint<'a>(request: Request<'a>) -> Checkpoint<'a> {
+    Checkpoint::new(request.interrupt, request.tuning.interrupt_every)
+}
+
+fn read_refused(error: ReadError) -> RecordsRefusal {
+    match error {
+        ReadError::Interrupted => RecordsRefusal::Interrupted,
+        error => RecordsRefusal::Read(error),
+    }
 }
 
 fn refused(form: Form, starts: &[usize], refusal: Refusal) -> RecordsRefusal {
@@ -125,28 +138,32 @@ pub fn compress_record_file(
     let Ok(mut columns) = Columns::new(room, request.tuning) else {
         return Ok(Ok(FileCompression::Unsure));
     };
-    let records = match stream_records(file, counting, &mut columns, tuning)? {
+    let mut checkpoint = checkpoint(request);
+    let records = match stream_records(file, counting, &mut columns, tuning, &mut checkpoint)? {
         Streamed::Read(records) => records,
         Streamed::Unsure => return Ok(Ok(FileCompression::Unsure)),
+        Streamed::Interrupted => return Ok(Err(RecordsRefusal::Interrupted)),
     };
     let starts = records.starts;
     let compression = match compress(columns, request, &InPlace) {
         Ok(compression) => compression,
         Err(refusal) => return Ok(Err(refused(records.form, &starts, refusal))),
     };
-    let kept = match compression.selections.first() {
-        Some(selection) => read_kept(file, &starts, &selection.kept, tuning)?,
-        None => Some((Vec::new(), Vec::new())),
+    let kept = compression
+        .selections
+        .first()
+        .map_or(&[][..], |selection| &selection.kept);
+    let kept = match read_kept(file, &starts, kept, tuning, &mut checkpoint)? {
+        ReadBack::Read(bytes, spans) => (bytes, spans),
+        ReadBack::Gone => return Ok(Ok(FileCompression::Unsure)),
+        ReadBack::Interrupted => return Ok(Err(RecordsRefusal::Interrupted)),
     };
-    Ok(Ok(match kept {
-        Some(kept) => FileCompression::Compressed {
-            records: RecordsCompression {
-                form: records.form,
-                starts,
-                compression,
-            },
-            kept,
+    Ok(Ok(FileCompression::Compressed {
+        records: RecordsCompression {
+            form: records.form,
+            starts,
+            compression,
         },
-        None => FileCompression::Unsure,
+        kept,
     }))
 }

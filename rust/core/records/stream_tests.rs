@@ -3,7 +3,11 @@ use std::io::Cursor;
 use super::*;
 use crate::core::records::compression::kept_spans;
 use crate::core::records::read::read_records;
-use crate::core::{Tuning, Uninterrupted};
+use crate::core::records::read::tests::unasked;
+use crate::core::{
+    compress_record_file, FileCompression, Interrupt, Policy, RecordsRefusal, Request, Strategy,
+    Tuning, Uninterrupted,
+};
 
 fn tuning(chunk_bytes: usize) -> StreamTuning {
     StreamTuning {
@@ -20,13 +24,14 @@ fn streamed(input: &[u8], chunk_bytes: usize) -> Streamed {
         None,
         &mut columns,
         &tuning(chunk_bytes),
+        &mut unasked(),
     )
     .unwrap()
 }
 
 fn whole(input: &[u8]) -> Records {
     let mut columns = Columns::new(4, &Tuning::default()).unwrap();
-    read_records(input, None, &mut columns).unwrap()
+    read_records(input, None, &mut columns, &mut unasked()).unwrap()
 }
 
 fn record(index: usize) -> String {
@@ -117,14 +122,16 @@ fn kept_records_are_read_back_from_the_file() {
         let kept: Vec<u32> = (0..count).rev().filter(|index| index % 3 != 1).collect();
         let expected = kept_spans(input.as_bytes(), &records.starts, &kept);
         for chunk in [1, 4, 33, 1 << 20] {
-            let (bytes, spans) = read_kept(
+            let ReadBack::Read(bytes, spans) = read_kept(
                 &mut Cursor::new(input.as_bytes()),
                 &records.starts,
                 &kept,
                 &tuning(chunk),
+                &mut unasked(),
             )
-            .unwrap()
-            .unwrap();
+            .unwrap() else {
+                panic!("{input}")
+            };
             let got: Vec<&[u8]> = spans.iter().map(|s| &bytes[s.start..s.end]).collect();
             let want: Vec<&[u8]> = expected
                 .iter()
@@ -140,8 +147,15 @@ fn a_file_that_changed_is_not_read_back() {
     let input = r#"[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}]"#;
     let records = whole(input.as_bytes());
     let changed = &input[..input.len() - 5];
-    let back = read_kept(&mut Cursor::new(changed), &records.starts, &[0], &tuning(8)).unwrap();
-    assert_eq!(back, None);
+    let back = read_kept(
+        &mut Cursor::new(changed),
+        &records.starts,
+        &[0],
+        &tuning(8),
+        &mut unasked(),
+    )
+    .unwrap();
+    assert_eq!(back, ReadBack::Gone);
 }
 
 #[test]
@@ -157,21 +171,34 @@ fn long_records_are_read_back_whole() {
         largest_record: 1 << 20,
         reserve_records: 1,
     };
-    let (bytes, spans) = read_kept(&mut Cursor::new(&input), &records.starts, &[1, 0], &tuning)
-        .unwrap()
-        .unwrap();
+    let back = read_kept(
+        &mut Cursor::new(&input),
+        &records.starts,
+        &[1, 0],
+        &tuning,
+        &mut unasked(),
+    );
+    let ReadBack::Read(bytes, spans) = back.unwrap() else {
+        panic!("not read back")
+    };
     let first = &input.as_bytes()[1..input.find("}, ").unwrap() + 1];
     assert_eq!(&bytes[spans[1].start..spans[1].end], first);
     assert!(bytes[spans[0].start..spans[0].end].starts_with(br#"{"fragment_id": "b""#));
     let mut columns = Columns::new(4, &Tuning::default()).unwrap();
-    let streamed = stream_records(&mut Cursor::new(&input), None, &mut columns, &tuning).unwrap();
+    let streamed = stream_records(
+        &mut Cursor::new(&input),
+        None,
+        &mut columns,
+        &tuning,
+        &mut unasked(),
+    )
+    .unwrap();
     assert_eq!(streamed, Streamed::Read(records));
 }
 
 #[test]
 fn a_file_compresses_as_its_bytes_do() {
-    use crate::core::records::compression::{compress_record_file, compress_records};
-    use crate::core::{FileCompression, Policy, Request, Strategy, Tuning};
+    use crate::core::records::compression::compress_records;
 
     let (policy, core_tuning) = (Policy::default(), Tuning::default());
     let request = Request {
@@ -216,4 +243,113 @@ fn a_file_compresses_as_its_bytes_do() {
         .unwrap()
         .unwrap();
     assert!(matches!(outcome, FileCompression::Unsure));
+}
+
+fn request_for<'a>(
+    budgets: &'a [u128],
+    policy: &'a Policy,
+    core_tuning: &'a Tuning,
+    interrupt: &'a dyn Interrupt,
+) -> Request<'a> {
+    Request {
+        budgets,
+        strategy: Strategy::Greedy,
+        policy,
+        explain: false,
+        tuning: core_tuning,
+        interrupt,
+    }
+}
+
+fn file_compressed(
+    file: &mut (impl Read + Seek),
+    counting: Option<Encoding>,
+    interrupt: &dyn Interrupt,
+) -> Result<FileCompression, RecordsRefusal> {
+    let policy = Policy::default();
+    let core_tuning = Tuning {
+        interrupt_every: std::time::Duration::ZERO,
+        ..Tuning::default()
+    };
+    let request = request_for(&[10], &policy, &core_tuning, interrupt);
+    compress_record_file(file, counting, request, &tuning(16)).unwrap()
+}
+
+// "a" ranks first and is kept (8 tokens of 10); nothing else fits beside it.
+const BEFORE: [&str; 3] = [
+    r#"{"fragment_id": "b", "token_count": 5, "relevance_score": 0.25}"#,
+    r#"{"fragment_id": "a", "token_count": 8, "relevance_score": 0.75, "required": false}"#,
+    r#"{"fragment_id": "c", "token_count": 5, "relevance_score": 0.5, "group": "g"}"#,
+];
+
+#[test]
+fn every_reader_of_a_file_stops_when_asked() {
+    use crate::core::interrupt::tests::InterruptAt;
+    use std::sync::atomic::Ordering;
+
+    for input in [BEFORE.join("\n")] {
+        let never = InterruptAt::new(usize::MAX);
+        assert!(file_compressed(&mut Cursor::new(input.clone()), None, &never).is_ok());
+        // Every chunk streamed or read back, and every record read.
+        let asked = never.asked.load(Ordering::Relaxed);
+        assert!(asked > input.len() / 16, "{asked}");
+        for from in 1..=asked {
+            let interrupt = InterruptAt::new(from);
+            let outcome = file_compressed(&mut Cursor::new(input.clone()), None, &interrupt);
+            assert!(
+                matches!(outcome, Err(RecordsRefusal::Interrupted)),
+                "{from}: {outcome:?}"
+            );
+            assert_eq!(interrupt.asked.load(Ordering::Relaxed), from);
+        }
+    }
+}
+
+#[test]
+fn each_reader_asks_whether_to_stop_before_each_chunk() {
+    use crate::core::interrupt::tests::InterruptAt;
+    use std::sync::atomic::Ordering;
+
+    // White space first: chunks with no record in them.
+    let input = format!("{}{}", " ".repeat(100), BEFORE.join("\n"));
+    let records = whole(input.as_bytes());
+    let chunks = input.len().div_ceil(16);
+    let asking = |from: usize| InterruptAt::new(from);
+    let asked = |interrupt: &InterruptAt| interrupt.asked.load(Ordering::Relaxed);
+    for from in [1, 3, 6] {
+        let interrupt = asking(from);
+        let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
+        let mut columns = Columns::new(4, &Tuning::default()).unwrap();
+        let mut source = Cursor::new(&input);
+        let streamed = stream_records(
+            &mut source,
+            None,
+            &mut columns,
+            &tuning(16),
+            &mut checkpoint,
+        );
+        assert_eq!(streamed.unwrap(), Streamed::Interrupted);
+        assert_eq!(
+            (asked(&interrupt), source.position()),
+            (from, 16 * from as u64 - 16)
+        );
+    }
+    let last = records.starts.len() as u32 - 1;
+    for from in [1, chunks / 2] {
+        let interrupt = asking(from);
+        let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
+        let mut source = Cursor::new(&input);
+        let back = read_kept(
+            &mut source,
+            &records.starts,
+            &[last],
+            &tuning(16),
+            &mut checkpoint,
+        );
+        assert_eq!(back.unwrap(), ReadBack::Interrupted);
+        assert_eq!(
+            (asked(&interrupt), source.position()),
+            (from, 16 * from as u64 - 16)
+        );
+    }
 }
