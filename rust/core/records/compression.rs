@@ -7,7 +7,9 @@ use crate::core::detach::InPlace;
 use crate::core::errors::{BudgetExceeded, Duplicate, Refusal};
 use crate::core::interrupt::Checkpoint;
 use crate::core::records::read::{read_records, record_span, room_for, Form, ReadError, Span};
-use crate::core::records::stream::{read_kept, stream_records, ReadBack, StreamTuning, Streamed};
+use crate::core::records::stream::{
+    read_kept, read_whole, stream_records, ReadBack, StreamTuning, Streamed, Whole,
+};
 use crate::core::select::columns::Columns;
 use crate::core::select::compress::{compress, Compression};
 use crate::core::select::request::Request;
@@ -32,6 +34,8 @@ pub enum RecordsRefusal {
     },
     BudgetExceeded(BudgetExceeded),
     Interrupted,
+    /// The whole input did not fit in memory.
+    OutOfMemory,
 }
 
 /// Reads the records of `input` (see [`read_records`]) and compresses them as `request` asks.
@@ -117,12 +121,14 @@ pub enum FileCompression {
         /// The kept records' bytes one after another, and where each is in them.
         kept: (Vec<u8>, Vec<Span>),
     },
-    /// Not the common case: read the whole file and use [`compress_records`].
-    Unsure,
+    /// Not the common case: the file's bytes, read whole from the same handle, for
+    /// [`compress_records`].
+    Whole(Vec<u8>),
 }
 
 /// [`compress_records`] on a file, read a chunk at a time (see [`stream_records`]): the whole
-/// file is never in memory, and the kept records are read back from it afterwards.
+/// file is never in memory, and the kept records are read back from it afterwards. A file of any other kind, or with a duplicate (whose lines
+/// are found in its text), is read whole from the same handle instead: a file is opened once.
 pub fn compress_record_file(
     file: &mut (impl Read + Seek),
     counting: Option<Encoding>,
@@ -131,39 +137,77 @@ pub fn compress_record_file(
 ) -> io::Result<Result<FileCompression, RecordsRefusal>> {
     let len = usize::try_from(file.seek(SeekFrom::End(0))?).unwrap_or(usize::MAX);
     file.seek(SeekFrom::Start(0))?;
+    let mut checkpoint = checkpoint(request);
+    match streamed(file, len, counting, request, tuning, &mut checkpoint)? {
+        None | Some(Err(RecordsRefusal::Duplicate { .. })) => {}
+        Some(done) => return Ok(done),
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let whole = read_whole(file, len, tuning.chunk_bytes, &mut checkpoint)?;
+    Ok(whole_input(whole))
+}
+
+/// What [`compress_record_file`] makes of an input that cannot be read twice (a pipe, a
+/// device): its bytes, read whole.
+pub fn read_whole_file(
+    source: &mut impl Read,
+    request: Request<'_>,
+    tuning: &StreamTuning,
+) -> io::Result<Result<FileCompression, RecordsRefusal>> {
+    let whole = read_whole(source, 0, tuning.chunk_bytes, &mut checkpoint(request))?;
+    Ok(whole_input(whole))
+}
+
+fn whole_input(whole: Whole) -> Result<FileCompression, RecordsRefusal> {
+    match whole {
+        Whole::Read(bytes) => Ok(FileCompression::Whole(bytes)),
+        Whole::OutOfMemory => Err(RecordsRefusal::OutOfMemory),
+        Whole::Interrupted => Err(RecordsRefusal::Interrupted),
+    }
+}
+
+/// The file of `len` bytes compressed as it streams; `None` when it is not of the common kind
+/// (or changed so that a kept record is no longer where it was), to be read whole instead.
+fn streamed(
+    file: &mut (impl Read + Seek),
+    len: usize,
+    counting: Option<Encoding>,
+    request: Request<'_>,
+    tuning: &StreamTuning,
+    checkpoint: &mut Checkpoint<'_>,
+) -> io::Result<Option<Result<FileCompression, RecordsRefusal>>> {
     // Room reserved up front, never touched unless filled (but for the bitmap that sifts the
     // ids, two bytes a record); past it the columns grow as needed, so that no length (a huge
     // file, or what a device reports) asks for too much.
     let room = room_for(len).min(tuning.reserve_records);
     let Ok(mut columns) = Columns::new(room, request.tuning) else {
-        return Ok(Ok(FileCompression::Unsure));
+        return Ok(None);
     };
-    let mut checkpoint = checkpoint(request);
-    let records = match stream_records(file, counting, &mut columns, tuning, &mut checkpoint)? {
+    let records = match stream_records(file, counting, &mut columns, tuning, checkpoint)? {
         Streamed::Read(records) => records,
-        Streamed::Unsure => return Ok(Ok(FileCompression::Unsure)),
-        Streamed::Interrupted => return Ok(Err(RecordsRefusal::Interrupted)),
+        Streamed::Unsure => return Ok(None),
+        Streamed::Interrupted => return Ok(Some(Err(RecordsRefusal::Interrupted))),
     };
     let starts = records.starts;
     let compression = match compress(columns, request, &InPlace) {
         Ok(compression) => compression,
-        Err(refusal) => return Ok(Err(refused(records.form, &starts, refusal))),
+        Err(refusal) => return Ok(Some(Err(refused(records.form, &starts, refusal)))),
     };
     let kept = compression
         .selections
         .first()
         .map_or(&[][..], |selection| &selection.kept);
-    let kept = match read_kept(file, &starts, kept, tuning, &mut checkpoint)? {
+    let (bytes, spans) = match read_kept(file, &starts, kept, tuning, checkpoint)? {
         ReadBack::Read(bytes, spans) => (bytes, spans),
-        ReadBack::Gone => return Ok(Ok(FileCompression::Unsure)),
-        ReadBack::Interrupted => return Ok(Err(RecordsRefusal::Interrupted)),
+        ReadBack::Gone => return Ok(None),
+        ReadBack::Interrupted => return Ok(Some(Err(RecordsRefusal::Interrupted))),
     };
-    Ok(Ok(FileCompression::Compressed {
+    Ok(Some(Ok(FileCompression::Compressed {
         records: RecordsCompression {
             form: records.form,
             starts,
             compression,
         },
-        kept,
-    }))
+        kept: (bytes, spans),
+    })))
 }

@@ -317,6 +317,56 @@ fn read_on(
     read_more(file, buffer, tuning.chunk_bytes).map(Some)
 }
 
+/// What reading a whole input made of it.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Whole {
+    Read(Vec<u8>),
+    /// Memory for it could not be had.
+    OutOfMemory,
+    /// The checkpoint said to stop.
+    Interrupted,
+}
+
+/// All that is left of `source`, read `chunk` bytes at a time with room for `expected` bytes
+/// (a file's length; a chunk for 0) reserved first, asking `checkpoint` whether to stop
+/// before each read, a read that a signal cut short included. Memory that cannot be had (a
+/// device that never ends, a memory limit) is an answer, not an abort.
+pub fn read_whole(
+    source: &mut impl Read,
+    expected: usize,
+    chunk: usize,
+    checkpoint: &mut Checkpoint<'_>,
+) -> io::Result<Whole> {
+    let mut bytes: Vec<u8> = Vec::new();
+    // One byte past what is expected, to see the end without growing.
+    let room = match expected {
+        0 => chunk,
+        expected => expected.saturating_add(1),
+    };
+    if bytes.try_reserve_exact(room).is_err() {
+        return Ok(Whole::OutOfMemory);
+    }
+    loop {
+        if checkpoint.check().is_err() {
+            return Ok(Whole::Interrupted);
+        }
+        if bytes.len() == bytes.capacity() && bytes.try_reserve(chunk.max(bytes.len())).is_err() {
+            return Ok(Whole::OutOfMemory);
+        }
+        let filled = bytes.len();
+        // Only what one read may fill is zeroed, not all the room reserved.
+        bytes.resize(bytes.capacity().min(filled + chunk), 0);
+        let read = source.read(&mut bytes[filled..]);
+        bytes.truncate(filled + read.as_ref().map_or(0, |&got| got));
+        match read {
+            Ok(0) => return Ok(Whole::Read(bytes)),
+            Ok(_) => {}
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+}
+
 /// Appends up to `chunk` bytes of `file` to `buffer`; whether the file has ended.
 fn read_more(file: &mut impl Read, buffer: &mut Vec<u8>, chunk: usize) -> io::Result<bool> {
     let filled = buffer.len();

@@ -242,7 +242,7 @@ fn a_file_compresses_as_its_bytes_do() {
     let outcome = compress_record_file(&mut Cursor::new(wrapped), None, request, &tuning(8))
         .unwrap()
         .unwrap();
-    assert!(matches!(outcome, FileCompression::Unsure));
+    assert!(matches!(outcome, FileCompression::Whole(bytes) if bytes == wrapped.as_bytes()));
 }
 
 fn request_for<'a>(
@@ -287,10 +287,12 @@ fn every_reader_of_a_file_stops_when_asked() {
     use crate::core::interrupt::tests::InterruptAt;
     use std::sync::atomic::Ordering;
 
-    for input in [BEFORE.join("\n")] {
+    let lines = BEFORE.join("\n");
+    let wrapped = format!("{{\"fragments\": [{}]}}", BEFORE.join(", "));
+    for input in [lines, wrapped] {
         let never = InterruptAt::new(usize::MAX);
         assert!(file_compressed(&mut Cursor::new(input.clone()), None, &never).is_ok());
-        // Every chunk streamed or read back, and every record read.
+        // Every chunk streamed, read back or read whole, and every record read or read again.
         let asked = never.asked.load(Ordering::Relaxed);
         assert!(asked > input.len() / 16, "{asked}");
         for from in 1..=asked {
@@ -303,6 +305,45 @@ fn every_reader_of_a_file_stops_when_asked() {
             assert_eq!(interrupt.asked.load(Ordering::Relaxed), from);
         }
     }
+}
+
+/// Gives its bytes a few at a time, and is cut short by a signal before each read.
+struct Signalled<'a> {
+    bytes: &'a [u8],
+    signalled: bool,
+}
+
+impl Read for Signalled<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        self.signalled = !self.signalled;
+        if self.signalled {
+            return Err(io::ErrorKind::Interrupted.into());
+        }
+        let got = out.len().min(self.bytes.len()).min(3);
+        out[..got].copy_from_slice(&self.bytes[..got]);
+        self.bytes = &self.bytes[got..];
+        Ok(got)
+    }
+}
+
+#[test]
+fn a_whole_input_is_read_to_its_end_whatever_room_was_expected() {
+    let input = BEFORE.join("\n");
+    for (expected, chunk) in [(0, 1), (0, 5), (input.len(), 4096), (3, 7), (1 << 20, 2)] {
+        let mut source = Signalled {
+            bytes: input.as_bytes(),
+            signalled: false,
+        };
+        let whole = read_whole(&mut source, expected, chunk, &mut unasked()).unwrap();
+        assert_eq!(whole, Whole::Read(input.clone().into_bytes()));
+    }
+}
+
+#[test]
+fn memory_a_whole_input_cannot_have_is_an_answer() {
+    let mut source = Cursor::new(b"[]".to_vec());
+    let whole = read_whole(&mut source, usize::MAX, 8, &mut unasked()).unwrap();
+    assert_eq!(whole, Whole::OutOfMemory);
 }
 
 #[test]
@@ -329,6 +370,16 @@ fn each_reader_asks_whether_to_stop_before_each_chunk() {
             &mut checkpoint,
         );
         assert_eq!(streamed.unwrap(), Streamed::Interrupted);
+        assert_eq!(
+            (asked(&interrupt), source.position()),
+            (from, 16 * from as u64 - 16)
+        );
+
+        let interrupt = asking(from);
+        let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
+        let mut source = Cursor::new(&input);
+        let whole = read_whole(&mut source, 0, 16, &mut checkpoint).unwrap();
+        assert_eq!(whole, Whole::Interrupted);
         assert_eq!(
             (asked(&interrupt), source.position()),
             (from, 16 * from as u64 - 16)
