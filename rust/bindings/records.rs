@@ -269,6 +269,7 @@ fn records_error(py: Python<'_>, refusal: RecordsRefusal) -> PyResult<PyErr> {
             return Ok(signals::raised(py))
         }
         RecordsRefusal::OutOfMemory => return Ok(PyMemoryError::new_err(())),
+        RecordsRefusal::Changed => "changed",
         RecordsRefusal::Duplicate {
             form,
             duplicate,

@@ -1,5 +1,6 @@
 """`compress` on inputs that are not quiet regular files: a named pipe, a device that never
-ends. Each is opened once."""
+ends, a file rewritten while it is read. Each is opened once, and what is printed is what was
+ranked."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from support.reading import has_proc, position, wait_for_position
 
 BACKENDS = ["rust", "python"]
 PROG = "skeleton-compressor: error: "
@@ -97,3 +99,46 @@ def test_a_device_that_never_ends_under_a_memory_limit_is_one_error(backend: str
     assert completed.returncode > 0, completed
     last = completed.stderr.decode().splitlines()[-1]
     assert last in ("MemoryError", PROG + "out of memory"), completed.stderr
+
+
+# Enough records that reading them takes a while: the first is kept, and found again in the
+# first chunk (8 MiB) when the kept records are read back.
+CHANGING_RECORDS = 500_000
+CHUNK = 8 << 20
+
+
+def _changing_file(path: Path) -> tuple[bytes, bytes]:
+    """Writes the records; the first record, and a rewrite of it of the same length."""
+    first = record("top-0000", 90, 1.0)
+    rest = (record(f"r-{index:07d}", 50, 0.25) for index in range(1, CHANGING_RECORDS))
+    path.write_text("\n".join((first, *rest)) + "\n")
+    rewritten = record("XXXXXXXX", 99, 1.0)
+    assert len(rewritten) == len(first)
+    return first.encode(), rewritten.encode()
+
+
+# The Python backend reads a file once, whole: what it prints is what it ranked.
+@pytest.mark.skipif(not has_proc(), reason="watches the reader through /proc")
+def test_a_kept_record_rewritten_while_the_file_is_read_is_never_printed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "records.jsonl"
+    first, rewritten = _changing_file(path)
+    for _ in range(3):
+        path.write_bytes(first + path.read_bytes()[len(first) :])
+        process = subprocess.Popen(
+            command(path, "rust"), stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        # Past the first chunk, which held the record as it was ranked; reading it back
+        # goes no further than that chunk.
+        wait_for_position(process, path, 2 * CHUNK)
+        with open(path, "r+b") as handle:
+            handle.write(rewritten)
+        after = position(process.pid, path)
+        out, err = process.communicate(timeout=60)
+        if after is None or after < 2 * CHUNK:
+            continue  # it may have been read back before the rewrite: try again
+        assert (process.returncode, out) == (1, b""), err
+        assert err.decode() == PROG + f"{path} changed while it was read\n"
+        return
+    pytest.skip("the file was read before it could be rewritten")

@@ -73,7 +73,8 @@ def compress_file(path: str, options: Options) -> Compressed:
             data = done
         return _compressed(_compress_records(compressor, data, options), options)
     except RecordsError as error:
-        # An error raised before the file's bytes were at hand is worded without them.
+        # An error raised before the file's bytes were at hand (it changed while it was
+        # read) is worded without them.
         explained = error if data is None else _explained(error, data)
         raise InputError(worded(explained, source)) from None
 

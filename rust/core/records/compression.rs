@@ -5,7 +5,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use crate::core::detach::InPlace;
 use crate::core::errors::{BudgetExceeded, Duplicate, Refusal};
-use crate::core::interrupt::Checkpoint;
+use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::records::read::{read_records, record_span, room_for, Form, ReadError, Span};
 use crate::core::records::stream::{
     read_kept, read_whole, stream_records, ReadBack, StreamTuning, Streamed, Whole,
@@ -34,6 +34,9 @@ pub enum RecordsRefusal {
     },
     BudgetExceeded(BudgetExceeded),
     Interrupted,
+    /// The kept records read back from a file are not those ranked: it changed while it was
+    /// read.
+    Changed,
     /// The whole input did not fit in memory.
     OutOfMemory,
 }
@@ -127,7 +130,8 @@ pub enum FileCompression {
 }
 
 /// [`compress_records`] on a file, read a chunk at a time (see [`stream_records`]): the whole
-/// file is never in memory, and the kept records are read back from it afterwards. A file of any other kind, or with a duplicate (whose lines
+/// file is never in memory, and the kept records are read back from it afterwards and
+/// checked against what was ranked. A file of any other kind, or with a duplicate (whose lines
 /// are found in its text), is read whole from the same handle instead: a file is opened once.
 pub fn compress_record_file(
     file: &mut (impl Read + Seek),
@@ -188,6 +192,8 @@ fn streamed(
         Streamed::Unsure => return Ok(None),
         Streamed::Interrupted => return Ok(Some(Err(RecordsRefusal::Interrupted))),
     };
+    // Taken before `compress` consumes the columns, to check what is read back.
+    let fingerprints = columns.fingerprints();
     let starts = records.starts;
     let compression = match compress(columns, request, &InPlace) {
         Ok(compression) => compression,
@@ -202,6 +208,19 @@ fn streamed(
         ReadBack::Gone => return Ok(None),
         ReadBack::Interrupted => return Ok(Some(Err(RecordsRefusal::Interrupted))),
     };
+    match read_back_as_ranked(
+        &bytes,
+        &spans,
+        kept,
+        &fingerprints,
+        counting,
+        request,
+        checkpoint,
+    ) {
+        Ok(true) => {}
+        Ok(false) => return Ok(Some(Err(RecordsRefusal::Changed))),
+        Err(Interrupted) => return Ok(Some(Err(RecordsRefusal::Interrupted))),
+    }
     Ok(Some(Ok(FileCompression::Compressed {
         records: RecordsCompression {
             form: records.form,
@@ -210,4 +229,35 @@ fn streamed(
         },
         kept: (bytes, spans),
     })))
+}
+
+/// Whether `bytes` at `spans` (a record for each of `kept`, in its order) are the records
+/// ranked: read again as they were read, each has the fingerprint (see
+/// [`Columns::fingerprints`]) its record had.
+fn read_back_as_ranked(
+    bytes: &[u8],
+    spans: &[Span],
+    kept: &[u32],
+    fingerprints: &[u64],
+    counting: Option<Encoding>,
+    request: Request<'_>,
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<bool, Interrupted> {
+    let mut array = Vec::with_capacity(kept_len(spans));
+    let Ok(mut columns) = Columns::new(kept.len(), request.tuning) else {
+        return Ok(false);
+    };
+    if write_kept(bytes, spans, &mut array).is_err() {
+        return Ok(false);
+    }
+    match read_records(&array, counting, &mut columns, checkpoint) {
+        Ok(records) if records.starts.len() == kept.len() => {}
+        Err(ReadError::Interrupted) => return Err(Interrupted),
+        _ => return Ok(false),
+    }
+    let again = columns.fingerprints();
+    Ok(kept
+        .iter()
+        .zip(again)
+        .all(|(&index, print)| fingerprints[index as usize] == print))
 }

@@ -245,6 +245,42 @@ fn a_file_compresses_as_its_bytes_do() {
     assert!(matches!(outcome, FileCompression::Whole(bytes) if bytes == wrapped.as_bytes()));
 }
 
+/// A file rewritten once it has been read to its end: seeking back then finds `then`.
+struct Rewritten {
+    file: Cursor<Vec<u8>>,
+    then: Option<Vec<u8>>,
+    ended: bool,
+}
+
+impl Rewritten {
+    fn new(first: &str, then: &str) -> Self {
+        Rewritten {
+            file: Cursor::new(first.as_bytes().to_vec()),
+            then: Some(then.as_bytes().to_vec()),
+            ended: false,
+        }
+    }
+}
+
+impl Read for Rewritten {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let got = self.file.read(out)?;
+        self.ended |= got == 0 && !out.is_empty();
+        Ok(got)
+    }
+}
+
+impl Seek for Rewritten {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        if self.ended {
+            if let Some(then) = self.then.take() {
+                *self.file.get_mut() = then;
+            }
+        }
+        self.file.seek(to)
+    }
+}
+
 fn request_for<'a>(
     budgets: &'a [u128],
     policy: &'a Policy,
@@ -275,12 +311,101 @@ fn file_compressed(
     compress_record_file(file, counting, request, &tuning(16)).unwrap()
 }
 
+/// The kept records' text, when the file was compressed as it streamed.
+fn kept_text(outcome: &FileCompression) -> Option<Vec<String>> {
+    let FileCompression::Compressed { kept, .. } = outcome else {
+        return None;
+    };
+    let (bytes, spans) = kept;
+    Some(
+        spans
+            .iter()
+            .map(|span| String::from_utf8(bytes[span.start..span.end].to_vec()).unwrap())
+            .collect(),
+    )
+}
+
 // "a" ranks first and is kept (8 tokens of 10); nothing else fits beside it.
 const BEFORE: [&str; 3] = [
     r#"{"fragment_id": "b", "token_count": 5, "relevance_score": 0.25}"#,
     r#"{"fragment_id": "a", "token_count": 8, "relevance_score": 0.75, "required": false}"#,
     r#"{"fragment_id": "c", "token_count": 5, "relevance_score": 0.5, "group": "g"}"#,
 ];
+
+#[test]
+fn a_kept_record_rewritten_between_the_reads_is_refused() {
+    let before = BEFORE.join("\n");
+    let kept = kept_text(
+        &file_compressed(&mut Cursor::new(before.clone()), None, &Uninterrupted).unwrap(),
+    );
+    assert_eq!(kept, Some(vec![BEFORE[1].to_owned()]));
+    // Same length, so that the kept record is found where it was: each field alone.
+    for (was, is) in [
+        ("\"a\"", "\"x\""),
+        ("\"token_count\": 8", "\"token_count\": 9"),
+        ("0.75", "0.70"),
+        ("false}", "true }"),
+        (", \"required\": false}", ", \"group\": \"gg\"    }"),
+    ] {
+        let after = before.replacen(was, is, 1);
+        assert_eq!(after.len(), before.len());
+        let outcome = file_compressed(&mut Rewritten::new(&before, &after), None, &Uninterrupted);
+        assert!(
+            matches!(outcome, Err(RecordsRefusal::Changed)),
+            "{is}: {outcome:?}"
+        );
+    }
+}
+
+#[test]
+fn a_rewritten_content_whose_tokens_were_counted_is_refused() {
+    let counted = |content: &str| {
+        format!(
+            r#"{{"fragment_id": "a", "relevance_score": 0.5, "content": "{content}"}}
+{{"fragment_id": "b", "token_count": 50, "relevance_score": 0.25}}"#
+        )
+    };
+    let (before, after) = (counted("one two three"), counted("onetwothree  "));
+    let encoding = Some(Encoding::ALL[0]);
+    let kept = kept_text(
+        &file_compressed(&mut Cursor::new(before.clone()), encoding, &Uninterrupted).unwrap(),
+    );
+    assert_eq!(kept.map(|kept| kept.len()), Some(1));
+    let outcome = file_compressed(
+        &mut Rewritten::new(&before, &after),
+        encoding,
+        &Uninterrupted,
+    );
+    assert!(
+        matches!(outcome, Err(RecordsRefusal::Changed)),
+        "{outcome:?}"
+    );
+}
+
+#[test]
+fn what_changed_elsewhere_in_the_file_is_no_change_to_what_was_kept() {
+    let before = BEFORE.join("\n");
+    let appended = format!(
+        "{before}\n{}",
+        r#"{"fragment_id": "z", "token_count": 1, "relevance_score": 1}"#
+    );
+    let dropped = before.replacen("\"b\"", "\"y\"", 1);
+    for after in [appended, dropped] {
+        let outcome = file_compressed(&mut Rewritten::new(&before, &after), None, &Uninterrupted);
+        assert_eq!(
+            kept_text(&outcome.unwrap()),
+            Some(vec![BEFORE[1].to_owned()]),
+            "{after}"
+        );
+    }
+    // Cut short before the kept record: read again whole, as it is now.
+    let cut = &before[..before.find("\n{\"fragment_id\": \"a\"").unwrap()];
+    let outcome = file_compressed(&mut Rewritten::new(&before, cut), None, &Uninterrupted);
+    assert!(
+        matches!(&outcome, Ok(FileCompression::Whole(bytes)) if bytes == cut.as_bytes()),
+        "{outcome:?}"
+    );
+}
 
 #[test]
 fn every_reader_of_a_file_stops_when_asked() {
