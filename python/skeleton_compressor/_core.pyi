@@ -72,7 +72,7 @@ class Compressor:
         path: str,
         skeleton_budget: int,
         encoding: str | None = None,
-    ) -> CompressedRecords | None: ...
+    ) -> CompressedRecords | bytes: ...
 
 @final
 class KeptRecords:

@@ -100,9 +100,11 @@ class BackendCompressor(Protocol):
 
     def compress_record_file(
         self, path: str, skeleton_budget: int, encoding: str | None = None
-    ) -> CompressedRecords | None:
-        """The file's records compressed as they are read, when the backend can; None when
-        the input must be read whole and given to `compress_records`."""
+    ) -> CompressedRecords | bytes:
+        """The records of the file at `path`, opened once (a pipe gives its bytes once), as
+        `compress_records` compresses them; or the file's bytes, read from that one handle,
+        for `compress_records` to compress or to word their problem. Raises `OSError` as
+        `open` does."""
         ...
 
 

@@ -181,8 +181,8 @@ impl Compressor {
         records::compress_records(py, request, data, skeleton_budget, encoding)
     }
 
-    /// `compress_records` on the file at `path`, read a chunk at a time; `None` when the
-    /// file is not of the common kind: see `records.rs`.
+    /// `compress_records` on the file at `path`, opened once; its bytes instead when they
+    /// have a problem for `compress_records` to word: see `records.rs`.
     #[pyo3(signature = (path, skeleton_budget, encoding = None))]
     fn compress_record_file<'py>(
         &self,
@@ -190,7 +190,7 @@ impl Compressor {
         path: std::path::PathBuf,
         skeleton_budget: &Bound<'py, PyAny>,
         encoding: Option<&str>,
-    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let budgets = [budget_value(skeleton_budget)?];
         records::compress_record_file(py, self.request(&budgets, false), path, encoding)
     }

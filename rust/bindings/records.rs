@@ -3,10 +3,10 @@
 //! `skeleton_compressor.cli.record_errors` words them.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
@@ -17,8 +17,9 @@ use super::text::id_from_bytes;
 use crate::core::records::read::fragment_ids;
 use crate::core::{
     compress_record_file as compress_record_file_in_core, compress_records as compress_in_core,
-    kept_len, kept_spans, write_kept, Encoding, FileCompression, Form, Got, Problem, ReadError,
-    RecordError, RecordsCompression, RecordsRefusal, Request, Span, StreamTuning,
+    kept_len, kept_spans, read_whole_file, write_kept, Encoding, FileCompression, Form, Got,
+    Problem, ReadError, RecordError, RecordsCompression, RecordsRefusal, Request, Span,
+    StreamTuning,
 };
 
 fn form_name(form: Form) -> &'static str {
@@ -155,33 +156,89 @@ impl Write for PythonWriter<'_, '_> {
     }
 }
 
-/// `compress_records` on a file read a chunk at a time, for inputs of the common kind (JSON
-/// Lines or an array, every record good); `None` for any other, which `compress_records` on
-/// the whole input then reads and words.
+/// `compress_records` on the file at `path`, opened once and read from that handle only: a
+/// regular file of the common kind (JSON Lines or an array, every record good) a chunk at a
+/// time, any other input whole. Returns the `CompressedRecords`, or, for input with a
+/// problem, its bytes, for `compress_records` to word with the text at hand.
 pub fn compress_record_file<'py>(
     py: Python<'py>,
     request: Request<'_>,
     path: PathBuf,
     encoding: Option<&str>,
-) -> PyResult<Option<Bound<'py, PyAny>>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let counting = counting_with(encoding)?;
+    let tuning = StreamTuning::default();
     let outcome = py.detach(|| {
-        let mut file = File::open(path)?;
-        if !file.metadata()?.is_file() {
-            // A directory, a pipe or a device: read whole, which says what is wrong.
-            return Ok(Ok(FileCompression::Unsure));
+        let mut file = File::open(&path)?;
+        if file.metadata()?.is_file() {
+            compress_record_file_in_core(&mut file, counting, request, &tuning)
+        } else {
+            // A pipe or a device gives its bytes once.
+            read_whole_file(&mut file, request, &tuning)
         }
-        compress_record_file_in_core(&mut file, counting, request, &StreamTuning::default())
     });
-    let (done, (bytes, spans)) = match outcome?.map_err(|refusal| refused(py, refusal))? {
-        FileCompression::Compressed { records, kept } => (records, kept),
-        FileCompression::Unsure => return Ok(None),
+    let outcome = outcome.map_err(|error| os_error(py, error, &path))?;
+    match outcome.map_err(|refusal| refused(py, refusal))? {
+        FileCompression::Compressed {
+            records,
+            kept: (bytes, spans),
+        } => {
+            let kept = KeptRecords {
+                input: Input::Owned(bytes),
+                spans,
+            };
+            result(py, &records, kept, None)
+        }
+        FileCompression::Whole(bytes) => compress_whole(py, request, bytes, counting),
+    }
+}
+
+/// A file's bytes, read whole, compressed as `compress_records` compresses them; for input
+/// with a problem, the bytes themselves.
+fn compress_whole<'py>(
+    py: Python<'py>,
+    request: Request<'_>,
+    bytes: Vec<u8>,
+    counting: Option<Encoding>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match py.detach(|| compress_in_core(&bytes, counting, request)) {
+        Ok(done) => {
+            let spans = kept_spans(&bytes, &done.starts, &done.compression.selections[0].kept);
+            let kept = KeptRecords {
+                input: Input::Owned(bytes),
+                spans,
+            };
+            result(py, &done, kept, None)
+        }
+        // Its wording needs the text: lines, and malformed JSON as Python's reader says it.
+        Err(RecordsRefusal::Read(_) | RecordsRefusal::Duplicate { .. }) => {
+            let copy = PyBytes::new_with(py, bytes.len(), |buffer| {
+                buffer.copy_from_slice(&bytes);
+                Ok(())
+            })?;
+            Ok(copy.into_any())
+        }
+        Err(refusal) => Err(refused(py, refusal)),
+    }
+}
+
+/// An I/O error as Python's `open` raises it: the `OSError` subclass its errno picks, with
+/// the C library's words for it (`os.strerror`), which PyO3's conversion does not keep.
+fn os_error(py: Python<'_>, error: io::Error, path: &Path) -> PyErr {
+    let Some(errno) = error.raw_os_error() else {
+        return error.into();
     };
-    let kept = KeptRecords {
-        input: Input::Owned(bytes),
-        spans,
-    };
-    result(py, &done, kept, None).map(Some)
+    let made = py
+        .import("os")
+        .and_then(|os| os.getattr("strerror")?.call1((errno,)))
+        .and_then(|strerror| {
+            py.get_type::<PyOSError>()
+                .call1((errno, strerror, path.as_os_str()))
+        });
+    match made {
+        Ok(raised) => PyErr::from_value(raised),
+        Err(failed) => failed,
+    }
 }
 
 fn counting_with(encoding: Option<&str>) -> PyResult<Option<Encoding>> {
@@ -208,7 +265,11 @@ fn records_error(py: Python<'_>, refusal: RecordsRefusal) -> PyResult<PyErr> {
             )?;
             return Ok(PyErr::from_value(made));
         }
-        RecordsRefusal::Interrupted => return Ok(signals::raised(py)),
+        RecordsRefusal::Interrupted | RecordsRefusal::Read(ReadError::Interrupted) => {
+            return Ok(signals::raised(py))
+        }
+        RecordsRefusal::OutOfMemory => return Ok(PyMemoryError::new_err(())),
+        RecordsRefusal::Changed => "changed",
         RecordsRefusal::Duplicate {
             form,
             duplicate,

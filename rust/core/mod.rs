@@ -21,8 +21,8 @@ pub use detach::{Detach, InPlace};
 pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany};
 pub use interrupt::{Interrupt, Interrupted, Uninterrupted};
 pub use records::compression::{
-    compress_record_file, compress_records, kept_len, kept_spans, write_kept, FileCompression,
-    RecordsCompression, RecordsRefusal,
+    compress_record_file, compress_records, kept_len, kept_spans, read_whole_file, write_kept,
+    FileCompression, RecordsCompression, RecordsRefusal,
 };
 pub use records::json_values::JsonType;
 pub use records::read::{Field, Form, Got, Problem, ReadError, RecordError, Span};

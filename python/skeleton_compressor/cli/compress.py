@@ -56,24 +56,36 @@ def compress_file(path: str, options: Options) -> Compressed:
     `InputError` for bad input and `BudgetExceededError` when the overflow policy refuses the
     budget.
 
-    A backend may read a file a chunk at a time when it is of the common kind (the Rust one
-    does, for JSON Lines or an array with every record good); any other input is read whole,
-    which words what is wrong exactly as either backend would."""
+    The file is opened once, since a pipe gives its bytes only once. A backend may read a
+    file a chunk at a time when it is of the common kind (the Rust one does, for JSON Lines or
+    an array with every record good); any other input is read whole, which words what is
+    wrong exactly as either backend would."""
     compressor = _compressor(options)
     source = STANDARD_INPUT if path == "-" else path
     data = None
     try:
-        if path != "-" and not options.explain:
-            try:
-                done = compressor.compress_record_file(path, options.budget, options.encoding)
-            except OSError:
-                done = None  # reading it again says why, as for standard input
-            if done is not None:
+        if path == "-" or options.explain:
+            data = read_input(path)
+        else:
+            done = _record_file(compressor, path, options)
+            if not isinstance(done, bytes):
                 return _compressed(done, options)
-        data = read_input(path)
+            data = done
         return _compressed(_compress_records(compressor, data, options), options)
     except RecordsError as error:
-        raise InputError(worded(_explained(error, data or read_input(path)), source)) from None
+        # An error raised before the file's bytes were at hand (it changed while it was
+        # read) is worded without them.
+        explained = error if data is None else _explained(error, data)
+        raise InputError(worded(explained, source)) from None
+
+
+def _record_file(
+    compressor: BackendCompressor, path: str, options: Options
+) -> CompressedRecords | bytes:
+    try:
+        return compressor.compress_record_file(path, options.budget, options.encoding)
+    except OSError as error:
+        raise InputError(f"cannot read {path}: {error.strerror or error}") from None
 
 
 def compress_data(data: bytes, source: str, options: Options) -> Compressed:

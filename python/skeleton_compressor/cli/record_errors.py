@@ -39,6 +39,7 @@ KINDS: tuple[str, ...] = (
     "no_records",
     "not_utf8",
     "too_many",
+    "changed",
 )
 
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -123,6 +124,8 @@ def worded(error: RecordsError, source: str) -> str:
         return f"fragments must be an array of records, got {error.json_type}"
     if kind == "too_many":
         return "too many records to compress at once"
+    if kind == "changed":
+        return f"{source} changed while it was read"
     if kind == "duplicate":
         first = _record(error.first_index, error.first_line, error.form)
         second = _record(error.index, error.line, error.form)

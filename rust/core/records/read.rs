@@ -16,6 +16,7 @@ use serde_json::value::RawValue;
 use crate::core::checks::{check_relevance, MAX_TOKEN_COUNT};
 use crate::core::detach::InPlace;
 use crate::core::errors::ErrorKind;
+use crate::core::interrupt::Checkpoint;
 use crate::core::records::fields::{fields_of, flat_record, skip_space, value_at, Fields, Key};
 use crate::core::records::json_values::{
     depth, float, integer, is_integer, string_bytes, Integer, JsonType,
@@ -156,6 +157,8 @@ pub enum ReadError {
     },
     /// More records than the ranking can index.
     TooMany,
+    /// The caller asked to stop (see [`Checkpoint`]).
+    Interrupted,
 }
 
 /// The records read: their form, and where each one starts.
@@ -212,28 +215,28 @@ fn trim_start(bytes: &[u8]) -> &[u8] {
 }
 
 /// Reads every record of `input` into `columns` (counting the `content` of records without a
-/// `token_count` when `counting` names an encoding). Malformed JSON anywhere is reported
-/// before any record's problem, and a record's problem before any later record's.
+/// `token_count` when `counting` names an encoding), asking `checkpoint` now and then whether
+/// to stop. Malformed JSON anywhere is reported before any record's problem, and a record's
+/// problem before any later record's.
 pub fn read_records(
     input: &[u8],
     counting: Option<Encoding>,
     columns: &mut Columns,
+    checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Records, ReadError> {
     let skip = if input.starts_with(BOM) { BOM.len() } else { 0 };
     let text = std::str::from_utf8(&input[skip..]).map_err(|error| ReadError::NotUtf8 {
         offset: skip + error.valid_up_to(),
     })?;
     let form = form_of(text.as_bytes()).ok_or(ReadError::NoRecords)?;
-    let mut sink = Sink {
+    let mut sink = Sink::new(
         input,
         counting,
         columns,
-        starts: Vec::with_capacity(room_for(input.len())),
-        problem: None,
-        stop: None,
-        resume: skip,
-        count_tuning: CountTuning::default(),
-    };
+        Vec::with_capacity(room_for(input.len())),
+        checkpoint,
+    );
+    sink.resume = skip;
     let parsed = match form {
         Form::Array => read_array(text, skip, &mut sink),
         Form::Wrapped => read_document(text, |reader| reader.deserialize_map(Wrapper(&mut sink))),
@@ -241,6 +244,7 @@ pub fn read_records(
     };
     let line_of = |offset: usize| line_at(input, offset);
     match (sink.stop, parsed) {
+        (Some(Stop::Interrupted), _) => Err(ReadError::Interrupted),
         (Some(Stop::TooMany), _) => Err(ReadError::TooMany),
         (Some(Stop::FragmentsNotArray(got)), _) => Err(ReadError::FragmentsNotArray(got)),
         (Some(Stop::Malformed { at }), _) => Err(ReadError::Malformed {
@@ -320,7 +324,7 @@ fn read_document<'a>(
 }
 
 /// The array of records opening at `text[0]` (after white space), read a record at a time.
-fn read_array<'a>(text: &'a str, skip: usize, sink: &mut Sink<'a, '_>) -> Result<(), usize> {
+fn read_array<'a>(text: &'a str, skip: usize, sink: &mut Sink<'a, '_, '_>) -> Result<(), usize> {
     let bytes = text.as_bytes();
     let line = |at: usize| line_at(bytes, at);
     let mut at = skip_space(bytes, skip_space(bytes, 0) + 1);
@@ -354,7 +358,7 @@ pub(super) fn read_record<'a>(
     text: &'a str,
     at: usize,
     skip: usize,
-    sink: &mut Sink<'a, '_>,
+    sink: &mut Sink<'a, '_, '_>,
 ) -> Option<usize> {
     let (raw, fields) = match flat_record(text, at) {
         Some((fields, end)) => (&text[at..end], Some(fields)),
@@ -365,7 +369,7 @@ pub(super) fn read_record<'a>(
     Some(at + raw.len())
 }
 
-fn read_lines<'a>(text: &'a str, skip: usize, sink: &mut Sink<'a, '_>) -> Result<(), usize> {
+fn read_lines<'a>(text: &'a str, skip: usize, sink: &mut Sink<'a, '_, '_>) -> Result<(), usize> {
     let mut start = 0;
     for (number, line) in text.split('\n').enumerate() {
         let line_start = start;
@@ -390,10 +394,15 @@ enum Stop {
     Malformed { at: usize },
     FragmentsNotArray(JsonType),
     TooMany,
+    Interrupted,
 }
 
+/// Bytes of records read between two questions to the checkpoint: reading the clock per
+/// record would cost more than the short records themselves.
+const CHECK_EVERY_BYTES: usize = 64 << 10;
+
 /// Where records go as they are read.
-pub(super) struct Sink<'a, 'c> {
+pub(super) struct Sink<'a, 'c, 'i> {
     input: &'a [u8],
     counting: Option<Encoding>,
     columns: &'c mut Columns,
@@ -404,15 +413,19 @@ pub(super) struct Sink<'a, 'c> {
     /// Where the record (or line) being read starts.
     resume: usize,
     count_tuning: CountTuning,
+    checkpoint: &'c mut Checkpoint<'i>,
+    /// Bytes of records read since the checkpoint was last asked.
+    unchecked: usize,
 }
 
-impl<'a, 'c> Sink<'a, 'c> {
+impl<'a, 'c, 'i> Sink<'a, 'c, 'i> {
     /// A sink for records read from `input` into `columns`, after those at `starts`.
     pub(super) fn new(
         input: &'a [u8],
         counting: Option<Encoding>,
         columns: &'c mut Columns,
         starts: Vec<usize>,
+        checkpoint: &'c mut Checkpoint<'i>,
     ) -> Self {
         Sink {
             input,
@@ -423,7 +436,15 @@ impl<'a, 'c> Sink<'a, 'c> {
             stop: None,
             resume: 0,
             count_tuning: CountTuning::default(),
+            checkpoint,
+            // The first record asks: the checkpoint itself says whether it is time.
+            unchecked: CHECK_EVERY_BYTES,
         }
+    }
+
+    /// Whether reading stopped because the checkpoint said so.
+    pub(super) fn interrupted(&self) -> bool {
+        matches!(self.stop, Some(Stop::Interrupted))
     }
 
     /// Where the records taken start; `Err` with them when one had a problem or reading
@@ -437,7 +458,7 @@ impl<'a, 'c> Sink<'a, 'c> {
     }
 }
 
-impl<'a> Sink<'a, '_> {
+impl<'a> Sink<'a, '_, '_> {
     fn offset(&self, raw: &str) -> usize {
         raw.as_ptr() as usize - self.input.as_ptr() as usize
     }
@@ -456,6 +477,13 @@ impl<'a> Sink<'a, '_> {
         start: usize,
     ) -> Result<(), E> {
         self.resume = start;
+        self.unchecked += raw.len();
+        if self.unchecked >= CHECK_EVERY_BYTES {
+            self.unchecked = 0;
+            if self.checkpoint.check().is_err() {
+                return Err(self.halt(Stop::Interrupted));
+            }
+        }
         let index = self.starts.len();
         self.starts.push(start);
         let fields = match (fields, JsonType::of(raw)) {
@@ -612,9 +640,9 @@ fn hash_of(bytes: &[u8]) -> u64 {
 }
 
 /// The records of an array, each given to the sink as it is read.
-struct RecordsOf<'s, 'a, 'c>(&'s mut Sink<'a, 'c>);
+struct RecordsOf<'s, 'a, 'c, 'i>(&'s mut Sink<'a, 'c, 'i>);
 
-impl<'a> Visitor<'a> for RecordsOf<'_, 'a, '_> {
+impl<'a> Visitor<'a> for RecordsOf<'_, 'a, '_, '_> {
     type Value = ();
 
     fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -632,9 +660,9 @@ impl<'a> Visitor<'a> for RecordsOf<'_, 'a, '_> {
 }
 
 /// An object whose `fragments` holds the records; its other members are read past.
-struct Wrapper<'s, 'a, 'c>(&'s mut Sink<'a, 'c>);
+struct Wrapper<'s, 'a, 'c, 'i>(&'s mut Sink<'a, 'c, 'i>);
 
-impl<'a> Visitor<'a> for Wrapper<'_, 'a, '_> {
+impl<'a> Visitor<'a> for Wrapper<'_, 'a, '_, '_> {
     type Value = ();
 
     fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -677,4 +705,4 @@ impl<'a> Visitor<'a> for Wrapper<'_, 'a, '_> {
 
 #[cfg(test)]
 #[path = "read_tests.rs"]
-mod tests;
+pub(super) mod tests;

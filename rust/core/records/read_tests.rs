@@ -10,7 +10,12 @@ fn read(input: &str) -> Result<Records, ReadError> {
 
 fn read_bytes(input: &[u8], counting: Option<Encoding>) -> Result<Records, ReadError> {
     let mut columns = Columns::new(4, &Tuning::default()).unwrap();
-    read_records(input, counting, &mut columns)
+    read_records(input, counting, &mut columns, &mut unasked())
+}
+
+/// A checkpoint that never stops the work.
+pub(crate) fn unasked() -> Checkpoint<'static> {
+    Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO)
 }
 
 fn texts<'a>(input: &'a str, records: &Records) -> Vec<&'a str> {
@@ -415,5 +420,61 @@ fn duplicates_and_budgets_are_refused_with_where_they_are() {
     assert!(
         matches!(refusal, RecordsRefusal::BudgetExceeded(_)),
         "{refusal:?}"
+    );
+}
+
+#[test]
+fn reading_stops_when_asked_and_asks_by_the_bytes_read_not_by_the_record() {
+    use crate::core::interrupt::tests::InterruptAt;
+    use std::sync::atomic::Ordering;
+
+    let records: Vec<String> = (0..3000)
+        .map(|index| record(&format!("r{index}"), 1, "0.5"))
+        .collect();
+    let forms = [
+        records.join("\n"),
+        format!("[{}]", records.join(", ")),
+        format!("{{\"fragments\": [{}]}}", records.join(", ")),
+    ];
+    for text in &forms {
+        let read_asking = |interrupt: &InterruptAt| {
+            let mut columns = Columns::new(4, &Tuning::default()).unwrap();
+            let mut checkpoint = Checkpoint::new(interrupt, std::time::Duration::ZERO);
+            read_records(text.as_bytes(), None, &mut columns, &mut checkpoint)
+        };
+        let never = InterruptAt::new(usize::MAX);
+        assert_eq!(read_asking(&never).unwrap().starts.len(), 3000);
+        let asked = never.asked.load(Ordering::Relaxed);
+        // The first record asks, then every 64 KiB of records.
+        assert!(
+            (2..=1 + text.len() / (64 << 10)).contains(&asked),
+            "{asked}"
+        );
+        for from in 1..=asked {
+            let interrupt = InterruptAt::new(from);
+            assert_eq!(read_asking(&interrupt), Err(ReadError::Interrupted));
+            assert_eq!(interrupt.asked.load(Ordering::Relaxed), from);
+        }
+    }
+}
+
+#[test]
+fn an_interrupted_read_is_an_interrupted_compression() {
+    let text = record("a", 1, "0.5");
+    let (policy, tuning) = (
+        Policy::default(),
+        Tuning {
+            interrupt_every: std::time::Duration::ZERO,
+            ..Tuning::default()
+        },
+    );
+    let interrupt = crate::core::interrupt::tests::InterruptAt::new(1);
+    let request = Request {
+        interrupt: &interrupt,
+        ..request(&[10], &policy, &tuning)
+    };
+    assert_eq!(
+        compress_records(text.as_bytes(), None, request),
+        Err(RecordsRefusal::Interrupted)
     );
 }

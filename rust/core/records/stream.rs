@@ -6,6 +6,7 @@
 
 use std::io::{self, Read, Seek, SeekFrom};
 
+use crate::core::interrupt::Checkpoint;
 use crate::core::records::fields::{flat_record, skip_space, value_at};
 use crate::core::records::read::{fragments_first, read_record, Form, Records, Sink, Span};
 use crate::core::select::columns::Columns;
@@ -40,6 +41,8 @@ pub enum Streamed {
     Read(Records),
     /// Not the common case: read the whole input instead (into fresh columns).
     Unsure,
+    /// The checkpoint said to stop.
+    Interrupted,
 }
 
 /// Where the array reader is.
@@ -52,12 +55,14 @@ enum At {
     Closed,
 }
 
-/// Reads the records of `source` into `columns`, a chunk at a time.
+/// Reads the records of `source` into `columns`, a chunk at a time, asking `checkpoint`
+/// whether to stop before each chunk and as its records are read.
 pub fn stream_records(
     source: &mut impl Read,
     counting: Option<Encoding>,
     columns: &mut Columns,
     tuning: &StreamTuning,
+    checkpoint: &mut Checkpoint<'_>,
 ) -> io::Result<Streamed> {
     let mut buffer: Vec<u8> = Vec::with_capacity(tuning.chunk_bytes);
     let mut base = 0; // where `buffer` starts in the file
@@ -66,6 +71,9 @@ pub fn stream_records(
     let mut at_array = At::Open;
     let mut bom_checked = false;
     loop {
+        if checkpoint.check().is_err() {
+            return Ok(Streamed::Interrupted);
+        }
         let end_of_file = read_more(source, &mut buffer, tuning.chunk_bytes)?;
         if !bom_checked {
             if buffer.len() < BOM.len() && !end_of_file {
@@ -98,11 +106,15 @@ pub fn stream_records(
             counting,
             columns,
             std::mem::take(&mut starts),
+            checkpoint,
         );
         let consumed = match form {
             Form::Lines => take_lines(text, base, end_of_file, &mut sink),
             _ => take_array(text, base, end_of_file, &mut at_array, &mut sink),
         };
+        if sink.interrupted() {
+            return Ok(Streamed::Interrupted);
+        }
         starts = match sink.into_starts() {
             Ok(starts) => starts,
             Err(_) => return Ok(Streamed::Unsure),
@@ -167,7 +179,7 @@ fn take_lines<'a>(
     text: &'a str,
     base: usize,
     end_of_file: bool,
-    sink: &mut Sink<'a, '_>,
+    sink: &mut Sink<'a, '_, '_>,
 ) -> Option<usize> {
     let whole = if end_of_file {
         text.len()
@@ -198,7 +210,7 @@ fn take_array<'a>(
     base: usize,
     end_of_file: bool,
     at_array: &mut At,
-    sink: &mut Sink<'a, '_>,
+    sink: &mut Sink<'a, '_, '_>,
 ) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut at = 0;
@@ -223,15 +235,26 @@ fn take_array<'a>(
     }
 }
 
-/// The records at `kept` (indices into `starts`), read back from `file` in one pass: their
-/// bytes one after another, and where each is in them, in `kept`'s order. `None` when the
-/// file no longer holds them.
+/// What reading the kept records back made of a file.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ReadBack {
+    /// Their bytes one after another, and where each is in them, in `kept`'s order.
+    Read(Vec<u8>, Vec<Span>),
+    /// The file no longer holds records where they were.
+    Gone,
+    /// The checkpoint said to stop.
+    Interrupted,
+}
+
+/// The records at `kept` (indices into `starts`), read back from `file` in one pass, asking
+/// `checkpoint` whether to stop before each chunk.
 pub fn read_kept(
     file: &mut (impl Read + Seek),
     starts: &[usize],
     kept: &[u32],
     tuning: &StreamTuning,
-) -> io::Result<Option<(Vec<u8>, Vec<Span>)>> {
+    checkpoint: &mut Checkpoint<'_>,
+) -> io::Result<ReadBack> {
     let mut by_start: Vec<(usize, usize)> = kept
         .iter()
         .enumerate()
@@ -248,10 +271,13 @@ pub fn read_kept(
         while base + buffer.len() <= start && !end_of_file {
             base += buffer.len();
             buffer.clear();
-            end_of_file = read_more(file, &mut buffer, tuning.chunk_bytes)?;
+            let Some(ended) = read_on(file, &mut buffer, tuning, checkpoint)? else {
+                return Ok(ReadBack::Interrupted);
+            };
+            end_of_file = ended;
         }
         if start < base || start > base + buffer.len() {
-            return Ok(None);
+            return Ok(ReadBack::Gone);
         }
         loop {
             let from = start - base;
@@ -264,15 +290,81 @@ pub fn read_kept(
                 break;
             }
             if end_of_file || buffer.len() - from > tuning.largest_record {
-                return Ok(None);
+                return Ok(ReadBack::Gone);
             }
             // Keep the record's beginning, and read on.
             buffer.drain(..from);
             base = start;
-            end_of_file = read_more(file, &mut buffer, tuning.chunk_bytes)?;
+            let Some(ended) = read_on(file, &mut buffer, tuning, checkpoint)? else {
+                return Ok(ReadBack::Interrupted);
+            };
+            end_of_file = ended;
         }
     }
-    Ok(Some((bytes, spans)))
+    Ok(ReadBack::Read(bytes, spans))
+}
+
+/// [`read_more`], unless the checkpoint says to stop: `None` then.
+fn read_on(
+    file: &mut impl Read,
+    buffer: &mut Vec<u8>,
+    tuning: &StreamTuning,
+    checkpoint: &mut Checkpoint<'_>,
+) -> io::Result<Option<bool>> {
+    if checkpoint.check().is_err() {
+        return Ok(None);
+    }
+    read_more(file, buffer, tuning.chunk_bytes).map(Some)
+}
+
+/// What reading a whole input made of it.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Whole {
+    Read(Vec<u8>),
+    /// Memory for it could not be had.
+    OutOfMemory,
+    /// The checkpoint said to stop.
+    Interrupted,
+}
+
+/// All that is left of `source`, read `chunk` bytes at a time with room for `expected` bytes
+/// (a file's length; a chunk for 0) reserved first, asking `checkpoint` whether to stop
+/// before each read, a read that a signal cut short included. Memory that cannot be had (a
+/// device that never ends, a memory limit) is an answer, not an abort.
+pub fn read_whole(
+    source: &mut impl Read,
+    expected: usize,
+    chunk: usize,
+    checkpoint: &mut Checkpoint<'_>,
+) -> io::Result<Whole> {
+    let mut bytes: Vec<u8> = Vec::new();
+    // One byte past what is expected, to see the end without growing.
+    let room = match expected {
+        0 => chunk,
+        expected => expected.saturating_add(1),
+    };
+    if bytes.try_reserve_exact(room).is_err() {
+        return Ok(Whole::OutOfMemory);
+    }
+    loop {
+        if checkpoint.check().is_err() {
+            return Ok(Whole::Interrupted);
+        }
+        if bytes.len() == bytes.capacity() && bytes.try_reserve(chunk.max(bytes.len())).is_err() {
+            return Ok(Whole::OutOfMemory);
+        }
+        let filled = bytes.len();
+        // Only what one read may fill is zeroed, not all the room reserved.
+        bytes.resize(bytes.capacity().min(filled + chunk), 0);
+        let read = source.read(&mut bytes[filled..]);
+        bytes.truncate(filled + read.as_ref().map_or(0, |&got| got));
+        match read {
+            Ok(0) => return Ok(Whole::Read(bytes)),
+            Ok(_) => {}
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
 }
 
 /// Appends up to `chunk` bytes of `file` to `buffer`; whether the file has ended.

@@ -3,7 +3,11 @@ use std::io::Cursor;
 use super::*;
 use crate::core::records::compression::kept_spans;
 use crate::core::records::read::read_records;
-use crate::core::{Tuning, Uninterrupted};
+use crate::core::records::read::tests::unasked;
+use crate::core::{
+    compress_record_file, FileCompression, Interrupt, Policy, RecordsRefusal, Request, Strategy,
+    Tuning, Uninterrupted,
+};
 
 fn tuning(chunk_bytes: usize) -> StreamTuning {
     StreamTuning {
@@ -20,13 +24,14 @@ fn streamed(input: &[u8], chunk_bytes: usize) -> Streamed {
         None,
         &mut columns,
         &tuning(chunk_bytes),
+        &mut unasked(),
     )
     .unwrap()
 }
 
 fn whole(input: &[u8]) -> Records {
     let mut columns = Columns::new(4, &Tuning::default()).unwrap();
-    read_records(input, None, &mut columns).unwrap()
+    read_records(input, None, &mut columns, &mut unasked()).unwrap()
 }
 
 fn record(index: usize) -> String {
@@ -117,14 +122,16 @@ fn kept_records_are_read_back_from_the_file() {
         let kept: Vec<u32> = (0..count).rev().filter(|index| index % 3 != 1).collect();
         let expected = kept_spans(input.as_bytes(), &records.starts, &kept);
         for chunk in [1, 4, 33, 1 << 20] {
-            let (bytes, spans) = read_kept(
+            let ReadBack::Read(bytes, spans) = read_kept(
                 &mut Cursor::new(input.as_bytes()),
                 &records.starts,
                 &kept,
                 &tuning(chunk),
+                &mut unasked(),
             )
-            .unwrap()
-            .unwrap();
+            .unwrap() else {
+                panic!("{input}")
+            };
             let got: Vec<&[u8]> = spans.iter().map(|s| &bytes[s.start..s.end]).collect();
             let want: Vec<&[u8]> = expected
                 .iter()
@@ -140,8 +147,15 @@ fn a_file_that_changed_is_not_read_back() {
     let input = r#"[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}]"#;
     let records = whole(input.as_bytes());
     let changed = &input[..input.len() - 5];
-    let back = read_kept(&mut Cursor::new(changed), &records.starts, &[0], &tuning(8)).unwrap();
-    assert_eq!(back, None);
+    let back = read_kept(
+        &mut Cursor::new(changed),
+        &records.starts,
+        &[0],
+        &tuning(8),
+        &mut unasked(),
+    )
+    .unwrap();
+    assert_eq!(back, ReadBack::Gone);
 }
 
 #[test]
@@ -157,21 +171,34 @@ fn long_records_are_read_back_whole() {
         largest_record: 1 << 20,
         reserve_records: 1,
     };
-    let (bytes, spans) = read_kept(&mut Cursor::new(&input), &records.starts, &[1, 0], &tuning)
-        .unwrap()
-        .unwrap();
+    let back = read_kept(
+        &mut Cursor::new(&input),
+        &records.starts,
+        &[1, 0],
+        &tuning,
+        &mut unasked(),
+    );
+    let ReadBack::Read(bytes, spans) = back.unwrap() else {
+        panic!("not read back")
+    };
     let first = &input.as_bytes()[1..input.find("}, ").unwrap() + 1];
     assert_eq!(&bytes[spans[1].start..spans[1].end], first);
     assert!(bytes[spans[0].start..spans[0].end].starts_with(br#"{"fragment_id": "b""#));
     let mut columns = Columns::new(4, &Tuning::default()).unwrap();
-    let streamed = stream_records(&mut Cursor::new(&input), None, &mut columns, &tuning).unwrap();
+    let streamed = stream_records(
+        &mut Cursor::new(&input),
+        None,
+        &mut columns,
+        &tuning,
+        &mut unasked(),
+    )
+    .unwrap();
     assert_eq!(streamed, Streamed::Read(records));
 }
 
 #[test]
 fn a_file_compresses_as_its_bytes_do() {
-    use crate::core::records::compression::{compress_record_file, compress_records};
-    use crate::core::{FileCompression, Policy, Request, Strategy, Tuning};
+    use crate::core::records::compression::compress_records;
 
     let (policy, core_tuning) = (Policy::default(), Tuning::default());
     let request = Request {
@@ -215,5 +242,290 @@ fn a_file_compresses_as_its_bytes_do() {
     let outcome = compress_record_file(&mut Cursor::new(wrapped), None, request, &tuning(8))
         .unwrap()
         .unwrap();
-    assert!(matches!(outcome, FileCompression::Unsure));
+    assert!(matches!(outcome, FileCompression::Whole(bytes) if bytes == wrapped.as_bytes()));
+}
+
+/// A file rewritten once it has been read to its end: seeking back then finds `then`.
+struct Rewritten {
+    file: Cursor<Vec<u8>>,
+    then: Option<Vec<u8>>,
+    ended: bool,
+}
+
+impl Rewritten {
+    fn new(first: &str, then: &str) -> Self {
+        Rewritten {
+            file: Cursor::new(first.as_bytes().to_vec()),
+            then: Some(then.as_bytes().to_vec()),
+            ended: false,
+        }
+    }
+}
+
+impl Read for Rewritten {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let got = self.file.read(out)?;
+        self.ended |= got == 0 && !out.is_empty();
+        Ok(got)
+    }
+}
+
+impl Seek for Rewritten {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        if self.ended {
+            if let Some(then) = self.then.take() {
+                *self.file.get_mut() = then;
+            }
+        }
+        self.file.seek(to)
+    }
+}
+
+fn request_for<'a>(
+    budgets: &'a [u128],
+    policy: &'a Policy,
+    core_tuning: &'a Tuning,
+    interrupt: &'a dyn Interrupt,
+) -> Request<'a> {
+    Request {
+        budgets,
+        strategy: Strategy::Greedy,
+        policy,
+        explain: false,
+        tuning: core_tuning,
+        interrupt,
+    }
+}
+
+fn file_compressed(
+    file: &mut (impl Read + Seek),
+    counting: Option<Encoding>,
+    interrupt: &dyn Interrupt,
+) -> Result<FileCompression, RecordsRefusal> {
+    let policy = Policy::default();
+    let core_tuning = Tuning {
+        interrupt_every: std::time::Duration::ZERO,
+        ..Tuning::default()
+    };
+    let request = request_for(&[10], &policy, &core_tuning, interrupt);
+    compress_record_file(file, counting, request, &tuning(16)).unwrap()
+}
+
+/// The kept records' text, when the file was compressed as it streamed.
+fn kept_text(outcome: &FileCompression) -> Option<Vec<String>> {
+    let FileCompression::Compressed { kept, .. } = outcome else {
+        return None;
+    };
+    let (bytes, spans) = kept;
+    Some(
+        spans
+            .iter()
+            .map(|span| String::from_utf8(bytes[span.start..span.end].to_vec()).unwrap())
+            .collect(),
+    )
+}
+
+// "a" ranks first and is kept (8 tokens of 10); nothing else fits beside it.
+const BEFORE: [&str; 3] = [
+    r#"{"fragment_id": "b", "token_count": 5, "relevance_score": 0.25}"#,
+    r#"{"fragment_id": "a", "token_count": 8, "relevance_score": 0.75, "required": false}"#,
+    r#"{"fragment_id": "c", "token_count": 5, "relevance_score": 0.5, "group": "g"}"#,
+];
+
+#[test]
+fn a_kept_record_rewritten_between_the_reads_is_refused() {
+    let before = BEFORE.join("\n");
+    let kept = kept_text(
+        &file_compressed(&mut Cursor::new(before.clone()), None, &Uninterrupted).unwrap(),
+    );
+    assert_eq!(kept, Some(vec![BEFORE[1].to_owned()]));
+    // Same length, so that the kept record is found where it was: each field alone.
+    for (was, is) in [
+        ("\"a\"", "\"x\""),
+        ("\"token_count\": 8", "\"token_count\": 9"),
+        ("0.75", "0.70"),
+        ("false}", "true }"),
+        (", \"required\": false}", ", \"group\": \"gg\"    }"),
+    ] {
+        let after = before.replacen(was, is, 1);
+        assert_eq!(after.len(), before.len());
+        let outcome = file_compressed(&mut Rewritten::new(&before, &after), None, &Uninterrupted);
+        assert!(
+            matches!(outcome, Err(RecordsRefusal::Changed)),
+            "{is}: {outcome:?}"
+        );
+    }
+}
+
+#[test]
+fn a_rewritten_content_whose_tokens_were_counted_is_refused() {
+    let counted = |content: &str| {
+        format!(
+            r#"{{"fragment_id": "a", "relevance_score": 0.5, "content": "{content}"}}
+{{"fragment_id": "b", "token_count": 50, "relevance_score": 0.25}}"#
+        )
+    };
+    let (before, after) = (counted("one two three"), counted("onetwothree  "));
+    let encoding = Some(Encoding::ALL[0]);
+    let kept = kept_text(
+        &file_compressed(&mut Cursor::new(before.clone()), encoding, &Uninterrupted).unwrap(),
+    );
+    assert_eq!(kept.map(|kept| kept.len()), Some(1));
+    let outcome = file_compressed(
+        &mut Rewritten::new(&before, &after),
+        encoding,
+        &Uninterrupted,
+    );
+    assert!(
+        matches!(outcome, Err(RecordsRefusal::Changed)),
+        "{outcome:?}"
+    );
+}
+
+#[test]
+fn what_changed_elsewhere_in_the_file_is_no_change_to_what_was_kept() {
+    let before = BEFORE.join("\n");
+    let appended = format!(
+        "{before}\n{}",
+        r#"{"fragment_id": "z", "token_count": 1, "relevance_score": 1}"#
+    );
+    let dropped = before.replacen("\"b\"", "\"y\"", 1);
+    for after in [appended, dropped] {
+        let outcome = file_compressed(&mut Rewritten::new(&before, &after), None, &Uninterrupted);
+        assert_eq!(
+            kept_text(&outcome.unwrap()),
+            Some(vec![BEFORE[1].to_owned()]),
+            "{after}"
+        );
+    }
+    // Cut short before the kept record: read again whole, as it is now.
+    let cut = &before[..before.find("\n{\"fragment_id\": \"a\"").unwrap()];
+    let outcome = file_compressed(&mut Rewritten::new(&before, cut), None, &Uninterrupted);
+    assert!(
+        matches!(&outcome, Ok(FileCompression::Whole(bytes)) if bytes == cut.as_bytes()),
+        "{outcome:?}"
+    );
+}
+
+#[test]
+fn every_reader_of_a_file_stops_when_asked() {
+    use crate::core::interrupt::tests::InterruptAt;
+    use std::sync::atomic::Ordering;
+
+    let lines = BEFORE.join("\n");
+    let wrapped = format!("{{\"fragments\": [{}]}}", BEFORE.join(", "));
+    for input in [lines, wrapped] {
+        let never = InterruptAt::new(usize::MAX);
+        assert!(file_compressed(&mut Cursor::new(input.clone()), None, &never).is_ok());
+        // Every chunk streamed, read back or read whole, and every record read or read again.
+        let asked = never.asked.load(Ordering::Relaxed);
+        assert!(asked > input.len() / 16, "{asked}");
+        for from in 1..=asked {
+            let interrupt = InterruptAt::new(from);
+            let outcome = file_compressed(&mut Cursor::new(input.clone()), None, &interrupt);
+            assert!(
+                matches!(outcome, Err(RecordsRefusal::Interrupted)),
+                "{from}: {outcome:?}"
+            );
+            assert_eq!(interrupt.asked.load(Ordering::Relaxed), from);
+        }
+    }
+}
+
+/// Gives its bytes a few at a time, and is cut short by a signal before each read.
+struct Signalled<'a> {
+    bytes: &'a [u8],
+    signalled: bool,
+}
+
+impl Read for Signalled<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        self.signalled = !self.signalled;
+        if self.signalled {
+            return Err(io::ErrorKind::Interrupted.into());
+        }
+        let got = out.len().min(self.bytes.len()).min(3);
+        out[..got].copy_from_slice(&self.bytes[..got]);
+        self.bytes = &self.bytes[got..];
+        Ok(got)
+    }
+}
+
+#[test]
+fn a_whole_input_is_read_to_its_end_whatever_room_was_expected() {
+    let input = BEFORE.join("\n");
+    for (expected, chunk) in [(0, 1), (0, 5), (input.len(), 4096), (3, 7), (1 << 20, 2)] {
+        let mut source = Signalled {
+            bytes: input.as_bytes(),
+            signalled: false,
+        };
+        let whole = read_whole(&mut source, expected, chunk, &mut unasked()).unwrap();
+        assert_eq!(whole, Whole::Read(input.clone().into_bytes()));
+    }
+}
+
+#[test]
+fn memory_a_whole_input_cannot_have_is_an_answer() {
+    let mut source = Cursor::new(b"[]".to_vec());
+    let whole = read_whole(&mut source, usize::MAX, 8, &mut unasked()).unwrap();
+    assert_eq!(whole, Whole::OutOfMemory);
+}
+
+#[test]
+fn each_reader_asks_whether_to_stop_before_each_chunk() {
+    use crate::core::interrupt::tests::InterruptAt;
+    use std::sync::atomic::Ordering;
+
+    // White space first: chunks with no record in them.
+    let input = format!("{}{}", " ".repeat(100), BEFORE.join("\n"));
+    let records = whole(input.as_bytes());
+    let chunks = input.len().div_ceil(16);
+    let asking = |from: usize| InterruptAt::new(from);
+    let asked = |interrupt: &InterruptAt| interrupt.asked.load(Ordering::Relaxed);
+    for from in [1, 3, 6] {
+        let interrupt = asking(from);
+        let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
+        let mut columns = Columns::new(4, &Tuning::default()).unwrap();
+        let mut source = Cursor::new(&input);
+        let streamed = stream_records(
+            &mut source,
+            None,
+            &mut columns,
+            &tuning(16),
+            &mut checkpoint,
+        );
+        assert_eq!(streamed.unwrap(), Streamed::Interrupted);
+        assert_eq!(
+            (asked(&interrupt), source.position()),
+            (from, 16 * from as u64 - 16)
+        );
+
+        let interrupt = asking(from);
+        let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
+        let mut source = Cursor::new(&input);
+        let whole = read_whole(&mut source, 0, 16, &mut checkpoint).unwrap();
+        assert_eq!(whole, Whole::Interrupted);
+        assert_eq!(
+            (asked(&interrupt), source.position()),
+            (from, 16 * from as u64 - 16)
+        );
+    }
+    let last = records.starts.len() as u32 - 1;
+    for from in [1, chunks / 2] {
+        let interrupt = asking(from);
+        let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
+        let mut source = Cursor::new(&input);
+        let back = read_kept(
+            &mut source,
+            &records.starts,
+            &[last],
+            &tuning(16),
+            &mut checkpoint,
+        );
+        assert_eq!(back.unwrap(), ReadBack::Interrupted);
+        assert_eq!(
+            (asked(&interrupt), source.position()),
+            (from, 16 * from as u64 - 16)
+        );
+    }
 }

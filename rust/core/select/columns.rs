@@ -102,9 +102,38 @@ impl Columns {
         self.entries.len()
     }
 
+    /// One number per fragment, in input order, that changes whenever its id, token count,
+    /// relevance, `required` or group does alone (and otherwise but for a 64-bit collision):
+    /// to tell whether fragments read twice are the same.
+    pub fn fingerprints(&self) -> Vec<u64> {
+        let mut prints: Vec<u64> = self
+            .entries
+            .iter()
+            .zip(&self.id_hashes)
+            .zip(&self.token_counts)
+            .map(|((entry, &id_hash), &tokens)| mixed(mixed(id_hash, tokens), entry.key))
+            .collect();
+        for &index in &self.required {
+            let print = &mut prints[index as usize];
+            *print = mixed(*print, 1);
+        }
+        for (index, name_hash) in self.groups.marks() {
+            let print = &mut prints[index as usize];
+            *print = mixed(*print, name_hash);
+        }
+        prints
+    }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+}
+
+/// `a` and `b` in one number that changes whenever either does alone: every step is a
+/// bijection of the one that changed.
+fn mixed(a: u64, b: u64) -> u64 {
+    let x = (a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^ (x >> 31)
 }
 
 #[cfg(test)]
@@ -124,5 +153,36 @@ mod tests {
             }
             assert_eq!(columns.key_counts.cover(3), counted);
         }
+    }
+
+    #[test]
+    fn a_fingerprint_changes_with_any_one_field_and_only_then() {
+        // (id hash, tokens, relevance, required, group hash) of the second of two fragments.
+        let print = |(id, tokens, score, required, group): (u64, u64, f64, bool, Option<u64>)| {
+            let mut columns = Columns::new(2, &Tuning::default()).unwrap();
+            columns.push(b"first", 7, 3, 0.5).unwrap();
+            columns.mark_last(true, Some((b"g", 9)));
+            columns.push(b"second", id, tokens, score).unwrap();
+            columns.mark_last(required, group.map(|hash| (&b"g"[..], hash)));
+            let prints = columns.fingerprints();
+            assert_eq!(prints.len(), 2);
+            prints[1]
+        };
+        let base = (1, 2, 0.25, false, None);
+        let changed = [
+            (5, 2, 0.25, false, None),
+            (1, 3, 0.25, false, None),
+            (1, 2, 0.5, false, None),
+            (1, 2, 0.25, true, None),
+            (1, 2, 0.25, false, Some(4)),
+        ];
+        for fields in changed {
+            assert_ne!(print(fields), print(base), "{fields:?}");
+        }
+        assert_eq!(print(base), print(base));
+        assert_eq!(
+            print((1, 2, -0.0, false, None)),
+            print((1, 2, 0.0, false, None))
+        );
     }
 }

@@ -103,6 +103,13 @@ impl GroupMarks {
         self.keys.is_empty()
     }
 
+    /// Each mark's fragment and its name's hash, in the order they were marked.
+    pub fn marks(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+        self.keys
+            .iter()
+            .map(|&key| (key as u32, (key >> 64) as u64))
+    }
+
     fn name_span(&self, mark: usize) -> std::ops::Range<usize> {
         let start = if mark == 0 { 0 } else { self.ends[mark - 1] };
         start..self.ends[mark]

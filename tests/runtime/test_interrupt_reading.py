@@ -1,0 +1,66 @@
+"""Ctrl-C while the command line reads a large file of records ends it at once, on either
+backend, quietly and with status 130."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from support.reading import has_proc, wait_for_position, wait_for_whole_read
+
+# The Rust reader asks every 20 ms of work; the rest is the interpreter's exit.
+ANSWERED_WITHIN = 0.2
+RECORDS = 1_500_000
+CHUNK = 8 << 20
+
+pytestmark = pytest.mark.skipif(not has_proc(), reason="sends SIGINT once reading has begun")
+
+
+@pytest.fixture(scope="module")
+def large_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """About 140 MB of records, as JSON Lines (which the Rust backend reads a chunk at a time)
+    and as an object with `fragments` (which both backends read whole before its records)."""
+    folder = tmp_path_factory.mktemp("records")
+    records = [
+        f'{{"fragment_id": "src/module_{index:07d}.py#chunk-1", "token_count": '
+        f'{index % 900 + 1}, "relevance_score": 0.{index * 7919 % 1000:03d}}}'
+        for index in range(RECORDS)
+    ]
+    files = {"lines": folder / "large.jsonl", "wrapped": folder / "large.json"}
+    files["lines"].write_text("\n".join(records) + "\n")
+    files["wrapped"].write_text('{"fragments": [' + ",\n".join(records) + "]}\n")
+    return files
+
+
+@pytest.mark.parametrize("form", ["lines", "wrapped"])
+def test_ctrl_c_while_records_are_read_ends_the_command_at_once(
+    backend: str, form: str, large_files: dict[str, Path]
+) -> None:
+    path = large_files[form]
+    command = [sys.executable, "-m", "skeleton_compressor", "compress", str(path)]
+    options = ["--budget", "1000", "--backend", backend]
+    process = subprocess.Popen(
+        command + options, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    if backend == "rust" and form == "lines":
+        # Read a chunk at a time: past the first one.
+        wait_for_position(process, path, CHUNK)
+    else:
+        # Read whole first, then its records.
+        wait_for_whole_read(process, path)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        raise AssertionError("no answer to Ctrl-C within 30 s") from None
+    answered = time.monotonic() - sent
+    assert (out, err) == ("", "skeleton-compressor: error: interrupted\n")
+    assert process.returncode == 130
+    assert answered < ANSWERED_WITHIN, f"answered {answered:.3f} s after Ctrl-C"
