@@ -116,7 +116,8 @@ pub fn decision_columns<'py>(
         Vec::with_capacity(count),
         Vec::with_capacity(count),
     );
-    for d in &compression.decisions {
+    for (at, d) in compression.decisions.iter().enumerate() {
+        signals::check_now_and_then(py, at)?;
         kept.push(d.kept);
         why.push(reasons[d.reason as usize].clone());
         ranks.push(d.rank);

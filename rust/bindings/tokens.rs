@@ -26,6 +26,24 @@ fn text_of<'py>(
     }
 }
 
+/// `TokenCounter`'s argument as given: a value that is not a `str` is this library's
+/// TypeError, worded as the stand-in words it, not PyO3's.
+enum EncodingArgument<'py> {
+    Name(String),
+    Other(Bound<'py, PyAny>),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for EncodingArgument<'py> {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        match value.cast::<PyString>() {
+            Ok(name) => Ok(EncodingArgument::Name(name.to_cow()?.into_owned())),
+            Err(_) => Ok(EncodingArgument::Other(value.to_owned())),
+        }
+    }
+}
+
 /// Counts tokens as tiktoken's `encode_ordinary` does for one encoding.
 #[pyclass(frozen, module = "skeleton_compressor._core")]
 pub struct TokenCounter {
@@ -35,14 +53,14 @@ pub struct TokenCounter {
 #[pymethods]
 impl TokenCounter {
     #[new]
-    #[pyo3(signature = (encoding = None), text_signature = "(encoding='o200k_base')")]
-    fn new(py: Python<'_>, encoding: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    #[pyo3(
+        signature = (encoding = EncodingArgument::Name(Encoding::ALL[0].name().into())),
+        text_signature = "(encoding='o200k_base')"
+    )]
+    fn new(py: Python<'_>, encoding: EncodingArgument<'_>) -> PyResult<Self> {
         let encoding = match encoding {
-            None => Encoding::ALL[0],
-            Some(name) => match name.cast::<PyString>() {
-                Ok(name) => encoding_named(py, &name.to_cow()?)?,
-                Err(_) => return Err(text_type_error(py, "encoding", name)),
-            },
+            EncodingArgument::Name(name) => encoding_named(py, &name)?,
+            EncodingArgument::Other(value) => return Err(text_type_error(py, "encoding", &value)),
         };
         Ok(TokenCounter { encoding })
     }

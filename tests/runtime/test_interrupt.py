@@ -1,5 +1,6 @@
-"""Ctrl-C stops a long `optimal` call on either backend, whether or not the call holds the GIL,
-and the command line ends quietly with status 130."""
+"""Ctrl-C stops a long call on either backend: `optimal` whether or not the call holds the
+GIL, the other strategies and token counting midway, well before they would have ended; and
+the command line ends quietly with status 130."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ import pytest
 from skeleton_compressor.cli.bench import make_knapsack_fragments
 from support.interrupted_call import SPREAD
 
-CHILD = Path(__file__).resolve().parents[1] / "support" / "interrupted_call.py"
+SUPPORT = Path(__file__).resolve().parents[1] / "support"
+CHILD = SUPPORT / "interrupted_call.py"
+MIDWAY = SUPPORT / "interrupted_midway.py"
 # Long enough for the call to be well under way, and far shorter than the call itself.
 UNDER_WAY = 0.5
 # A hang guard, not a speed target: the call would take minutes (see benches/ for how fast
@@ -67,3 +70,40 @@ def test_ctrl_c_ends_the_command_line_with_status_130(backend: str, tmp_path: Pa
     time.sleep(2)
     assert interrupt(process) == ("", "skeleton-compressor: error: interrupted\n")
     assert process.returncode == 130
+
+
+# The issue's bound on how long Ctrl-C may wait: the calls ask every 20 ms of work.
+PROMPTLY = 0.2
+
+
+def line_after(process: subprocess.Popen[str], label: str) -> float:
+    assert process.stdout is not None
+    name, _, value = process.stdout.readline().partition(" ")
+    assert name == label, f"expected {label!r}, got {name!r} {value!r}"
+    return float(value)
+
+
+@posix_only
+@pytest.mark.parametrize("kind", ["count", "count_many", "greedy", "density", "optimal"])
+def test_ctrl_c_stops_a_call_midway_and_promptly(backend: str, kind: str) -> None:
+    if backend == "python" and kind.startswith("count"):
+        pytest.skip("the built-in encodings count on the Rust backend only")
+    process = subprocess.Popen(
+        [sys.executable, str(MIDWAY), kind, backend], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        whole = line_after(process, "took")
+        assert process.stdout is not None
+        assert process.stdout.readline() == "ready\n"
+        time.sleep(whole / 4)
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        ran = line_after(process, "interrupted")
+        answered = line_after(process, "at") - sent
+    finally:
+        process.kill()
+        process.communicate()
+    # Stopped well before an uninterrupted call ends: a call that only looked at signals
+    # once done would run all of `whole`.
+    assert ran < 0.75 * whole, f"ran {ran:.3f} s of {whole:.3f} s"
+    assert answered < PROMPTLY, f"answered {answered:.3f} s after Ctrl-C"

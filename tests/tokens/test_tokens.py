@@ -26,6 +26,7 @@ from skeleton_compressor import (
     tokens,
     validate_fragments,
 )
+from skeleton_compressor._encodings import check_encoding
 from skeleton_compressor.backend import ENVIRONMENT_VARIABLE
 
 TEXTS = ["def f(x):\n    return x * 2\n", "Съешь же ещё этих булок", "", "😀 ok", "a\ud800b"]
@@ -98,8 +99,14 @@ def test_non_str_texts_are_type_errors_naming_their_place() -> None:
     for texts in ("a string", 5, None):
         with pytest.raises(TypeError, match="texts must be an iterable of str"):
             counter.count_many(texts)  # type: ignore[arg-type]
-    with pytest.raises(TypeError):
-        TokenCounter(5)  # type: ignore[arg-type]
+    # Worded as the stand-in (the extension missing) and `counter=5` word it.
+    for encoding in (5, b"o200k_base", None):
+        expected = f"encoding must be a str, got {encoding!r} ({type(encoding).__name__})"
+        with pytest.raises(TypeError) as compiled:
+            TokenCounter(encoding)  # type: ignore[arg-type]
+        with pytest.raises(TypeError) as stand_in:
+            check_encoding(encoding)
+        assert str(compiled.value) == str(stand_in.value) == expected
 
 
 def test_an_iterable_that_raises_passes_its_error_on() -> None:
