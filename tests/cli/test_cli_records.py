@@ -411,3 +411,24 @@ def test_an_object_whose_first_key_comes_late_is_still_read_as_one(
     completed = run("compress", str(path), "--budget", "10", "--backend", backend)
     assert completed.returncode == 0, completed
     assert json.loads(completed.stdout)["fragments"] == [json.loads(inner)]
+
+
+@pytest.mark.parametrize("split", [1, 7, 64])
+def test_json_lines_split_a_piece_at_a_time_read_as_split_whole(
+    split: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from skeleton_compressor.cli import json_records
+
+    lines = [record(f"id{n}", n, 0.5, content="x" * (n % 13)) for n in range(40)]
+    data = ("\n".join(lines[:20]) + "\n\n  \n" + "\n".join(lines[20:]) + "\n").encode()
+    whole = json_records.read_records(data)
+    monkeypatch.setattr(json_records, "_SPLIT_CHARACTERS", split)
+    assert json_records.read_records(data) == whole
+    assert json_records.read_records(data, resume=data.index(b"\n") + 1)[2:] == (
+        whole.spans[1:],
+        whole.values[1:],
+        whole.lines[1:] if whole.lines else None,
+    )
+    # A record cut in two by where a piece ends is still one line to the reader.
+    with pytest.raises(json_records.RecordsError):
+        json_records.read_records(data + b'{"fragment_id": "z",\n"token_count": 1}\n')

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
 from .record_errors import RecordsError
@@ -32,6 +32,8 @@ _LINE_SPACE = " \t\r"
 _WHITE = re.compile(r"[ \t\r\n]*")
 _WRAPPED = re.compile(r'[ \t\r\n]*\{[ \t\r\n]*"fragments"[ \t\r\n]*:')
 _TOO_DEEP = "values nested too deeply to read"
+# Characters split into lines at a time: a few milliseconds of work.
+_SPLIT_CHARACTERS = 1 << 22
 # Python converts longer digit strings to int only on request (and slowly).
 _LONGEST_INT = 4000
 
@@ -233,7 +235,7 @@ class _Reader:
     def json_lines(self, start: int) -> None:
         text = self.text
         number = text.count("\n", 0, start) + 1
-        for line in text[start:].split("\n"):
+        for line in _lines(text, start):
             lead = len(line) - len(line.lstrip(_LINE_SPACE))
             if lead < len(line):
                 value, end = self.value(line, lead, number)
@@ -243,6 +245,18 @@ class _Reader:
                 self.lines.append(number)  # type: ignore[union-attr]
             start += len(line) + 1
             number += 1
+
+
+def _lines(text: str, start: int) -> Iterator[str]:
+    """`text[start:].split("\\n")`, split a few megabytes at a time: one split of a large
+    input would hold Ctrl-C off until it is done."""
+    while True:
+        end = text.find("\n", start + _SPLIT_CHARACTERS)
+        if end < 0:
+            yield from text[start:].split("\n")
+            return
+        yield from text[start:end].split("\n")
+        start = end + 1
 
 
 def decoded(data: bytes) -> str:
