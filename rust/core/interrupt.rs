@@ -61,6 +61,11 @@ impl<'a> Checkpoint<'a> {
         }
     }
 
+    /// How often the interrupt is asked, at most.
+    pub fn every(&self) -> Duration {
+        self.every
+    }
+
     /// [`Checkpoint::check`] once every [`TICKS_PER_CHECK`] calls: for a loop of quick steps.
     pub fn tick(&mut self) -> Result<(), Interrupted> {
         self.ticks += 1;

@@ -1,8 +1,8 @@
 //! The whole compression: duplicate ids, ranking and packing every budget, from checked
 //! columns to selections.
 
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
-use std::time::Duration;
 
 use crate::core::detach::Detach;
 use crate::core::errors::Refusal;
@@ -115,9 +115,6 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
     })
 }
 
-/// How long this thread sleeps between two looks at the second one, once it waits for it.
-const WAIT_STEP: Duration = Duration::from_millis(1);
-
 /// `side` on a second thread while `main` runs here, when `in_parallel` and a thread can be
 /// had; else one after the other, here. Only this thread asks `checkpoint` (the caller's
 /// interrupt may answer on its own thread alone): `main` as it works, then this loop while it
@@ -133,14 +130,24 @@ fn beside<A: Send, T>(
     let mut main = Some(main);
     if in_parallel {
         let both = thread::scope(|scope| {
+            let (finished, finishing) = mpsc::channel();
+            let (side, stop) = (&mut side, &stop);
             let running = thread::Builder::new()
-                .spawn_scoped(scope, || side(&stop))
+                .spawn_scoped(scope, move || {
+                    let found = side(stop);
+                    // This thread may no longer wait: a word no one receives is no error.
+                    let _ = finished.send(());
+                    found
+                })
                 .ok()?;
             let done_here = main.take()?(checkpoint);
             let mut interrupted = matches!(done_here, Err(Refusal::Interrupted));
-            while !interrupted && !running.is_finished() {
-                interrupted = checkpoint.check().is_err();
-                thread::sleep(WAIT_STEP);
+            // Woken as soon as `side` is done, or now and then to ask the checkpoint.
+            while !interrupted {
+                match finishing.recv_timeout(checkpoint.every()) {
+                    Err(RecvTimeoutError::Timeout) => interrupted = checkpoint.check().is_err(),
+                    Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+                }
             }
             if interrupted {
                 stop.stop();

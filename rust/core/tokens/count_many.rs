@@ -3,6 +3,7 @@
 //! there is enough to share.
 
 use std::convert::Infallible;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
 use std::thread;
 use std::time::Duration;
@@ -29,10 +30,6 @@ pub struct CountTuning {
     /// Counting asks the caller's interrupt at most this often.
     pub interrupt_every: Duration,
 }
-
-/// How long the counting thread sleeps between two looks at the others, once it has no more
-/// text to count itself.
-const WAIT_STEP: Duration = Duration::from_millis(2);
 
 impl Default for CountTuning {
     fn default() -> Self {
@@ -196,20 +193,34 @@ fn count_on_threads(
         false => Ok(()),
     };
     let here = thread::scope(|scope| {
-        let others: Vec<_> = (1..threads)
-            .map(|_| scope.spawn(|| work(&mut || stopped())))
-            .collect();
+        let (finished, finishing) = mpsc::channel();
+        for _ in 1..threads {
+            let (finished, work, stopped) = (finished.clone(), &work, &stopped);
+            scope.spawn(move || {
+                // Errors only when stopped, which this thread knows.
+                let _ = work(&mut || stopped());
+                // This thread may no longer wait: a word no one receives is no error.
+                let _ = finished.send(());
+            });
+        }
+        drop(finished);
         let here = work(&mut || {
             checkpoint.tick().inspect_err(|_| stop.stop())?;
             stopped()
         });
         // Once this thread has no block left, it waits for the others' last blocks while
-        // still answering the interrupt.
-        while here.is_ok() && others.iter().any(|other| !other.is_finished()) {
-            if checkpoint.check().is_err() {
-                stop.stop();
+        // still answering the interrupt: woken as each one ends, or now and then to ask.
+        let mut others = threads - 1;
+        while here.is_ok() && others > 0 && !stop.interrupted() {
+            match finishing.recv_timeout(checkpoint.every()) {
+                Ok(()) => others -= 1,
+                Err(RecvTimeoutError::Timeout) => {
+                    if checkpoint.check().is_err() {
+                        stop.stop();
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => break,
             }
-            thread::sleep(WAIT_STEP);
         }
         here
     });
