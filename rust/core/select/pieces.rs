@@ -4,9 +4,9 @@
 //! alone. Buckets hold ranges of keys in order, so the sorted buckets are the sorted whole.
 
 use std::cmp::Ordering;
-use std::sync::Mutex;
 use std::thread;
 
+use crate::core::detach::Shared;
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted, Stop};
 
 /// Buckets at most, so that a bucket's number fits a byte; past `256 * piece` items the
@@ -207,13 +207,8 @@ fn sort_pieces<T: Send>(
     checkpoint: &mut Checkpoint,
 ) -> Result<PieceWork, Interrupted> {
     let count = pieces.len();
-    let queue = Mutex::new(pieces.into_iter());
-    let take = || {
-        queue
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .next()
-    };
+    let queue = Shared::new(pieces.into_iter());
+    let take = || queue.take();
     let stop = Stop::default();
     let work_here = |checkpoint: &mut Checkpoint| {
         while let Some(piece) = take() {

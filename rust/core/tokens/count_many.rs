@@ -4,11 +4,10 @@
 
 use std::convert::Infallible;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::Mutex;
 use std::thread;
 use std::time::Duration;
 
-use crate::core::detach::Detach;
+use crate::core::detach::{Detach, Shared};
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted, Stop};
 use crate::core::tokens::encoding::Encoding;
 
@@ -172,13 +171,8 @@ fn count_on_threads(
     // Loaded before the threads start, so that they do not all wait on one of them.
     encoding.load();
     let mut counts = vec![0; texts.len()];
-    let queue = Mutex::new(blocks(texts, &mut counts, block_bytes).into_iter());
-    let take = || {
-        queue
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .next()
-    };
+    let queue = Shared::new(blocks(texts, &mut counts, block_bytes).into_iter());
+    let take = || queue.take();
     let stop = Stop::default();
     let work = |go_on: &mut dyn FnMut() -> Result<(), Interrupted>| {
         while let Some((block, place)) = take() {
