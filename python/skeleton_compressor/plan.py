@@ -16,6 +16,13 @@ __all__ = ["Plan"]
 
 @dataclass(frozen=True, **_SLOTS)
 class Plan:
+    """A plan: its id and goal, its parent's id, the context it holds, and the metadata of the
+    compression that gave it that context (None for a plan made directly).
+
+    A frozen dataclass; construction checks nothing (the compressor checks the context when
+    a subplan is spawned).
+    """
+
     plan_id: str
     goal: str
     parent_id: str | None = None
@@ -23,6 +30,11 @@ class Plan:
     skeleton_metadata: SkeletonMetadata | None = None
 
     def with_skeleton_metadata(self, metadata: SkeletonMetadata | None) -> Plan:
+        """A copy of this plan with `metadata` as its `skeleton_metadata`.
+
+        Raises:
+            TypeError: `metadata` is neither a `SkeletonMetadata` nor None.
+        """
         if metadata is not None and not isinstance(metadata, SkeletonMetadata):
             raise TypeError(
                 f"metadata must be a SkeletonMetadata or None, got {type(metadata).__name__}"
@@ -40,9 +52,26 @@ class Plan:
     ) -> Plan:
         """A child plan inheriting the part of this plan's context that fits its budget.
 
-        `compressor` decides how (its strategy and selection policy); `relevance` gives the
-        child's own relevance of the parent's fragments by id, for a child whose goal makes
-        other fragments relevant (fragments it does not name keep the parent's score).
+        Args:
+            plan_id: the child's id.
+            goal: the child's goal.
+            skeleton_budget: the child's token budget, an int >= 0.
+            compressor: decides how (its strategy and selection policy): any
+                `SkeletonCompressor`; by default a `SkeletonCompressorService()` (greedy, no
+                policy, the best backend available).
+            relevance: the child's own relevance of the parent's fragments by id, for a child
+                whose goal makes other fragments relevant; fragments it does not name keep
+                the parent's score.
+
+        Returns:
+            A `Plan` whose `parent_id` is this plan's id, whose `context` is the kept
+            fragments (in the compressor's output order) and whose `skeleton_metadata` is
+            the compression's metadata.
+
+        Raises:
+            ValueError: `relevance` names an id not in this plan's context (see `rescored`).
+            TypeError, ValueError: what the compressor raises for the context or the budget
+                (`FragmentTypeError`, `FragmentValueError`, `BudgetExceededError`, ...).
         """
         if compressor is None:
             compressor = SkeletonCompressorService()
@@ -51,13 +80,36 @@ class Plan:
 
     def rescored(self, relevance: Mapping[str, float] | None) -> tuple[ContextFragment, ...]:
         """This plan's context as a child sees it: each fragment named in `relevance` with
-        that relevance score, the others as they are."""
+        that relevance score, the others as they are.
+
+        Args:
+            relevance: the child's relevance scores by `fragment_id`, or None for the
+                parent's own. The scores are checked by the compressor, as any
+                `relevance_score` is.
+
+        Raises:
+            ValueError: `relevance` names an id that no fragment of the context has (when
+                every fragment's id can be read; a context with a bad fragment is left to the
+                compressor, which names that fragment).
+        """
         context = self.context
         if not relevance or not isinstance(context, tuple):
             return context  # the compressor refuses a context that is not a tuple
+        known = _context_ids(context)
+        if known is not None:
+            unknown = [key for key in relevance if not _is_known(key, known)]
+            if unknown:
+                more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+                raise ValueError(
+                    f"relevance names fragment_id {unknown[0]!r}{more}, which is not in the "
+                    f"context of plan {self.plan_id!r}"
+                )
         return tuple([_rescored(fragment, relevance) for fragment in context])  # type: ignore[misc]
 
     def to_cli_dict(self) -> dict[str, Any]:
+        """The plan as JSON-ready data: ids, goal, the context's fragments (their ids, token
+        counts and scores, with `required` and `group` where set; not their content) and
+        the metadata as `SkeletonMetadata.to_dict` gives it (or None)."""
         return {
             "plan_id": self.plan_id,
             "goal": self.goal,
@@ -76,6 +128,26 @@ class Plan:
                 None if self.skeleton_metadata is None else self.skeleton_metadata.to_dict()
             ),
         }
+
+
+def _context_ids(context: tuple[object, ...]) -> set[str] | None:
+    """The ids of the context's fragments as plain str, or None when one cannot be read."""
+    ids = set()
+    for fragment in context:
+        if not isinstance(fragment, ContextFragment):
+            return None
+        try:
+            fragment_id = fragment.fragment_id
+        except Exception:
+            return None
+        if not isinstance(fragment_id, str):
+            return None
+        ids.add(str.__str__(fragment_id))
+    return ids
+
+
+def _is_known(key: object, known: set[str]) -> bool:
+    return isinstance(key, str) and str.__str__(key) in known
 
 
 def _rescored(fragment: object, relevance: Mapping[str, float]) -> object:

@@ -43,7 +43,10 @@ def _checked_strategy(strategy: object) -> str:
 class SkeletonCompressorService:
     """Compresses parent context for a child plan; satisfies `SkeletonCompressor`.
 
-    `backend` is "auto", "rust" or "python"; `.backend` tells which one is in use.
+    The options are chosen once, when the service is made, and checked then:
+
+    `backend` is "auto", "rust" or "python"; `.backend` tells which one is in use ("auto"
+    means what `SKELETON_COMPRESSOR_BACKEND` says, else Rust when the extension is built).
     `strategy` is "greedy" (walk the ranking, skip what does not fit, go on), "prefix" (stop
     at the first fragment that does not fit), "density" (walk by relevance per token, or keep
     the single best unit if it is worth more: at least half the optimum) or "optimal" (the
@@ -52,6 +55,13 @@ class SkeletonCompressorService:
     `min_relevance` keeps units below it out unless required; `on_overflow` ("keep_top",
     "strict", "raise") says what happens when the budget cannot be met; `order` ("ranking",
     "input", "edges") is the order of the kept fragments.
+
+    Raises:
+        ValueError: an unknown backend, strategy, `on_overflow` or `order`, or a
+            `min_relevance` outside [0, 1].
+        TypeError: a `min_relevance` that is not a real number.
+        ImportError: `backend="rust"` (or "auto" with `SKELETON_COMPRESSOR_BACKEND=rust`)
+            where the compiled extension is not built; the message says how to build it.
     """
 
     __slots__ = ("_backend", "_compressor", "_policy")
@@ -74,10 +84,12 @@ class SkeletonCompressorService:
 
     @property
     def backend(self) -> str:
+        """The backend in use: "rust" or "python"."""
         return self._backend
 
     @property
     def strategy(self) -> str:
+        """The strategy: "greedy", "prefix", "density" or "optimal"."""
         return self._compressor.strategy
 
     @property
@@ -97,12 +109,38 @@ class SkeletonCompressorService:
         )
 
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
-        """Raises the first problem with `fragments`, as `compress` would."""
+        """Checks `fragments` as `compress` would, without compressing.
+
+        Raises:
+            TypeError: `fragments` is not a tuple.
+            FragmentTypeError, FragmentValueError: the first bad fragment, or the first
+                repeated id (see `FragmentError` for the fields).
+        """
         self._compressor.validate(checked_fragments(fragments))
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
     ) -> SkeletonResult:
+        """The fragments the child inherits: the most relevant that fit `skeleton_budget`,
+        chosen by this service's strategy and policy.
+
+        Args:
+            fragments: a tuple of `ContextFragment`, ids unique.
+            skeleton_budget: the child's token budget, an int >= 0 (numpy integers
+                accepted; bool refused).
+
+        Returns:
+            A `SkeletonResult`: the kept fragments (the objects passed in) in the output
+            order, and a `SkeletonMetadata`.
+
+        Raises:
+            TypeError: `fragments` is not a tuple, or the budget is not an int.
+            ValueError: the budget is negative.
+            FragmentTypeError, FragmentValueError: the first bad fragment, or a repeated id.
+            BudgetExceededError: `on_overflow` is "strict" or "raise" and the required
+                fragments alone exceed the budget, or ("raise") a positive budget fits
+                nothing.
+        """
         fragments = checked_fragments(fragments)
         budget = checked_budget(skeleton_budget)
         kept, original, compressed, value, bound = self._compressor.compress(fragments, budget)
@@ -114,8 +152,15 @@ class SkeletonCompressorService:
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
     ) -> SkeletonExplanation:
-        """`compress`, and why each fragment was kept or dropped: raises what `compress`
-        raises, and otherwise returns its result with one decision per fragment."""
+        """`compress`, and why each fragment was kept or dropped.
+
+        Takes and checks the arguments as `compress` does, and raises what it raises.
+
+        Returns:
+            A `SkeletonExplanation`: the result `compress` would return, and one
+            `FragmentDecision` per fragment, in input order (`kept`, `reason`, `rank`,
+            `budget_left`).
+        """
         fragments = checked_fragments(fragments)
         budget = checked_budget(skeleton_budget)
         kept, original, compressed, value, bound, decisions = self._compressor.explain(
@@ -134,7 +179,19 @@ class SkeletonCompressorService:
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: Iterable[int]
     ) -> tuple[SkeletonResult, ...]:
         """One result per budget, each equal to `compress(fragments, budget)`; the fragments
-        are checked and ranked once."""
+        are checked and ranked once.
+
+        Args:
+            fragments: as for `compress`.
+            skeleton_budgets: an iterable of budgets, each an int >= 0.
+
+        Returns:
+            A tuple of `SkeletonResult`, one per budget, in the budgets' order.
+
+        Raises:
+            What `compress` raises, and TypeError when `skeleton_budgets` is not an iterable;
+            with `on_overflow` "strict" or "raise", the first budget that raises.
+        """
         fragments = checked_fragments(fragments)
         budgets = checked_budgets(skeleton_budgets)
         original, packed = self._compressor.compress_many(fragments, budgets)
@@ -159,8 +216,28 @@ class SkeletonCompressorService:
     ) -> SkeletonIndices:
         """`compress` on columns: row i is (fragment_ids[i], token_counts[i],
         relevance_scores[i]), with `required[i]` and `groups[i]` when those columns are given.
-        Returns the kept row numbers in output order as an int64 `array.array`
-        (numpy.frombuffer wraps it without a copy), and the metadata."""
+
+        Args:
+            fragment_ids: a sequence (or iterable) of str.
+            token_counts, relevance_scores: lists, tuples, `array.array` or numpy arrays
+                (read through the buffer protocol; numpy is never imported), or iterables.
+            skeleton_budget: as for `compress`.
+            required: None, or a column of bool.
+            groups: None, or a column of group names (None or a non-empty str).
+
+        Returns:
+            A `SkeletonIndices`: the kept row numbers in output order as an int64
+            `array.array` (`numpy.frombuffer(indices, dtype=numpy.int64)` wraps it without a
+            copy), and the metadata.
+
+        Raises:
+            TypeError: a column of the wrong form (a str, a buffer of booleans, complex
+                numbers or bytes, ...), or a budget that is not an int.
+            ValueError: a negative budget, or columns of different lengths.
+            FragmentTypeError, FragmentValueError: the first bad row, named `rows[i]`, or a
+                repeated id.
+            BudgetExceededError: as for `compress`.
+        """
         columns = checked_columns(fragment_ids, token_counts, relevance_scores, required, groups)
         budget = checked_budget(skeleton_budget)
         kept, original, compressed, rows, value, bound = self._compressor.compress_arrays(
@@ -209,6 +286,25 @@ def compress(
     on_overflow: str = "keep_top",
     order: str = "ranking",
 ) -> SkeletonResult:
+    """Compresses `fragments` to `skeleton_budget`: `SkeletonCompressorService(...)
+    .compress(fragments, skeleton_budget)` with these options, the services shared between
+    calls.
+
+    Args:
+        fragments: a tuple of `ContextFragment`, ids unique.
+        skeleton_budget: the token budget, an int >= 0.
+        strategy: "greedy" (default), "prefix", "density" or "optimal".
+        backend: "auto" (default), "rust" or "python".
+        min_relevance, on_overflow, order: the selection policy (see
+            `SkeletonCompressorService`).
+
+    Returns:
+        A `SkeletonResult`: the kept fragments and the metadata.
+
+    Raises:
+        What `SkeletonCompressorService(...)` raises for the options, and what its
+        `compress` raises for the fragments and the budget.
+    """
     service = _service(backend, strategy, (min_relevance, on_overflow, order))
     return service.compress(fragments, skeleton_budget)
 
@@ -223,6 +319,10 @@ def explain(
     on_overflow: str = "keep_top",
     order: str = "ranking",
 ) -> SkeletonExplanation:
+    """`compress`, and why each fragment was kept or dropped: takes and raises what
+    `compress` does, and returns a `SkeletonExplanation` (the result and one
+    `FragmentDecision` per fragment, in input order). See
+    `SkeletonCompressorService.explain`."""
     service = _service(backend, strategy, (min_relevance, on_overflow, order))
     return service.explain(fragments, skeleton_budget)
 
@@ -241,6 +341,9 @@ def compress_arrays(
     on_overflow: str = "keep_top",
     order: str = "ranking",
 ) -> SkeletonIndices:
+    """`compress` on columns, for large sets: returns the kept row numbers and the metadata
+    as a `SkeletonIndices`. The options are those of `compress`; the columns, what it
+    returns and raises are described at `SkeletonCompressorService.compress_arrays`."""
     service = _service(backend, strategy, (min_relevance, on_overflow, order))
     return service.compress_arrays(
         fragment_ids,
@@ -253,5 +356,14 @@ def compress_arrays(
 
 
 def validate_fragments(fragments: tuple[ContextFragment, ...], *, backend: str = "auto") -> None:
-    """Runs the fragment checks and raises on the first failure."""
+    """Runs the fragment checks `compress` runs, and raises on the first failure.
+
+    Args:
+        fragments: a tuple of `ContextFragment`.
+        backend: "auto" (default), "rust" or "python"; both raise the same errors.
+
+    Raises:
+        TypeError: `fragments` is not a tuple.
+        FragmentTypeError, FragmentValueError: the first bad fragment, or a repeated id.
+    """
     _service(backend, "greedy").validate(fragments)

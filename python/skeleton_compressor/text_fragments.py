@@ -60,6 +60,21 @@ def fragments_from_texts(
     `counter` is a `TokenCounter`, an encoding's name, or a callable `str -> int`; by default
     the `o200k_base` encoding. A `TokenCounter` counts all the texts in one call, on several
     threads when there are many.
+
+    Args:
+        fragment_ids, contents, relevance_scores: three iterables of one length; only the
+            contents (a str each) are checked here, the rest by `compress`.
+        counter: a `TokenCounter`, an encoding's name, a callable `str -> int`, or None.
+
+    Raises:
+        TypeError: a content that is not a str (named `contents[i]`), or a `counter` of
+            another type.
+        ValueError: columns of different lengths, or an unknown encoding.
+        ImportError: a built-in encoding where the compiled extension is not built (or
+            `SKELETON_COMPRESSOR_BACKEND=python`).
+        FragmentTypeError, FragmentValueError: a callable's count is not a valid
+            `token_count` (named `fragments[i]`, as `compress` names it). What the callable
+            raises passes through.
     """
     count_many, from_user_code = counting(counter)
     ids, texts, scores = list(fragment_ids), list(contents), list(relevance_scores)

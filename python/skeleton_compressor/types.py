@@ -30,7 +30,21 @@ _SLOTS: dict[str, bool] = {"slots": True} if sys.version_info >= (3, 10) else {}
 
 @dataclass(frozen=True, **_SLOTS)
 class ContextFragment:
-    """One piece of parent context. Construction does not validate; the compressor does."""
+    """One piece of parent context: a file excerpt, a note, a tool's output.
+
+    Fields:
+        fragment_id: a non-empty str, unique within one compression; ties in relevance are
+            ranked by it.
+        token_count: the tokens the fragment costs, an int from 0 to 2**63 - 1
+            (`from_text` counts it).
+        relevance_score: how much the child needs it, a real number in [0, 1].
+        content: the text itself (not read by the compressor).
+        required: kept whatever its relevance.
+        group: fragments sharing a group are kept or dropped together.
+
+    A frozen dataclass. Construction does not validate; the compressor does, and raises
+    `FragmentTypeError` or `FragmentValueError` naming the fragment.
+    """
 
     fragment_id: str
     token_count: int
@@ -52,10 +66,23 @@ class ContextFragment:
         required: bool = False,
         group: str | None = None,
     ) -> _Fragment:
-        """A fragment whose `token_count` is counted from `content`, by `counter`: a
-        `TokenCounter`, an encoding's name or a callable `str -> int` (by default the
-        `o200k_base` encoding). A callable's count is checked as `compress` checks a
-        `token_count`, with the same error; nothing else is checked."""
+        """A fragment whose `token_count` is counted from `content`.
+
+        Args:
+            fragment_id, content, relevance_score, required, group: the fields, as in
+                `ContextFragment(...)`; only `content` is checked here.
+            counter: a `TokenCounter`, an encoding's name (`"o200k_base"`,
+                `"cl100k_base"`) or a callable `str -> int`; None means `o200k_base`.
+
+        Raises:
+            TypeError: `content` is not a str, or `counter` is of another type.
+            ValueError: `counter` names an unknown encoding.
+            ImportError: a built-in encoding is asked for where the compiled extension is
+                not built (or `SKELETON_COMPRESSOR_BACKEND=python`).
+            FragmentTypeError, FragmentValueError: a callable's count is not a valid
+                `token_count` (checked as `compress` checks one, as `fragments[0]`). What the
+                callable raises passes through.
+        """
         # A lazy import: text_fragments imports this module.
         from .text_fragments import fragment_from_text
 
@@ -78,7 +105,17 @@ def _is_count(value: object) -> bool:
 
 @dataclass(frozen=True, **_SLOTS)
 class SkeletonMetadata:
-    """What a compression did. Validates on construction, so an inconsistent record cannot exist."""
+    """What a compression did: tokens before and after, their ratio, the budget, how many
+    fragments were kept of how many, and how much relevance was kept of the most any
+    selection could keep. `over_budget` (a property, also in `to_dict` and the repr) says
+    whether the kept tokens exceed the budget.
+
+    Validates on construction, so an inconsistent record cannot exist: raises ValueError for
+    a negative or non-int count, `compressed_tokens > original_tokens`, a ratio more than
+    1e-9 from `compressed_tokens / original_tokens` (1.0 when there are no tokens),
+    `fragments_kept > fragments_total`, or a value that is negative, not finite, or above
+    the bound while within budget.
+    """
 
     original_tokens: int
     compressed_tokens: int
@@ -186,7 +223,7 @@ class SkeletonMetadata:
         value_bound_units: int | None = None,
     ) -> SkeletonMetadata:
         """The metadata of a compression, with the ratio computed and the values, given in
-        units of 2**-32, made into relevance."""
+        units of 2**-32, made into relevance. Raises what the constructor raises."""
         ratio = compressed_tokens / original_tokens if original_tokens else 1.0
         value_kept = None if value_kept_units is None else value_kept_units / VALUE_UNITS
         value_bound = None if value_bound_units is None else value_bound_units / VALUE_UNITS
@@ -227,9 +264,16 @@ class SkeletonMetadata:
 
     @property
     def over_budget(self) -> bool:
+        """True when the kept tokens exceed the budget (`on_overflow="keep_top"` kept the
+        required fragments, or the top-ranked one, anyway)."""
         return self.skeleton_budget is not None and self.compressed_tokens > self.skeleton_budget
 
+    def __repr__(self) -> str:
+        fields_shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _METADATA_FIELDS)
+        return f"{type(self).__qualname__}({fields_shown}, over_budget={self.over_budget!r})"
+
     def to_dict(self) -> dict[str, Any]:
+        """The fields and `over_budget` as a dict, ready for JSON."""
         return {
             "original_tokens": self.original_tokens,
             "compressed_tokens": self.compressed_tokens,
@@ -243,6 +287,7 @@ class SkeletonMetadata:
         }
 
 
+_METADATA_FIELDS = tuple(field.name for field in fields(SkeletonMetadata))
 _new = object.__new__
 _set_slots = (
     tuple(getattr(SkeletonMetadata, field.name).__set__ for field in fields(SkeletonMetadata))
@@ -253,8 +298,8 @@ _set_slots = (
 
 @dataclass(frozen=True, **_SLOTS)
 class SkeletonResult:
-    """The kept fragments, in the policy's output order (ranking order by default), and the
-    metadata."""
+    """What `compress` returns: the kept fragments (the very objects passed in, not copies),
+    in the policy's output order (ranking order by default), and the metadata."""
 
     fragments: tuple[ContextFragment, ...]
     metadata: SkeletonMetadata
@@ -286,6 +331,7 @@ class FragmentDecision(NamedTuple):
     budget_left: int | None
 
     def to_dict(self) -> dict[str, Any]:
+        """The decision as a dict, ready for JSON, with the fragment's id in its place."""
         return {
             "fragment_id": self.fragment.fragment_id,
             "kept": self.kept,
@@ -297,7 +343,8 @@ class FragmentDecision(NamedTuple):
 
 @dataclass(frozen=True, **_SLOTS)
 class SkeletonExplanation:
-    """A compression's result and one decision per input fragment, in input order."""
+    """What `explain` returns: the compression's result (equal to what `compress` returns)
+    and one `FragmentDecision` per input fragment, in input order."""
 
     result: SkeletonResult
     decisions: tuple[FragmentDecision, ...]

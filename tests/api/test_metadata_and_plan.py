@@ -125,3 +125,41 @@ def test_a_child_scores_the_parents_context_for_its_own_goal(
     assert child.context[0].relevance_score == 0.99
     assert parent.rescored(None) is parent.context
     assert parent.rescored({"a": 0.1})[0] == ContextFragment("a", 10, 0.1)
+
+
+def test_metadata_repr_shows_over_budget(service: SkeletonCompressorService) -> None:
+    fragments = (ContextFragment("a", 10, 0.9), ContextFragment("task", 30, 0.5, required=True))
+    within = service.compress(fragments, 40).metadata
+    over = service.compress(fragments, 20).metadata
+    assert over.over_budget and not within.over_budget
+    assert repr(within).endswith(", over_budget=False)")
+    assert repr(over) == (
+        "SkeletonMetadata(original_tokens=40, compressed_tokens=30, ratio=0.75, "
+        "skeleton_budget=20, fragments_total=2, fragments_kept=1, value_kept=0.5, "
+        "value_bound=0.5, over_budget=True)"
+    )
+    # The fields still come first, in order, as the dataclass showed them.
+    assert repr(SkeletonMetadata(0, 0, 1.0)).startswith("SkeletonMetadata(original_tokens=0, ")
+
+
+def test_a_child_relevance_naming_an_unknown_id_is_refused(
+    service: SkeletonCompressorService,
+) -> None:
+    parent = Plan(
+        "p", "goal", context=(ContextFragment("a", 10, 0.9), ContextFragment("b", 10, 0.5))
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^relevance names fragment_id 'c', which is not in the context of plan 'p'$",
+    ):
+        parent.spawn_subplan("c1", "g", 15, compressor=service, relevance={"b": 0.99, "c": 0.5})
+    with pytest.raises(ValueError, match=r"fragment_id 'x' \(and 1 more\)"):
+        parent.spawn_subplan("c1", "g", 15, compressor=service, relevance={"x": 0.5, "y": 0.5})
+    with pytest.raises(ValueError, match=r"fragment_id 7,"):
+        parent.rescored({7: 0.5})  # type: ignore[dict-item]
+    # Ids it names keep working; an empty mapping changes nothing.
+    child = parent.spawn_subplan("c1", "g", 10, compressor=service, relevance={"b": 0.99})
+    assert [f.fragment_id for f in child.context] == ["b"]
+    assert parent.spawn_subplan("c2", "g", 10, compressor=service, relevance={}).context == (
+        parent.context[0],
+    )

@@ -2,8 +2,8 @@
 opened write-only, standard output full or closed, standard error closed or full, Ctrl-C
 while waiting on standard input, building the parser or loading the backend, a memory limit,
 and budgets past Python's int-string limit or in other digits.
-Each failure is one line on stderr, never a traceback, with the exit status the README's
-"Command line" lists. (Ctrl-C during a long `optimal` call is in runtime/test_interrupt.py.)
+Each failure is one line on stderr, never a traceback, with the exit status that docs/cli.md
+lists. (Ctrl-C during a long `optimal` call is in runtime/test_interrupt.py.)
 """
 
 from __future__ import annotations

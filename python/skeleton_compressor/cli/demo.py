@@ -40,76 +40,25 @@ def load_example() -> tuple[Plan, list[dict[str, Any]], float]:
     return plan, data["subplans"], data["min_relevance"]
 
 
-def _metadata_line(metadata: SkeletonMetadata) -> str:
-    over = "  OVER BUDGET" if metadata.over_budget else ""
-    return (
-        f"kept {metadata.fragments_kept} of {metadata.fragments_total} fragments, "
-        f"{metadata.compressed_tokens} of {metadata.original_tokens} tokens "
-        f"(ratio {metadata.ratio:.3f}, budget {metadata.skeleton_budget}){over}\n"
-        f"  {_value(metadata)}"
-    )
-
-
-def _value(metadata: SkeletonMetadata) -> str:
-    kept, bound = metadata.value_kept or 0.0, metadata.value_bound or 0.0
-    share = f" ({kept / bound:.1%})" if bound else ""
-    return f"relevance kept {kept:.2f} of at most {bound:.2f}{share}"
-
-
-def _by_value_lines(
-    fragments: tuple[ContextFragment, ...], budget: int, backend: str, floor: float
-) -> list[str]:
-    """What `greedy` and `optimal` keep of one child's context, side by side."""
-    kept = {}
-    lines = ["by strategy, for this child:"]
-    for strategy in ("greedy", "optimal"):
-        service = SkeletonCompressorService(backend=backend, strategy=strategy, min_relevance=floor)
-        result = service.compress(fragments, budget)
-        kept[strategy] = {f.fragment_id for f in result.fragments}
-        lines.append(f"  {strategy:<8} {_value(result.metadata)}")
-    gained = sorted(kept["optimal"] - kept["greedy"])
-    lost = sorted(kept["greedy"] - kept["optimal"])
-    if gained:
-        lines.append(f"  optimal keeps {len(gained)} fragments greedy drops:")
-        lines += [f"  {line}" for line in _wrapped(gained, 92)]
-    if lost:
-        lines.append(f"  in place of {len(lost)} that greedy keeps:")
-        lines += [f"  {line}" for line in _wrapped(lost, 92)]
-    return lines
-
-
-def _dropped_lines(decisions: Sequence[FragmentDecision], width: int = 94) -> list[str]:
-    """Every dropped fragment, best-ranked first, under the reason it was dropped for."""
-    by_reason: dict[str, list[FragmentDecision]] = {}
-    for decision in decisions:
-        if not decision.kept:
-            by_reason.setdefault(decision.reason, []).append(decision)
-    lines = []
-    for reason, dropped in by_reason.items():
-        dropped.sort(key=lambda d: d.rank)
-        lines.append(f"dropped {len(dropped)} {reason}:")
-        lines += _wrapped([decision.fragment.fragment_id for decision in dropped], width)
-    return lines
-
-
-def _wrapped(names: Sequence[str], width: int = 94) -> list[str]:
-    """`names`, comma-separated, in indented lines of at most about `width`."""
-    lines = []
-    line = ""
-    for name in names:
-        if line and len(line) + len(name) + 2 > width:
-            lines.append(f"  {line},")
-            line = ""
-        line = f"{line}, {name}" if line else name
-    lines.append(f"  {line}")
-    return lines
-
-
-# Measured with `bench --cli` and `bench` on the 2-core machine of the README's "Performance".
-_AT_SCALE = """
-at scale: `compress` on a file of a million JSON Lines records (107 MB) takes about 0.5 s as a
-  process with the Rust backend (6.5 s with the Python one), next to 0.08 s for compressing a
-  million fragments already in memory; `skeleton-compressor bench --cli` measures it here
+# What each reason of a decision means, for the legend (the reasons the demo meets only).
+REASONS = {
+    "required": "pinned",
+    "fits": "fitted the budget left",
+    "chosen": "in the best set",
+    "top_over_budget": "kept alone, over budget",
+    "no_room": "bigger than the budget left",
+    "not_chosen": "fits, not in the best set",
+    "after_stop": "after the first that did not fit",
+    "below_min_relevance": "under the floor",
+    "zero_budget": "budget 0",
+}
+# Rows shown of each child without --verbose: kept ones (required ones always among them),
+# and dropped ones (the best-ranked of each reason first).
+KEPT_SHOWN, DROPPED_SHOWN = 8, 3
+NEXT_STEPS = """
+try it on your own fragments (JSON Lines, one {"fragment_id", "token_count", "relevance_score"}
+per line; add --explain for every decision, --encoding o200k_base to count tokens from "content"):
+  skeleton-compressor compress your_fragments.jsonl --budget 2000
 """
 
 
@@ -123,46 +72,157 @@ def run_demo(args: argparse.Namespace, out: TextIO) -> None:
 
 def _write_demo(args: argparse.Namespace, out: TextIO) -> None:
     parent, subplans, floor = load_example()
+    verbose = bool(getattr(args, "verbose", False))
     service = SkeletonCompressorService(
         backend=args.backend, strategy=args.strategy, min_relevance=floor
     )
     total = sum(fragment.token_count for fragment in parent.context)
+    children = []
+    for spec in subplans:
+        relevance = spec.get("relevance")
+        budget = spec["skeleton_budget"]
+        child = parent.spawn_subplan(
+            spec["plan_id"], spec["goal"], budget, compressor=service, relevance=relevance
+        )
+        explanation = service.explain(parent.rescored(relevance), budget)
+        assert [f.fragment_id for f in explanation.result.fragments] == [
+            f.fragment_id for f in child.context
+        ]
+        children.append((spec, child, explanation))
+    reasons = [r for r in REASONS if any(d.reason == r for *_, e in children for d in e.decisions)]
     out.write(f"parent {parent.plan_id}: {parent.goal}\n")
     out.write(
         f"  {len(parent.context)} context fragments, {total} tokens; backend {service.backend}, "
         f"strategy {service.strategy}, min_relevance {floor}\n"
         "  the task statement is required in every child; each tool call is grouped with its "
-        "output;\n  each child scores the parent's fragments for its own goal\n"
+        "output;\n  each child scores the parent's fragments for its own goal: relevance "
+        "columns parent and child\n"
     )
-    for spec in subplans:
-        relevance = spec.get("relevance")
-        child = parent.spawn_subplan(
-            spec["plan_id"],
-            spec["goal"],
-            spec["skeleton_budget"],
-            compressor=service,
-            relevance=relevance,
-        )
-        explanation = service.explain(parent.rescored(relevance), spec["skeleton_budget"])
-        out.write(f"\nchild {child.plan_id}: {child.goal}\n")
-        width = max((len(f.fragment_id) for f in child.context), default=10)
-        out.write(f"  {'#':>3}  {'fragment_id':<{width}}  {'tokens':>6}  {'relevance':>9}  note\n")
-        for rank, fragment in enumerate(child.context, start=1):
-            note = "required" if fragment.required else fragment.group or ""
-            if fragment.group is not None:
-                note = f"group {fragment.group}"
-            out.write(
-                f"  {rank:>3}  {fragment.fragment_id:<{width}}  {fragment.token_count:>6}  "
-                f"{fragment.relevance_score:>9.2f}  {note}\n".rstrip()
-                + "\n"
-            )
-        assert child.skeleton_metadata is not None
-        out.write(f"  {_metadata_line(child.skeleton_metadata)}\n")
-        for line in _dropped_lines(explanation.decisions):
+    out.write("reasons: " + "; ".join(f"{reason}: {REASONS[reason]}" for reason in reasons) + "\n")
+    scores = {fragment.fragment_id: fragment.relevance_score for fragment in parent.context}
+    for index, (spec, child, explanation) in enumerate(children):
+        metadata = explanation.result.metadata
+        out.write(f"\nchild {child.plan_id} (budget {spec['skeleton_budget']}): {child.goal}\n")
+        out.write(f"  {_metadata_line(metadata)}\n")
+        if index == 0:
+            context = parent.rescored(spec.get("relevance"))
+            line = _by_value_line(context, spec["skeleton_budget"], service, floor)
             out.write(f"  {line}\n")
-        if spec is subplans[0]:
-            rescored = parent.rescored(relevance)
-            budget = spec["skeleton_budget"]
-            for line in _by_value_lines(rescored, budget, service.backend, floor):
-                out.write(f"  {line}\n")
-    out.write(_AT_SCALE)
+        for line in _table(explanation.decisions, scores, verbose):
+            out.write(f"  {line}".rstrip() + "\n")
+    out.write(NEXT_STEPS)
+    if not verbose:
+        out.write("  skeleton-compressor demo --verbose   (every fragment of every child)\n")
+
+
+def _metadata_line(metadata: SkeletonMetadata) -> str:
+    over = "  OVER BUDGET" if metadata.over_budget else ""
+    return (
+        f"kept {metadata.fragments_kept} of {metadata.fragments_total} fragments, "
+        f"{metadata.compressed_tokens} of {metadata.original_tokens} tokens; {_value(metadata)}"
+        f"{over}"
+    )
+
+
+def _value(metadata: SkeletonMetadata) -> str:
+    kept, bound = metadata.value_kept or 0.0, metadata.value_bound or 0.0
+    share = f" ({kept / bound:.1%})" if bound else ""
+    return f"relevance kept {kept:.2f} of at most {bound:.2f}{share}"
+
+
+def _by_value_line(
+    context: tuple[ContextFragment, ...],
+    budget: int,
+    service: SkeletonCompressorService,
+    floor: float,
+) -> str:
+    """What the other way of choosing keeps of this child's context: `optimal` beside a
+    walk, or `greedy` beside a strategy that chooses by value."""
+    other = "greedy" if service.strategy in ("density", "optimal") else "optimal"
+    compressor = SkeletonCompressorService(
+        backend=service.backend, strategy=other, min_relevance=floor
+    )
+    metadata = compressor.compress(context, budget).metadata
+    share = ""
+    if metadata.value_bound:
+        share = f" ({(metadata.value_kept or 0.0) / metadata.value_bound:.1%})"
+    return (
+        f"--strategy {other} would keep {metadata.fragments_kept} fragments, "
+        f"relevance {metadata.value_kept or 0.0:.2f}{share}"
+    )
+
+
+def _table(
+    decisions: Sequence[FragmentDecision], parent_scores: dict[str, float], verbose: bool
+) -> list[str]:
+    """The child's fragments as a table: the kept ones by rank, then the dropped ones by
+    rank, with their tokens, the parent's and the child's relevance, and the reason."""
+    kept = sorted((d for d in decisions if d.kept), key=_by_rank)
+    dropped = sorted((d for d in decisions if not d.kept), key=_by_rank)
+    shown_kept, shown_dropped = kept, dropped
+    if not verbose:
+        shown_kept = _some_kept(kept)
+        shown_dropped = _some_dropped(dropped)
+    rows = shown_kept + shown_dropped
+    width = max((len(d.fragment.fragment_id) for d in rows), default=11)
+    width = max(width, len("fragment_id"))
+    lines = [f"{'rank':>4}  {'fragment_id':<{width}}  {'tokens':>6}  {'parent':>6}  child  reason"]
+    hidden_run = 0
+    for decision in kept:
+        if decision in shown_kept:
+            if hidden_run:
+                lines.append(f"   ... {hidden_run} more kept")
+                hidden_run = 0
+            lines.append(_row(decision, parent_scores, width))
+        else:
+            hidden_run += 1
+    if hidden_run:
+        lines.append(f"   ... {hidden_run} more kept")
+    for decision in shown_dropped:
+        lines.append(_row(decision, parent_scores, width))
+    hidden = [d for d in dropped if d not in shown_dropped]
+    if hidden:
+        counts: dict[str, int] = {}
+        for decision in hidden:
+            counts[decision.reason] = counts.get(decision.reason, 0) + 1
+        by_reason = ", ".join(f"{count} {reason}" for reason, count in counts.items())
+        lines.append(f"   ... {len(hidden)} more dropped: {by_reason}")
+    return lines
+
+
+def _by_rank(decision: FragmentDecision) -> int:
+    # Members of a group share a rank; a stable sort lists them in input order.
+    return decision.rank
+
+
+def _some_kept(kept: list[FragmentDecision]) -> list[FragmentDecision]:
+    """The required ones and the best-ranked others, at most KEPT_SHOWN in all, by rank."""
+    required = [d for d in kept if d.reason == "required"]
+    others = [d for d in kept if d.reason != "required"]
+    chosen = required + others[: max(KEPT_SHOWN - len(required), 0)]
+    return sorted(chosen, key=lambda d: kept.index(d))
+
+
+def _some_dropped(dropped: list[FragmentDecision]) -> list[FragmentDecision]:
+    """The best-ranked dropped fragment of each reason, then the next best, at most
+    DROPPED_SHOWN, by rank."""
+    chosen: list[FragmentDecision] = []
+    for decision in dropped:
+        if len(chosen) < DROPPED_SHOWN and all(d.reason != decision.reason for d in chosen):
+            chosen.append(decision)
+    for decision in dropped:
+        if len(chosen) < DROPPED_SHOWN and decision not in chosen:
+            chosen.append(decision)
+    return sorted(chosen, key=lambda d: dropped.index(d))
+
+
+def _row(decision: FragmentDecision, parent_scores: dict[str, float], width: int) -> str:
+    fragment = decision.fragment
+    reason = decision.reason
+    if reason in ("no_room", "not_chosen") and decision.budget_left is not None:
+        reason = f"{reason} ({decision.budget_left} left)"
+    parent = parent_scores[fragment.fragment_id]
+    return (
+        f"{decision.rank + 1:>4}  {fragment.fragment_id:<{width}}  {fragment.token_count:>6}  "
+        f"{parent:>6.2f}  {fragment.relevance_score:>5.2f}  {reason}"
+    )

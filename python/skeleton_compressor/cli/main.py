@@ -147,6 +147,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="compress a built-in parent plan into three subplans")
     common(demo)
+    demo.add_argument(
+        "--verbose",
+        action="store_true",
+        help="list every fragment of every child, kept and dropped (by default the best few)",
+    )
     demo.set_defaults(run=run_demo)
 
     compress = commands.add_parser(
