@@ -44,7 +44,9 @@ impl<'a, 'py> FromPyObject<'a, 'py> for EncodingArgument<'py> {
     }
 }
 
-/// Counts tokens as tiktoken's `encode_ordinary` does for one encoding.
+/// Counts tokens exactly as tiktoken's `encode_ordinary` does, offline: `encoding` is
+/// "o200k_base" (the default) or "cl100k_base". Raises ValueError for an unknown encoding
+/// (naming the known ones) and TypeError for one that is not a str. A counter pickles.
 #[pyclass(frozen, module = "skeleton_compressor._core")]
 pub struct TokenCounter {
     encoding: Encoding,
@@ -65,12 +67,13 @@ impl TokenCounter {
         Ok(TokenCounter { encoding })
     }
 
+    /// The encoding's name.
     #[getter]
     fn encoding(&self) -> &'static str {
         self.encoding.name()
     }
 
-    /// The number of tokens in `text`.
+    /// The number of tokens in `text`. Raises TypeError if `text` is not a str.
     fn count(&self, py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<usize> {
         let text = text_of(text, || "text".to_owned())?;
         let tuning = CountTuning::default();
@@ -84,7 +87,9 @@ impl TokenCounter {
         counted.map_err(|Interrupted| signals::raised(py))
     }
 
-    /// The number of tokens in each text of an iterable, as a list in the same order.
+    /// The number of tokens in each text of `texts` (any iterable of str, not a str itself),
+    /// as a list in the same order. Raises TypeError naming `texts[i]` for one that is not a
+    /// str.
     fn count_many<'py>(
         &self,
         py: Python<'py>,

@@ -11,10 +11,6 @@ import pytest
 import skeleton_compressor
 
 PUBLIC = [name for name in skeleton_compressor.__all__ if name != "__version__"]
-# Written in the compiled extension (rust/bindings/tokens.rs), which this test cannot mend:
-# listed here until its doc comment is written, and failing (strict) once it is.
-WAITING_ON_THE_EXTENSION = {"TokenCounter.encoding"}
-
 
 def _documented(obj: object) -> str:
     return inspect.cleandoc(getattr(obj, "__doc__", None) or "")
@@ -50,18 +46,7 @@ def test_public_name_is_documented(name: str) -> None:
     assert not doc.startswith(f"{name}("), f"{name} has only its generated docstring"
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(strict=True, reason="its doc comment is in rust/")
-            if name in WAITING_ON_THE_EXTENSION
-            else (),
-        )
-        for name in MEMBERS
-    ],
-)
+@pytest.mark.parametrize("name", list(MEMBERS))
 def test_public_member_is_documented(name: str) -> None:
     assert _documented(MEMBERS[name]), f"{name} has no docstring"
 
