@@ -12,6 +12,7 @@ import skeleton_compressor
 
 PUBLIC = [name for name in skeleton_compressor.__all__ if name != "__version__"]
 
+
 def _documented(obj: object) -> str:
     return inspect.cleandoc(getattr(obj, "__doc__", None) or "")
 
