@@ -263,7 +263,8 @@ def decoded(data: bytes) -> str:
     """The input's text, less a byte order mark."""
     skip = len(_BOM) if data.startswith(_BOM) else 0
     try:
-        return data[skip:].decode("utf-8")
+        # Sliced only for a byte order mark: a slice copies the whole input.
+        return (data[skip:] if skip else data).decode("utf-8")
     except UnicodeDecodeError as error:
         offset = skip + error.start
         line = data.count(b"\n", 0, offset) + 1
