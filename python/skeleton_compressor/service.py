@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
-from itertools import repeat
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, islice, repeat
 from typing import Any
 
 from ._interface import STRATEGIES
@@ -22,6 +22,8 @@ from .types import (
 from .validation import checked_budget, checked_budgets, checked_columns, checked_fragments
 
 _new_tuple = tuple.__new__
+# Decisions made at a time: a few milliseconds, between which Ctrl-C is answered.
+_DECISIONS_AT_ONCE = 1 << 14
 
 __all__ = [
     "SkeletonCompressorService",
@@ -169,10 +171,7 @@ class SkeletonCompressorService:
         metadata = SkeletonMetadata.of(
             original, compressed, budget, len(fragments), len(kept), value, bound
         )
-        # A backend gives the decisions as columns; each is made into the named tuple without
-        # a Python-level call per fragment.
-        rows = zip(fragments, *decisions)
-        made = tuple(map(_new_tuple, repeat(FragmentDecision, len(fragments)), rows))
+        made = _decisions(zip(fragments, *decisions))
         return SkeletonExplanation(SkeletonResult(kept, metadata), made)
 
     def compress_many(
@@ -367,3 +366,13 @@ def validate_fragments(fragments: tuple[ContextFragment, ...], *, backend: str =
         FragmentTypeError, FragmentValueError: the first bad fragment, or a repeated id.
     """
     _service(backend, "greedy").validate(fragments)
+
+
+def _decisions(rows: Iterator[tuple[Any, ...]]) -> tuple[FragmentDecision, ...]:
+    """A backend's decision columns, zipped with the fragments, made into named tuples
+    without a Python-level call per fragment, a block at a time: one C-level pass over a
+    million would hold Ctrl-C off for seconds."""
+    blocks = []
+    while block := list(islice(rows, _DECISIONS_AT_ONCE)):
+        blocks.append(tuple(map(_new_tuple, repeat(FragmentDecision, len(block)), block)))
+    return tuple(chain.from_iterable(blocks))

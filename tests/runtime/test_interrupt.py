@@ -84,7 +84,7 @@ def line_after(process: subprocess.Popen[str], label: str) -> float:
 
 
 @posix_only
-@pytest.mark.parametrize("kind", ["count", "count_many", "greedy", "density", "optimal"])
+@pytest.mark.parametrize("kind", ["count", "count_many", "explain", "greedy", "density", "optimal"])
 def test_ctrl_c_stops_a_call_midway_and_promptly(backend: str, kind: str) -> None:
     if backend == "python" and kind.startswith("count"):
         pytest.skip("the built-in encodings count on the Rust backend only")

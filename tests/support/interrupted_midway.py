@@ -1,8 +1,9 @@
 """A library call long enough to be interrupted midway: `python interrupted_midway.py KIND BACKEND`.
 
-KIND is `count` (one long text), `count_many` (many texts, on several threads), or a strategy
-(`greedy`, `density`, `optimal`) run by `compress_arrays` on two million rows (two hundred
-thousand on the Python backend) with a budget that keeps a third of the tokens.
+KIND is `count` (one long text), `count_many` (many texts, on several threads), `explain`
+(three hundred thousand fragments, a decision for each), or a strategy (`greedy`,
+`density`, `optimal`) run by `compress_arrays` on two million rows (two hundred thousand on
+the Python backend) with a budget that keeps a third of the tokens.
 
 Runs the call twice uninterrupted and prints `took SECONDS` (the quicker run), then `ready`,
 and runs it again: when Ctrl-C stops it, prints `interrupted SECONDS` (how long the call ran)
@@ -17,7 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from skeleton_compressor import SkeletonCompressorService, TokenCounter
+from skeleton_compressor import ContextFragment, SkeletonCompressorService, TokenCounter
 
 WORDS = "alpha beta gamma delta () x1\n"
 
@@ -31,6 +32,13 @@ def long_call(kind: str, backend: str) -> Callable[[], Any]:
         texts = [WORDS * 40] * 40_000
         counter = TokenCounter()
         return lambda: counter.count_many(texts)
+    if kind == "explain":
+        fragments = tuple(
+            ContextFragment(f"src/module_{row:07d}.py", row % 2000 + 1, row % 997 / 997)
+            for row in range(300_000)
+        )
+        explaining = SkeletonCompressorService(backend=backend)
+        return lambda: explaining.explain(fragments, 100_000_000)
     rows = 2_000_000 if backend == "rust" else 200_000
     ids = [f"src/module_{row:07d}.py" for row in range(rows)]
     tokens = [row * 7919 % 2000 + 1 for row in range(rows)]
