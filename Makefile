@@ -10,7 +10,10 @@ test: build-dev
 	$(PYTHON) -m pytest
 	cargo test --quiet
 
-# One abi3 wheel, tested on CPython 3.9 and 3.13 in fresh virtualenvs (as CI does).
+# As CI does: the abi3 manylinux2014 wheel built with zig and checked by auditwheel, the wheel
+# and an sdist by `twine check --strict`, .github/workflows/ by GitHub's workflow schema; then
+# the wheel tested on CPython 3.9 and 3.13 in fresh virtualenvs. The tools go into a throwaway
+# virtualenv.
 test-interpreters:
 	bash .ci/run interpreters
 

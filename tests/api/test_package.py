@@ -13,6 +13,7 @@ from skeleton_compressor.backend import ENVIRONMENT_VARIABLE, load_backend
 
 DISTRIBUTION = "skeleton-compressor"
 CARGO_TOML = Path(__file__).resolve().parents[2] / "Cargo.toml"
+LICENSE = Path(__file__).resolve().parents[2] / "LICENSE"
 
 
 def test_rust_extension_is_built_and_installed() -> None:
@@ -53,6 +54,37 @@ def test_installed_version_is_the_one_in_cargo_toml() -> None:
     written = re.search(r'^version\s*=\s*"([^"]+)"', package.group(1), re.MULTILINE)
     assert written is not None, package.group(0)
     assert importlib.metadata.version(DISTRIBUTION) == written.group(1)
+
+
+def test_metadata_names_the_licence_and_ships_its_text() -> None:
+    distribution = importlib.metadata.distribution(DISTRIBUTION)
+    metadata = distribution.metadata
+    assert metadata["License-Expression"] == "MIT"
+    assert metadata.get_all("License-File") == ["LICENSE"]
+    # PEP 639: the file named by License-File is in the .dist-info's licenses/ folder.
+    text = distribution.read_text("licenses/LICENSE")
+    assert text is not None
+    assert text.startswith("MIT License\n")
+    assert "Copyright (c) 2026 the skeleton-compressor authors" in text
+    if LICENSE.is_file():  # tests run from a checkout: the shipped text is the committed one
+        assert text == LICENSE.read_text(encoding="utf-8")
+
+
+def test_metadata_classifiers_and_python_versions() -> None:
+    metadata = importlib.metadata.metadata(DISTRIBUTION)
+    classifiers = set(metadata.get_all("Classifier") or [])
+    assert {
+        "Development Status :: 4 - Beta",
+        "Programming Language :: Rust",
+        "Typing :: Typed",
+        *(f"Programming Language :: Python :: 3.{minor}" for minor in range(9, 14)),
+        "Operating System :: POSIX :: Linux",
+        "Operating System :: MacOS",
+        "Operating System :: Microsoft :: Windows",
+    } <= classifiers
+    # With a License-Expression, PEP 639 forbids licence classifiers.
+    assert not any(classifier.startswith("License ::") for classifier in classifiers)
+    assert metadata["Requires-Python"] == ">=3.9"
 
 
 def test_public_names() -> None:

@@ -1,11 +1,16 @@
 """What `skeleton-compressor compress` costs on a generated file of records, end to end as a
 process, next to the least any reader could cost: reading the file (as `cat` does) plus one
-`compress_arrays` call on the same rows."""
+`compress_arrays` call on the same rows.
+
+Peak memory comes from the `resource` module, which Windows lacks: there the figures say it is
+unavailable and the rest is measured as elsewhere."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -17,7 +22,8 @@ from ..service import compress_arrays
 
 FORMS = ("lines", "array")
 
-# Runs the command given after it, and prints its peak memory (kilobytes on Linux).
+# Runs the command given after it, and prints its peak memory (kilobytes on Linux, bytes on
+# macOS); only where `resource` exists.
 _PEAK_MEMORY = (
     "import resource, subprocess, sys; "
     "done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
@@ -57,8 +63,25 @@ def _command(path: Path, budget: int, backend: str) -> list[str]:
     ]
 
 
-def timed_run(command: list[str]) -> tuple[float, int]:
-    """Seconds the command took as a process, and its peak memory in bytes."""
+def peak_memory_available() -> bool:
+    """Whether this platform reports a child's peak memory (`resource`: POSIX, not Windows)."""
+    try:
+        importlib.import_module("resource")
+    except ImportError:
+        return False
+    return True
+
+
+def timed_run(command: list[str]) -> tuple[float, int | None]:
+    """Seconds the command took as a process, and its peak memory in bytes (`None` where the
+    platform does not report it)."""
+    if not peak_memory_available():
+        start = time.perf_counter()
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        seconds = time.perf_counter() - start
+        if done.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} failed: {done.stderr}")
+        return seconds, None
     start = time.perf_counter()
     done = subprocess.run(
         [sys.executable, "-c", _PEAK_MEMORY, *command], capture_output=True, text=True
@@ -71,9 +94,18 @@ def timed_run(command: list[str]) -> tuple[float, int]:
     return seconds, int(peak) * scale
 
 
+def _read_whole(path: Path) -> None:
+    """Reads the file to the end in this process, 1 MiB at a time (where there is no `cat`)."""
+    with open(path, "rb") as handle:
+        while handle.read(1 << 20):
+            pass
+
+
 def read_file_floor(path: Path, budget: int, rounds: int = 3) -> float:
     """Reading the file as `cat FILE > /dev/null` does, plus one `compress_arrays` call on its
-    rows (read beforehand, untimed): the best of `rounds`."""
+    rows (read beforehand, untimed): the best of `rounds`. Where there is no `cat` (Windows),
+    the file is read in this process instead, without a process start."""
+    cat = shutil.which("cat")
     ids, tokens, scores = [], [], []
     text = path.read_text(encoding="utf-8")
     records = json.loads(text) if text.startswith("[") else map(json.loads, text.splitlines())
@@ -84,7 +116,10 @@ def read_file_floor(path: Path, budget: int, rounds: int = 3) -> float:
     best = float("inf")
     for _ in range(rounds):
         start = time.perf_counter()
-        subprocess.run(["cat", str(path)], stdout=subprocess.DEVNULL, check=True)
+        if cat is not None:
+            subprocess.run([cat, str(path)], stdout=subprocess.DEVNULL, check=True)
+        else:
+            _read_whole(path)
         compress_arrays(ids, tokens, scores, budget, backend="rust")
         best = min(best, time.perf_counter() - start)
     return best
@@ -102,7 +137,8 @@ def measure_cli(size: int, form: str, progress: TextIO, rounds: int = 3) -> dict
         rust = [timed_run(_command(path, budget, "rust")) for _ in range(rounds)]
         python = timed_run(_command(path, budget, "python"))
     rust_seconds = min(seconds for seconds, _ in rust)
-    rust_peak = max(peak for _, peak in rust)
+    peaks = [peak for _, peak in rust if peak is not None]
+    rust_peak = max(peaks) if peaks else None
     return {
         "records": size,
         "form": form,
@@ -112,8 +148,9 @@ def measure_cli(size: int, form: str, progress: TextIO, rounds: int = 3) -> dict
         "floor_seconds": floor,
         "speedup": python[0] / rust_seconds,
         "rust_over_floor": rust_seconds / floor,
+        # None where the platform does not report peak memory (Windows).
         "rust_peak_bytes": rust_peak,
-        "peak_over_file": rust_peak / file_bytes,
+        "peak_over_file": None if rust_peak is None else rust_peak / file_bytes,
     }
 
 
@@ -125,13 +162,20 @@ def format_cli_table(rows: list[dict[str, Any]]) -> str:
         f"{'floor':>7}  {'speedup':>7}  {'/floor':>6}  {'peak':>8}  {'/file':>5}",
     ]
     for row in rows:
+        peak, over_file = row["rust_peak_bytes"], row["peak_over_file"]
+        peak_cells = (
+            f"{'n/a':>8}  {'n/a':>5}"
+            if peak is None
+            else f"{peak / 1e6:>6.1f}MB  {over_file:>4.2f}x"
+        )
         lines.append(
             f"{row['records']:>10,}  {row['form']:<5}  {row['file_bytes'] / 1e6:>6.1f}MB  "
             f"{row['rust_seconds']:>6.2f}s  {row['python_seconds']:>6.2f}s  "
             f"{row['floor_seconds']:>6.2f}s  {row['speedup']:>6.1f}x  "
-            f"{row['rust_over_floor']:>5.2f}x  {row['rust_peak_bytes'] / 1e6:>6.1f}MB  "
-            f"{row['peak_over_file']:>4.2f}x"
+            f"{row['rust_over_floor']:>5.2f}x  {peak_cells}"
         )
+    if any(row["rust_peak_bytes"] is None for row in rows):
+        lines.append("peak memory: unavailable on this platform (no `resource` module)")
     return "\n".join(lines)
 
 
