@@ -1,19 +1,20 @@
 //! Token counts exactly as OpenAI's tokenizers give them (tiktoken's `encode_ordinary`), with
 //! the tables compiled in: nothing is read or fetched at run time.
 //!
-//! The tables and the counting come from the `bpe-openai` crate: its encoders give tiktoken's
-//! tokens, in time linear in the text (see the README for why this crate). An encoding's
-//! table is deserialized the first time it counts, not before: loading the library costs no
-//! table memory or time.
+//! The counting comes from the `bpe-openai` crate: its encoders give tiktoken's tokens, in
+//! time linear in the text (see the README for why this crate). Its tables are compiled in
+//! compact form (see [`table`](super::table)), under a third of their size, and an encoder is
+//! rebuilt from its table the first time its encoding counts, not before: loading the library
+//! costs no table memory or time.
 
-use std::collections::HashSet;
 use std::convert::Infallible;
 use std::sync::OnceLock;
 
+use bpe_openai::byte_pair_encoding::BytePairEncoding;
 use bpe_openai::Tokenizer;
-use fnv::FnvBuildHasher;
 
 use crate::core::tokens::surrogates::tiktoken_text;
+use crate::core::tokens::table::{self, Ranks};
 
 /// An encoding the library counts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -26,18 +27,24 @@ pub enum Encoding {
 /// piece of text that is a token counts one without running the encoder (as tiktoken does
 /// too: most words are one token).
 struct Loaded {
-    tokenizer: &'static Tokenizer,
-    whole_tokens: HashSet<&'static [u8], FnvBuildHasher>,
+    tokenizer: Tokenizer,
+    whole_tokens: Ranks<'static>,
 }
 
 impl Loaded {
-    fn new(tokenizer: &'static Tokenizer) -> Loaded {
-        let bpe = &tokenizer.bpe;
-        let whole_tokens = (0..bpe.num_tokens())
-            .map(|rank| bpe.token_bytes(rank as u32))
+    /// The crate's tokenizer, its encoder rebuilt from the compact table (serde is the only
+    /// way into its fields).
+    fn new(encoding: Encoding) -> Loaded {
+        let (fields, whole_tokens) = table::read(encoding.table());
+        let fields = rmp_serde::to_vec(&fields).expect("the fields serialize");
+        let bpe: BytePairEncoding = rmp_serde::from_slice(&fields).expect("the crate's fields");
+        let patterns = encoding.patterns();
+        let patterns: Vec<(&str, bool)> = patterns
+            .iter()
+            .map(|(pattern, ahead)| (pattern.as_str(), *ahead))
             .collect();
         Loaded {
-            tokenizer,
+            tokenizer: Tokenizer::new_lookahead(bpe, &patterns, false).expect("valid patterns"),
             whole_tokens,
         }
     }
@@ -49,7 +56,7 @@ impl Loaded {
         for piece in self.tokenizer.split(text) {
             go_on()?;
             let bytes = piece.as_bytes();
-            count += if self.whole_tokens.contains(bytes) {
+            count += if self.whole_tokens.contains_key(bytes) {
                 1
             } else {
                 self.tokenizer.bpe.count(bytes)
@@ -67,24 +74,56 @@ named!(Encoding { O200kBase => "o200k_base", Cl100kBase => "cl100k_base" });
 
 impl Encoding {
     /// The one way to the crate's tokenizer, so that `is_loaded` knows whether it was built.
-    fn slot(self) -> (&'static OnceLock<Loaded>, fn() -> &'static Tokenizer) {
+    fn slot(self) -> &'static OnceLock<Loaded> {
         match self {
-            Encoding::O200kBase => (&O200K_BASE, bpe_openai::o200k_base),
-            Encoding::Cl100kBase => (&CL100K_BASE, bpe_openai::cl100k_base),
+            Encoding::O200kBase => &O200K_BASE,
+            Encoding::Cl100kBase => &CL100K_BASE,
         }
     }
 
     fn loaded(self) -> &'static Loaded {
-        let (slot, tokenizer) = self.slot();
-        slot.get_or_init(|| Loaded::new(tokenizer()))
+        self.slot().get_or_init(|| Loaded::new(self))
     }
 
-    /// Whether the table has been deserialized (by a count, or by [`Encoding::load`]).
+    /// The compact table the build script wrote.
+    fn table(self) -> &'static [u8] {
+        match self {
+            Encoding::O200kBase => include_bytes!(concat!(env!("OUT_DIR"), "/o200k_base.table")),
+            Encoding::Cl100kBase => {
+                include_bytes!(concat!(env!("OUT_DIR"), "/cl100k_base.table"))
+            }
+        }
+    }
+
+    /// The crate's pre-tokenizer patterns for this encoding, as `bpe-openai` 0.3.2 builds its
+    /// own tokenizers (private there): tiktoken's pattern, its negative look-ahead
+    /// `\s+(?!\S)` rewritten as a pattern whose last character is looked at, not taken.
+    fn patterns(self) -> [(String, bool); 3] {
+        let main = match self {
+            Encoding::O200kBase => [
+                "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+                "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+                "\\p{N}{1,3}",
+                " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*",
+                "\\s*[\\r\\n]+",
+                "\\s+$",
+            ]
+            .join("|"),
+            Encoding::Cl100kBase => "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+$".to_string(),
+        };
+        [
+            (main, false),
+            ("\\s+\\s".into(), true),
+            ("\\s+".into(), false),
+        ]
+    }
+
+    /// Whether the encoder has been rebuilt (by a count, or by [`Encoding::load`]).
     pub fn is_loaded(self) -> bool {
-        self.slot().0.get().is_some()
+        self.slot().get().is_some()
     }
 
-    /// Deserializes the table now, if no count has yet.
+    /// Rebuilds the encoder now, if no count has yet.
     pub fn load(self) {
         self.loaded();
     }
@@ -126,6 +165,14 @@ impl Encoding {
 mod tests {
     use super::*;
 
+    /// The crate's own tokenizer, deserialized whole, which the rebuilt one must match.
+    fn crates_tokenizer(encoding: Encoding) -> &'static Tokenizer {
+        match encoding {
+            Encoding::O200kBase => bpe_openai::o200k_base(),
+            Encoding::Cl100kBase => bpe_openai::cl100k_base(),
+        }
+    }
+
     #[test]
     fn names_round_trip() {
         for encoding in Encoding::ALL {
@@ -164,9 +211,36 @@ mod tests {
             "<|endoftext|>",
         ];
         for encoding in Encoding::ALL {
-            let (_, tokenizer) = encoding.slot();
+            let tokenizer = crates_tokenizer(encoding);
             for text in texts {
-                assert_eq!(encoding.count(text), tokenizer().count(text), "{text:?}");
+                assert_eq!(encoding.count(text), tokenizer.count(text), "{text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn rebuilt_tokenizers_are_the_crates() {
+        let text = "Hello,  World!\n\n  def f(x):\r\n\treturn x**2 # 12345 don't\u{a0} \
+                    HTTPServer's URLs Ünïcödé 東京都 😀👩‍👩‍👧‍👦 🇫🇷 \u{fffd}   \n";
+        for encoding in Encoding::ALL {
+            let ours = &encoding.loaded().tokenizer;
+            let crates = crates_tokenizer(encoding);
+            let split = |tokenizer: &'static Tokenizer| tokenizer.split(text).collect::<Vec<_>>();
+            assert_eq!(split(ours), split(crates));
+            let (ours, crates) = (&ours.bpe, &crates.bpe);
+            assert_eq!(ours.num_tokens(), crates.num_tokens());
+            // Every token, and every token after the one before it: the merges across a split.
+            let mut previous: &[u8] = b"";
+            for rank in 0..crates.num_tokens() as u32 {
+                let token = crates.token_bytes(rank);
+                assert_eq!(ours.token_bytes(rank), token);
+                let pair = [previous, token].concat();
+                assert_eq!(ours.count(&pair), crates.count(&pair), "{pair:?}");
+                assert_eq!(
+                    ours.encode_via_backtracking(&pair),
+                    crates.encode_via_backtracking(&pair)
+                );
+                previous = token;
             }
         }
     }

@@ -4,6 +4,7 @@
 pub mod count_many;
 pub mod encoding;
 pub mod surrogates;
+pub mod table;
 
 pub use count_many::count_many;
 pub use encoding::Encoding;
