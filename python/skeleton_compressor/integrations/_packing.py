@@ -1,0 +1,116 @@
+"""What every adapter shares: the budget, the token counter, the library's options, and one
+selection over the items a framework hands over, read as columns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .. import _messages, _values
+from ..errors import FragmentTypeError
+from ..service import SkeletonCompressorService
+from ..tokens import Counter, counting
+from ..types import SkeletonIndices
+
+__all__ = ["Packing", "missing_score_error"]
+
+
+class Packing:
+    """The options an adapter is made with, checked once: `skeleton_budget` (an int >= 0),
+    `token_counter` (a `TokenCounter`, an encoding's name, a callable `str -> int`, or None
+    for `o200k_base`), and the keywords of `SkeletonCompressorService`.
+
+    Items are named in errors as `<container>[i]`, with their id when they have one, in the
+    library's own error types (`FragmentTypeError`, `FragmentValueError`)."""
+
+    __slots__ = ("_count_many", "_counts_from_user_code", "service", "skeleton_budget")
+
+    def __init__(
+        self,
+        skeleton_budget: int,
+        token_counter: Counter | None = None,
+        *,
+        strategy: str = "greedy",
+        min_relevance: float = 0.0,
+        on_overflow: str = "keep_top",
+        order: str = "ranking",
+        backend: str = "auto",
+    ) -> None:
+        self.skeleton_budget = _values.checked_budget(skeleton_budget)
+        self.service = SkeletonCompressorService(
+            backend=backend,
+            strategy=strategy,
+            min_relevance=min_relevance,
+            on_overflow=on_overflow,
+            order=order,
+        )
+        self._count_many, self._counts_from_user_code = counting(
+            token_counter, self.service.backend
+        )
+
+    def token_counts(
+        self, texts: Sequence[object], container: str, ids: Sequence[str | None] | None = None
+    ) -> list[int]:
+        """Each text's tokens; a text that is not a str is a TypeError naming
+        `<container>[i]`, a callable's bad count the library's error for a bad token_count."""
+        for index, text in enumerate(texts):
+            if type(text) is not str:
+                raise _messages.text_type_error(f"{container}[{index}]", text)
+        counts = self._count_many(list(texts))  # type: ignore[arg-type]
+        if not self._counts_from_user_code:
+            return counts
+        return [
+            _values.token_count(count, index, None if ids is None else ids[index], container)
+            for index, count in enumerate(counts)
+        ]
+
+    def select(
+        self,
+        token_counts: Sequence[object],
+        relevance_scores: Sequence[object],
+        container: str,
+        *,
+        ids: Sequence[str | None] | None = None,
+        required: Sequence[bool] | None = None,
+        groups: Sequence[str | None] | None = None,
+        order: str | None = None,
+    ) -> SkeletonIndices:
+        """The rows kept within the budget, in the service's order (or `order`), and the
+        metadata. Counts and scores are checked here so that an error names the item
+        (`<container>[i]`, with its id from `ids`); ties in relevance keep input order."""
+        size = len(token_counts)
+        counts = [
+            _values.token_count(count, index, _name(ids, index), container)
+            for index, count in enumerate(token_counts)
+        ]
+        scores = [
+            _values.relevance(score, index, _name(ids, index), container)  # type: ignore[arg-type]
+            for index, score in enumerate(relevance_scores)
+        ]
+        # Row names whose order is the rows' order, so that ties are ranked by input order.
+        width = len(str(size - 1)) if size else 1
+        names = [f"{index:0{width}d}" for index in range(size)]
+        service = self.service
+        if order is not None and order != service.policy.order:
+            policy = service.policy
+            service = SkeletonCompressorService(
+                backend=service.backend,
+                strategy=service.strategy,
+                min_relevance=policy.min_relevance,
+                on_overflow=policy.on_overflow,
+                order=order,
+            )
+        return service.compress_arrays(
+            names, counts, scores, self.skeleton_budget, required=required, groups=groups
+        )
+
+
+def _name(ids: Sequence[str | None] | None, index: int) -> str | None:
+    return None if ids is None else ids[index]
+
+
+def missing_score_error(
+    container: str, index: int, item_id: str | None, where: str
+) -> FragmentTypeError:
+    """An item without the relevance score an adapter reads, `where` saying from where."""
+    detail = f"no relevance score: {where} is missing (give relevance= to score such items)"
+    return _messages._error(FragmentTypeError, "relevance_type", index, item_id, container, detail)
