@@ -1,0 +1,10 @@
+"""LangChain (langchain-core 1.x): a document compressor for retrievers, and a chat-history
+packer that never breaks a tool call. Importing this module imports langchain-core
+(`pip install 'skeleton-compressor[langchain]'`)."""
+
+from __future__ import annotations
+
+from ._langchain_documents import SkeletonDocumentCompressor
+from ._langchain_messages import pack_messages
+
+__all__ = ["SkeletonDocumentCompressor", "pack_messages"]
