@@ -10,6 +10,7 @@ How a page is read:
   what it prints (standard output and standard error, as a terminal shows them). They run
   with bash in a temporary directory shared by the page's console blocks, with the
   `skeleton-compressor` installed beside the interpreter running the tests first on PATH.
+- The pages under docs/integrations/ run where their frameworks install (Python 3.11+).
 - ```sh blocks (installing, developing) and blocks without a language (tables of figures)
   are not run.
 
@@ -32,7 +33,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+# The adapters' pages need their frameworks, which the test extra installs on Python 3.11+.
+ADAPTER_PAGES = sorted((ROOT / "docs" / "integrations").glob("*.md"))
+PAGES = [
+    README,
+    *sorted((ROOT / "docs").glob("*.md")),
+    *(ADAPTER_PAGES if sys.version_info >= (3, 11) else []),
+]
 SETUP_COMMANDS = [
     "pip install . && skeleton-compressor demo",
     "pip install '.[test]' && python -m pytest",
