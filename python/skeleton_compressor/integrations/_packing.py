@@ -109,8 +109,13 @@ def _name(ids: Sequence[str | None] | None, index: int) -> str | None:
 
 
 def missing_score_error(
-    container: str, index: int, item_id: str | None, where: str
+    container: str,
+    index: int,
+    item_id: str | None,
+    where: str,
+    remedy: str = "give relevance= to score such items",
 ) -> FragmentTypeError:
-    """An item without the relevance score an adapter reads, `where` saying from where."""
-    detail = f"no relevance score: {where} is missing (give relevance= to score such items)"
+    """An item without the relevance score an adapter reads, `where` saying from where and
+    `remedy` how to score it otherwise."""
+    detail = f"no relevance score: {where} is missing ({remedy})"
     return _messages._error(FragmentTypeError, "relevance_type", index, item_id, container, detail)
