@@ -10,7 +10,8 @@ How a page is read:
   what it prints (standard output and standard error, as a terminal shows them). They run
   with bash in a temporary directory shared by the page's console blocks, with the
   `skeleton-compressor` installed beside the interpreter running the tests first on PATH.
-- The pages under docs/integrations/ run where their frameworks install (Python 3.11+).
+- The pages under docs/integrations/, and any block importing `skeleton_compressor.integrations`,
+  run where the adapters' frameworks install (Python 3.11+).
 - ```sh blocks (installing, developing) and blocks without a language (tables of figures)
   are not run.
 
@@ -33,12 +34,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
-# The adapters' pages need their frameworks, which the test extra installs on Python 3.11+.
+# The adapters' examples need their frameworks, which the test extra installs on Python 3.11+.
+FRAMEWORKS_INSTALL = sys.version_info >= (3, 11)
 ADAPTER_PAGES = sorted((ROOT / "docs" / "integrations").glob("*.md"))
 PAGES = [
     README,
     *sorted((ROOT / "docs").glob("*.md")),
-    *(ADAPTER_PAGES if sys.version_info >= (3, 11) else []),
+    *(ADAPTER_PAGES if FRAMEWORKS_INSTALL else []),
 ]
 SETUP_COMMANDS = [
     "pip install . && skeleton-compressor demo",
@@ -81,10 +83,14 @@ def blocks(path: Path) -> list[Block]:
     return found
 
 
+def _runs_here(block: Block) -> bool:
+    return FRAMEWORKS_INSTALL or "skeleton_compressor.integrations" not in block.text
+
+
 def _run_python(path: Path, page: list[Block]) -> None:
     namespace: dict[str, object] = {"__name__": "__docs__"}
     for position, block in enumerate(page):
-        if block.language != "python":
+        if block.language != "python" or not _runs_here(block):
             continue
         following = page[position + 1] if position + 1 < len(page) else None
         expected = ""
