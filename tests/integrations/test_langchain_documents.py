@@ -341,6 +341,10 @@ def test_changed_options_take_effect(backend: str) -> None:
     compressor.order = "sideways"
     with pytest.raises(ValueError, match="order must be one of"):
         compressor.compress_documents(documents(), "q")
+    tagging = SkeletonDocumentCompressor(10, words, backend=backend)
+    tagging.metadata_key = 3  # type: ignore[assignment]
+    with pytest.raises(TypeError, match=r"metadata_key must be a str or None, got 3 \(int\)"):
+        tagging.compress_documents(documents(), "q")
 
 
 def test_acompress_documents(backend: str) -> None:

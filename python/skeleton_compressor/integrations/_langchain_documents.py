@@ -99,10 +99,7 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         # Here rather than in a pydantic validator, which would wrap the library's errors.
         self._current_packing()
         _check_relevance(relevance)
-        if metadata_key is not None and not isinstance(metadata_key, str):
-            raise TypeError(
-                f"metadata_key must be a str or None, got {_messages._typed(metadata_key)}"
-            )
+        _check_metadata_key(metadata_key)
 
     def compress_documents(
         self,
@@ -138,7 +135,7 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         result = packing.select(counts, scores, CONTAINER, ids=ids)
         metadata = result.metadata
         kept = [rows[index] for index in result.indices]
-        key = self.metadata_key
+        key = _check_metadata_key(self.metadata_key)
         if key is not None:
             kept = [_with_metadata(document, key, metadata) for document in kept]
         return kept, metadata
@@ -191,6 +188,12 @@ def _check_relevance(relevance: object) -> Relevance:
         "relevance must be a metadata key (str) or a callable Document -> float, "
         f"got {_messages._typed(relevance)}"
     )
+
+
+def _check_metadata_key(metadata_key: object) -> str | None:
+    if metadata_key is None or isinstance(metadata_key, str):
+        return metadata_key
+    raise TypeError(f"metadata_key must be a str or None, got {_messages._typed(metadata_key)}")
 
 
 def _with_metadata(document: Document, key: str, metadata: SkeletonMetadata) -> Document:
