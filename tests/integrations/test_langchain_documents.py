@@ -182,15 +182,18 @@ def test_token_counter_instance(backend: str) -> None:
     assert (metadata.original_tokens, metadata.compressed_tokens) == (9, 5)
 
 
-def test_encoding_name_counts_on_rust_and_is_refused_on_python(backend: str) -> None:
+@pytest.mark.parametrize("encoding", [None, "o200k_base", "cl100k_base"])
+def test_encoding_name_counts_on_rust_and_is_refused_on_python(
+    backend: str, encoding: str | None
+) -> None:
     given_documents = [scored("a", 3, 0.9), scored("b", 2, 0.2), scored("c", 4, 0.5)]
     if backend == "python":
         with pytest.raises(ImportError, match="only a callable counter counts tokens"):
-            SkeletonDocumentCompressor(5, "cl100k_base", backend=backend)
+            SkeletonDocumentCompressor(5, encoding, backend=backend)
         return
-    compressor = SkeletonDocumentCompressor(5, "cl100k_base", backend=backend)
+    compressor = SkeletonDocumentCompressor(5, encoding, backend=backend)
     kept, metadata = compressor.compress_with_metadata(given_documents)
-    # "w w w" is 3 tokens in cl100k_base: one per word.
+    # "w w w" is 3 tokens in both encodings: one per word.
     assert kept_ids(kept) == ["a", "b"]
     assert metadata.original_tokens == 9
 
@@ -434,11 +437,11 @@ ROW = st.tuples(
 )
 @given(
     rows=st.lists(ROW, max_size=12),
-    budget=st.integers(0, 40),
+    budget=st.one_of(st.integers(0, 4), st.integers(0, 40)),
     strategy=st.sampled_from(["greedy", "prefix", "density", "optimal"]),
     order=st.sampled_from(["ranking", "input", "edges"]),
     min_relevance=st.sampled_from([0.0, 0.3]),
-    on_overflow=st.sampled_from(["keep_top", "strict"]),
+    on_overflow=st.sampled_from(["keep_top", "strict", "raise"]),
 )
 def test_keeps_what_compress_keeps_of_the_same_fragments(
     backend: str,
@@ -466,8 +469,17 @@ def test_keeps_what_compress_keeps_of_the_same_fragments(
         ContextFragment(f"{index:03d}", count, score) for index, (count, score) in enumerate(rows)
     )
     compressor = SkeletonDocumentCompressor(budget, words, **options)  # type: ignore[arg-type]
+    try:
+        expected = compress(fragments, budget, **options)  # type: ignore[arg-type]
+    except BudgetExceededError as refused:
+        with pytest.raises(BudgetExceededError) as raised:
+            compressor.compress_with_metadata(given_documents)
+        assert (raised.value.needed_tokens, str(raised.value)) == (
+            refused.needed_tokens,
+            str(refused),
+        )
+        return
     kept, metadata = compressor.compress_with_metadata(given_documents)
-    expected = compress(fragments, budget, **options)  # type: ignore[arg-type]
     place = {id(document): index for index, document in enumerate(given_documents)}
     assert [place[id(document)] for document in kept] == [
         int(fragment.fragment_id) for fragment in expected.fragments
