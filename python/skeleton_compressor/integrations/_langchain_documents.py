@@ -1,0 +1,201 @@
+"""A LangChain document compressor that keeps the retrieved documents a token budget allows:
+the most relevant first, or by total relevance, under the library's policy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Union
+
+from langchain_core.callbacks import Callbacks
+from langchain_core.documents import BaseDocumentCompressor, Document
+from pydantic import ConfigDict, PrivateAttr, SkipValidation
+
+from .. import _messages
+from ..tokens import TokenCounter
+from ..types import SkeletonMetadata
+from ._packing import Packing, missing_score_error
+
+__all__ = ["SkeletonDocumentCompressor"]
+
+CONTAINER = "documents"
+Relevance = Union[str, Callable[[Document], float]]
+
+
+class SkeletonDocumentCompressor(BaseDocumentCompressor):
+    """Keeps the documents that fit `skeleton_budget` tokens, chosen by relevance under the
+    library's strategy and policy; for `ContextualCompressionRetriever` or a
+    `DocumentCompressorPipeline` (after a reranker that scores the documents).
+
+    Attributes:
+        skeleton_budget: the tokens the kept documents may take, an int >= 0.
+        token_counter: counts each document's `page_content`: a `TokenCounter`, an encoding's
+            name (`"o200k_base"`, `"cl100k_base"`), a callable `str -> int`, or None for
+            `o200k_base`.
+        relevance: where a document's relevance in [0, 1] comes from: the key of
+            `Document.metadata` holding it (`"relevance_score"`, where LangChain's rerankers
+            put theirs), or a callable `Document -> float`.
+        strategy: `"greedy"`, `"prefix"`, `"density"` or `"optimal"`.
+        min_relevance: documents less relevant than this are never kept.
+        on_overflow: `"keep_top"`, `"strict"` or `"raise"`, when nothing fits.
+        order: the kept documents' order: `"ranking"` (most relevant first), `"input"` (as
+            retrieved) or `"edges"` (most relevant at both ends).
+        backend: `"auto"`, `"rust"` or `"python"`.
+        metadata_key: None to return the very documents passed in; a key to return copies
+            whose metadata holds, under it, the compression's `SkeletonMetadata.to_dict()`.
+
+    The options are checked when the compressor is made, raising the library's errors (a
+    `ValueError` for an unknown strategy, a `TypeError` for a budget that is not an int).
+    Documents tied in relevance are ranked in the order they were retrieved.
+
+    Raises (from `compress_documents`):
+        FragmentTypeError: `documents[i]` has no relevance (the metadata key is missing), or
+            a relevance that is not a real number, or a bad count from a callable counter.
+        FragmentValueError: `documents[i]` has a relevance outside [0, 1] (or NaN).
+        BudgetExceededError: under `on_overflow="raise"`, nothing fits the budget.
+        TypeError: an item is not a `Document`.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    # Validated by the library (its own errors, at construction), not by pydantic.
+    skeleton_budget: SkipValidation[int]
+    token_counter: SkipValidation[TokenCounter | str | Callable[[str], int] | None] = None
+    relevance: SkipValidation[Relevance] = "relevance_score"
+    strategy: SkipValidation[str] = "greedy"
+    min_relevance: SkipValidation[float] = 0.0
+    on_overflow: SkipValidation[str] = "keep_top"
+    order: SkipValidation[str] = "ranking"
+    backend: SkipValidation[str] = "auto"
+    metadata_key: SkipValidation[str | None] = None
+
+    _packing: Packing | None = PrivateAttr(default=None)
+    _packed_with: tuple[object, ...] = PrivateAttr(default=())
+
+    def __init__(
+        self,
+        skeleton_budget: int,
+        token_counter: TokenCounter | str | Callable[[str], int] | None = None,
+        *,
+        relevance: Relevance = "relevance_score",
+        strategy: str = "greedy",
+        min_relevance: float = 0.0,
+        on_overflow: str = "keep_top",
+        order: str = "ranking",
+        backend: str = "auto",
+        metadata_key: str | None = None,
+    ) -> None:
+        fields: dict[str, object] = {
+            "skeleton_budget": skeleton_budget,
+            "token_counter": token_counter,
+            "relevance": relevance,
+            "strategy": strategy,
+            "min_relevance": min_relevance,
+            "on_overflow": on_overflow,
+            "order": order,
+            "backend": backend,
+            "metadata_key": metadata_key,
+        }
+        super().__init__(**fields)
+        # Here rather than in a pydantic validator, which would wrap the library's errors.
+        self._current_packing()
+        _check_relevance(relevance)
+        _check_metadata_key(metadata_key)
+
+    def compress_documents(
+        self,
+        documents: Sequence[Document],
+        query: str,
+        callbacks: Callbacks | None = None,
+    ) -> Sequence[Document]:
+        """The documents kept within the budget, in the compressor's `order`: the very
+        objects passed in, or copies carrying the metadata when `metadata_key` is set.
+
+        Args:
+            documents: the retrieved documents.
+            query: the query (not read: relevance comes from each document).
+            callbacks: not used.
+        """
+        return self.compress_with_metadata(documents)[0]
+
+    def compress_with_metadata(
+        self, documents: Sequence[Document]
+    ) -> tuple[list[Document], SkeletonMetadata]:
+        """The documents `compress_documents` returns, and the compression's metadata (the
+        tokens before and after, the budget, the documents kept, the relevance kept)."""
+        packing = self._current_packing()
+        rows = list(documents)
+        for index, document in enumerate(rows):
+            if not isinstance(document, Document):
+                raise TypeError(
+                    f"{CONTAINER}[{index}] must be a Document, got {_messages._typed(document)}"
+                )
+        ids = [document.id for document in rows]
+        scores = self._scores(rows)
+        counts = packing.token_counts([document.page_content for document in rows], CONTAINER, ids)
+        result = packing.select(counts, scores, CONTAINER, ids=ids)
+        metadata = result.metadata
+        kept = [rows[index] for index in result.indices]
+        key = _check_metadata_key(self.metadata_key)
+        if key is not None:
+            kept = [_with_metadata(document, key, metadata) for document in kept]
+        return kept, metadata
+
+    def _scores(self, documents: list[Document]) -> list[object]:
+        relevance = _check_relevance(self.relevance)
+        if not isinstance(relevance, str):
+            return [relevance(document) for document in documents]
+        try:
+            return [document.metadata[relevance] for document in documents]
+        except KeyError:
+            for index, document in enumerate(documents):
+                if relevance not in document.metadata:
+                    raise missing_score_error(
+                        CONTAINER, index, document.id, f"metadata[{relevance!r}]"
+                    ) from None
+            raise  # a KeyError from a mapping that does not hold what it says it holds
+
+    def _current_packing(self) -> Packing:
+        """The packing for the current options, made again when one was changed (by
+        assignment or `model_copy(update=...)`, which do not run `__init__`)."""
+        options = (
+            self.skeleton_budget,
+            self.token_counter,
+            self.strategy,
+            self.min_relevance,
+            self.on_overflow,
+            self.order,
+            self.backend,
+        )
+        packing = self._packing
+        if packing is None or any(now is not then for now, then in zip(options, self._packed_with)):
+            packing = Packing(
+                self.skeleton_budget,
+                self.token_counter,
+                strategy=self.strategy,
+                min_relevance=self.min_relevance,
+                on_overflow=self.on_overflow,
+                order=self.order,
+                backend=self.backend,
+            )
+            self._packing, self._packed_with = packing, options
+        return packing
+
+
+def _check_relevance(relevance: object) -> Relevance:
+    if isinstance(relevance, str) or callable(relevance):
+        return relevance
+    raise TypeError(
+        "relevance must be a metadata key (str) or a callable Document -> float, "
+        f"got {_messages._typed(relevance)}"
+    )
+
+
+def _check_metadata_key(metadata_key: object) -> str | None:
+    if metadata_key is None or isinstance(metadata_key, str):
+        return metadata_key
+    raise TypeError(f"metadata_key must be a str or None, got {_messages._typed(metadata_key)}")
+
+
+def _with_metadata(document: Document, key: str, metadata: SkeletonMetadata) -> Document:
+    # A copy each, with metadata of its own, so that changing one changes no other.
+    return document.model_copy(update={"metadata": {**document.metadata, key: metadata.to_dict()}})
