@@ -18,27 +18,25 @@ __all__ = [
 ]
 
 RAISE = "raise"
+_EXPECTED = "missing_score must be 'raise' or a real number in [0, 1]"
 
 
 def checked_missing_score(value: object) -> float | None:
     """The relevance given to items without a score: None for `"raise"` (such an item is an
     error), else a real number in [0, 1] as a float."""
-    if plain_str(value) == RAISE:
+    text = plain_str(value)
+    if text == RAISE:
         return None
+    if text is not None:
+        raise ValueError(f"{_EXPECTED}, got {_messages.describe(value)}")
     if type(value) is bool or not safe_isinstance(value, numbers.Real):
-        raise TypeError(
-            f"missing_score must be 'raise' or a real number in [0, 1], got "
-            f"{_messages.describe(value)} ({type(value).__name__})"
-        )
+        raise TypeError(f"{_EXPECTED}, got {_messages.describe(value)} ({type(value).__name__})")
     try:
         score = float(value)  # type: ignore[arg-type]
     except (OverflowError, ValueError):
         score = float("nan")
     if not 0.0 <= score <= 1.0:
-        raise ValueError(
-            f"missing_score must be 'raise' or a real number in [0, 1], got "
-            f"{_messages.describe(value)}"
-        )
+        raise ValueError(f"{_EXPECTED}, got {_messages.describe(value)}")
     return score + 0.0  # -0.0 scores as 0.0
 
 
