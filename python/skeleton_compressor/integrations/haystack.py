@@ -4,10 +4,13 @@ budget allows. Importing this module imports haystack-ai
 
 from __future__ import annotations
 
+import inspect
+import types
 from typing import Any
 
 from haystack import Document, component, default_from_dict, default_to_dict
 from haystack.core.errors import SerializationError
+from haystack.utils import deserialize_callable, serialize_callable
 
 from .._messages import describe
 from .._values import plain_str
@@ -40,9 +43,11 @@ class SkeletonDocumentPacker:
     Args:
         skeleton_budget: the tokens the kept documents may take, an int >= 0.
         token_counter: a `TokenCounter`, an encoding's name (`"o200k_base"`,
-            `"cl100k_base"`), a callable `str -> int`, or None for `o200k_base`. A callable
-            works but cannot be serialised: `to_dict` (and so `Pipeline.dumps`) raises
-            `SerializationError`; a `TokenCounter` is serialised as its encoding's name.
+            `"cl100k_base"`), a callable `str -> int`, or None for `o200k_base`. `to_dict`
+            (and so `Pipeline.dumps`) saves a `TokenCounter` as its encoding's name and a
+            module-level function as `{"callable": "package.module.function"}` (loaded back
+            where Haystack's deserialisation allowlist admits its module); a lambda, a nested
+            function or another callable object cannot be saved (`SerializationError`).
         strategy: `greedy`, `prefix`, `density` or `optimal`.
         min_relevance: documents scored below it are not kept, a real number in [0, 1].
         on_overflow: `keep_top`, `strict` or `raise` (`BudgetExceededError`), for when
@@ -160,15 +165,16 @@ class SkeletonDocumentPacker:
 
     def to_dict(self) -> dict[str, Any]:
         """The component's init parameters, for `Pipeline.dumps()`; the token counter as an
-        encoding's name.
+        encoding's name or a function's import path.
 
         Raises:
-            SerializationError: the token counter is a callable, which has no name to save.
+            SerializationError: the token counter is a lambda, a nested function or another
+                callable object, which has no import path to save.
         """
         return default_to_dict(
             self,
             skeleton_budget=self.skeleton_budget,
-            token_counter=_counter_name(self.token_counter),
+            token_counter=_saved_counter(self.token_counter),
             strategy=self.strategy,
             min_relevance=self.min_relevance,
             on_overflow=self.on_overflow,
@@ -179,11 +185,26 @@ class SkeletonDocumentPacker:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> SkeletonDocumentPacker:
-        """The component `to_dict` describes."""
+        """The component `to_dict` describes.
+
+        Raises:
+            DeserializationError: a saved counter function is not found, or its module is not
+                on Haystack's deserialisation allowlist.
+        """
+        parameters = data.get("init_parameters", {})
+        counter = parameters.get("token_counter")
+        if isinstance(counter, dict) and set(counter) == {_CALLABLE}:
+            function = deserialize_callable(counter[_CALLABLE])
+            data = {**data, "init_parameters": {**parameters, "token_counter": function}}
         return default_from_dict(cls, data)
 
 
-def _counter_name(counter: object) -> str | None:
+_CALLABLE = "callable"
+
+
+def _saved_counter(counter: object) -> str | dict[str, str] | None:
+    """The token counter as `to_dict` saves it: None, an encoding's name, or a function's
+    import path."""
     if counter is None:
         return None
     name = plain_str(counter)
@@ -191,8 +212,23 @@ def _counter_name(counter: object) -> str | None:
         return name
     if type(counter) is TokenCounter:
         return counter.encoding
-    raise SerializationError(
-        f"SkeletonDocumentPacker cannot be serialised with token_counter={counter!r}: only an "
-        f"encoding's name (o200k_base, cl100k_base) or a TokenCounter can be saved; give one "
-        f"of those to save the pipeline"
+    try:
+        if not _importable_function(counter):
+            raise SerializationError("it is not a function defined in a module.")
+        path = serialize_callable(counter)
+    except SerializationError as error:
+        raise SerializationError(
+            f"SkeletonDocumentPacker cannot save token_counter={describe(counter)}: {error} "
+            f"Give an encoding's name (o200k_base, cl100k_base), a TokenCounter or a "
+            f"module-level function to save the pipeline"
+        ) from error
+    return {_CALLABLE: path}
+
+
+def _importable_function(counter: object) -> bool:
+    # A function, or a built-in function of a module (not a method bound to an object).
+    if inspect.isfunction(counter):
+        return True
+    return inspect.isbuiltin(counter) and isinstance(
+        getattr(counter, "__self__", None), types.ModuleType
     )
