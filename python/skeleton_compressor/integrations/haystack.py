@@ -213,7 +213,7 @@ def _saved_counter(counter: object) -> str | dict[str, str] | None:
     if type(counter) is TokenCounter:
         return counter.encoding
     try:
-        if not _importable_function(counter):
+        if not callable(counter) or not _importable_function(counter):
             raise SerializationError("it is not a function defined in a module.")
         path = serialize_callable(counter)
     except SerializationError as error:
