@@ -107,6 +107,7 @@ def assert_valid(
     # Every tool message in the block right after the AI message making its call; every
     # answer the input holds to a kept call kept in that block.
     caller: AIMessage | None = None
+    block: list[ToolMessage] = []
     for message in kept:
         if isinstance(message, ToolMessage):
             assert caller is not None, f"tool message {message.id} follows no tool call"
@@ -116,7 +117,7 @@ def assert_valid(
         if caller is not None:
             assert_answered(caller, block, messages)
         caller = message if isinstance(message, AIMessage) and call_ids_of(message) else None
-        block: list[ToolMessage] = []
+        block = []
     if caller is not None:
         assert_answered(caller, block, messages)
     pinned = sum(counter(m) for m in [*systems, *humans[-1:]])

@@ -208,7 +208,8 @@ def pack_messages(
         return PackedMessages(chosen, metadata) if with_metadata else chosen
 
     if messages is None:
-        return RunnableLambda(pack, name="pack_messages")
+        runnable: Runnable[MessagesInput, Any] = RunnableLambda(pack, name="pack_messages")
+        return runnable
     return pack(messages)
 
 
