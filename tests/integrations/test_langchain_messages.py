@@ -16,6 +16,7 @@ lc = framework("langchain_core")
 from langchain_core.messages import (  # noqa: E402
     AIMessage,
     BaseMessage,
+    ChatMessage,
     HumanMessage,
     SystemMessage,
     ToolMessage,
@@ -44,7 +45,7 @@ def tool_call(call_id: str, name: str = "search", **args: object) -> dict[str, o
     return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
 
 
-def calls(message_id: str, *call_ids: str, text: str = "") -> AIMessage:
+def calls(message_id: str | None, *call_ids: str, text: str = "") -> AIMessage:
     return AIMessage(text, id=message_id, tool_calls=[tool_call(c, q=c) for c in call_ids])
 
 
@@ -395,6 +396,36 @@ def test_an_unanswered_call_at_the_end_is_kept_alone(backend: str) -> None:
     assert packed == messages
 
 
+def test_a_system_message_in_the_middle_is_pinned_in_its_place(backend: str) -> None:
+    messages = [
+        SystemMessage("Be brief.", id="s1"),
+        HumanMessage("Hi.", id="h1"),
+        AIMessage("Hello.", id="a1"),
+        SystemMessage("The user is an admin.", id="s2"),
+        HumanMessage("Reset the cache.", id="h2"),
+        AIMessage("Done.", id="a2"),
+        HumanMessage("Thanks.", id="h3"),
+    ]
+    # Pinned s1, s2, h3 (3); a2 fits in the 1 left but opens no turn, so h2's turn is
+    # pinned, and then a2 no longer fits.
+    packed = pack_messages(messages, skeleton_budget=4, token_counter=one_each, backend=backend)
+    assert ids(packed) == ["s1", "s2", "h2", "h3"]
+    packed = pack_messages(messages, skeleton_budget=5, token_counter=one_each, backend=backend)
+    assert ids(packed) == ["s1", "s2", "h2", "a2", "h3"]
+
+
+def test_chat_messages_of_the_user_and_system_roles_count_as_those(backend: str) -> None:
+    messages = [
+        ChatMessage("Be brief.", role="system", id="s"),
+        ChatMessage("Hi.", role="user", id="u1"),
+        ChatMessage("Hello.", role="assistant", id="a1"),
+        ChatMessage("Bye.", role="user", id="u2"),
+    ]
+    # s and u2 pinned (2); a1 fits in the 1 left, opens no turn: u1's turn is pinned instead.
+    packed = pack_messages(messages, skeleton_budget=3, token_counter=one_each, backend=backend)
+    assert ids(packed) == ["s", "u1", "u2"]
+
+
 def test_relevance_may_come_from_a_callable(backend: str) -> None:
     messages = history()
     favourite = {"h2": 1.0, "a3": 0.0}
@@ -573,8 +604,11 @@ def fuzz_count(message: BaseMessage) -> int:
 
 @st.composite
 def chats(draw: st.DrawFn) -> list[BaseMessage]:
+    """Turns of a question and steps: replies, or parallel calls answered in any order (one
+    of them now and then a call that failed to parse), outputs short or long; sometimes a
+    first message off a turn, sometimes a last call still unanswered."""
     messages: list[BaseMessage] = [SystemMessage(draw(WORDS))] if draw(st.booleans()) else []
-    if draw(st.integers(0, 9)) == 0:  # a history that starts off a turn
+    if draw(st.integers(0, 9)) == 0:
         messages.append(AIMessage(draw(WORDS)))
     made = 0
     for _ in range(draw(st.integers(0, 6))):
@@ -586,12 +620,22 @@ def chats(draw: st.DrawFn) -> list[BaseMessage]:
                 continue
             call_ids = [f"call_{made + k}" for k in range(width)]
             made += width
+            broken = call_ids[:1] if draw(st.integers(0, 4)) == 0 else []
             messages.append(
-                AIMessage(draw(WORDS), tool_calls=[tool_call(c, q=draw(WORDS)) for c in call_ids])
+                AIMessage(
+                    draw(WORDS),
+                    tool_calls=[tool_call(c, q=draw(WORDS)) for c in call_ids if c not in broken],
+                    invalid_tool_calls=[
+                        {"name": "search", "args": "{", "id": c, "error": "bad JSON"}
+                        for c in broken
+                    ],
+                )
             )
             for call_id in draw(st.permutations(call_ids)):
                 output = draw(st.one_of(WORDS, LONG_OUTPUT))
                 messages.append(ToolMessage(output, tool_call_id=call_id))
+    if draw(st.integers(0, 4)) == 0:
+        messages.append(calls(None, f"call_{made}"))
     return messages
 
 

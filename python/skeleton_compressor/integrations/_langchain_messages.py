@@ -12,6 +12,7 @@ from typing import Any, Literal, NamedTuple, TypeAlias, cast, overload
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
+    ChatMessage,
     HumanMessage,
     SystemMessage,
     ToolMessage,
@@ -135,7 +136,8 @@ def pack_messages(
     one of them (by `tool_call_id`), and, with `start_on_human`, the first message after the
     system messages a `HumanMessage`. The other messages are chosen by the library's
     `strategy` by relevance, and come back as the very objects passed in, in their original
-    order.
+    order. A `ChatMessage` of role `system` counts as a system message, of role `user` or
+    `human` as a human one; other messages are chosen like replies.
 
     Without `messages`, returns a `Runnable` doing the same (the options checked now), to
     chain as `prompt | pack_messages(skeleton_budget=...) | model`.
@@ -281,9 +283,10 @@ def _shapes(messages: Sequence[BaseMessage]) -> list[MessageShape]:
     shapes: list[MessageShape] = []
     latest_human = None
     for index, message in enumerate(messages):
-        if isinstance(message, SystemMessage):
+        role = message.role if isinstance(message, ChatMessage) else None
+        if isinstance(message, SystemMessage) or role == "system":
             shapes.append(_SYSTEM)
-        elif isinstance(message, HumanMessage):
+        elif isinstance(message, HumanMessage) or role in ("user", "human"):
             latest_human = index
             shapes.append(_HUMAN)
         elif isinstance(message, AIMessage):
