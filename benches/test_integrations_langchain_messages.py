@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import random
 from collections.abc import Callable, Sequence
 from statistics import mean
 
+import pytest
 from support.frameworks import framework
 
 lc = framework("langchain_core")
@@ -44,10 +46,10 @@ def words(rng: random.Random, low: int, high: int) -> str:
     return " ".join(rng.choice(vocabulary) for _ in range(rng.randint(low, high)))
 
 
-def agent_spec(rng: random.Random, size: int) -> Spec:
+def agent_spec(rng: random.Random, size: int, longest: int = 400) -> Spec:
     """An agent's history: a system prompt, then turns of a question and up to four steps,
     each a reply or one to three parallel tool calls answered in any order, the outputs
-    mostly short and now and then long (log-uniform, 1 to 400 lines)."""
+    mostly short and now and then long (log-uniform, 1 to `longest` lines)."""
     spec: Spec = [("system", words(rng, 20, 60), ())]
     made = 0
     while len(spec) < size:
@@ -61,7 +63,7 @@ def agent_spec(rng: random.Random, size: int) -> Spec:
             made += width
             spec.append(("calls", words(rng, 0, 12), ids))
             for call_id in rng.sample(ids, width):
-                lines = int(2 ** rng.uniform(0, 8.65))
+                lines = int(2 ** rng.uniform(0, math.log2(longest + 1)))
                 spec.append(("tool", (words(rng, 4, 12) + "\n") * lines, (call_id,)))
     while spec[-1][0] in ("calls", "tool"):  # end on a whole turn step
         spec.pop()
@@ -191,19 +193,24 @@ def test_tokens_kept_beside_trim_messages() -> None:
 # 10,000 messages: pack_messages beside building them.
 
 
-@functools.cache
-def big_spec() -> Spec:
-    return agent_spec(random.Random(10_000), TARGET)
+# "agent": tool outputs of 1 to 400 lines; "chat": of 1 to 4 lines.
+LONGEST = {"agent": 400, "chat": 4}
 
 
 @functools.cache
-def big_history() -> list[BaseMessage]:
-    return build(big_spec())
+def big_spec(kind: str) -> Spec:
+    return agent_spec(random.Random(10_000), TARGET, LONGEST[kind])
 
 
-def quarter_budget() -> int:
+@functools.cache
+def big_history(kind: str) -> list[BaseMessage]:
+    return build(big_spec(kind))
+
+
+@functools.cache
+def quarter_budget(kind: str) -> int:
     counted = pack_messages(
-        big_history(), skeleton_budget=0, token_counter=COUNTER, with_metadata=True
+        big_history(kind), skeleton_budget=0, token_counter=COUNTER, with_metadata=True
     )
     return counted.metadata.original_tokens // 4
 
@@ -212,36 +219,33 @@ def content_tokens(message: BaseMessage) -> int:
     return len(message.text) // 4 + 3
 
 
-def test_time_building_10000_messages(benchmark) -> None:  # type: ignore[no-untyped-def]
-    spec = big_spec()
-    benchmark.group = "langchain messages, 10,000"
+@pytest.fixture(params=sorted(LONGEST))
+def kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def test_time_building_10000_messages(benchmark, kind: str) -> None:  # type: ignore[no-untyped-def]
+    spec = big_spec(kind)
+    benchmark.group = f"langchain messages, 10,000, {kind}"
     benchmark.pedantic(lambda: build(spec), rounds=5, warmup_rounds=1)
 
 
-def test_time_packing_10000_messages_counted_o200k(benchmark) -> None:  # type: ignore[no-untyped-def]
-    messages, budget = big_history(), quarter_budget()
-    benchmark.group = "langchain messages, 10,000"
+@pytest.mark.parametrize("counter", ["o200k_base", "callable"])
+def test_time_packing_10000_messages(benchmark, kind: str, counter: str) -> None:  # type: ignore[no-untyped-def]
+    messages, budget = big_history(kind), quarter_budget(kind)
+    count = COUNTER if counter == "o200k_base" else content_tokens
+    benchmark.group = f"langchain messages, 10,000, {kind}"
     benchmark.pedantic(
-        lambda: pack_messages(messages, skeleton_budget=budget, token_counter=COUNTER),
+        lambda: pack_messages(messages, skeleton_budget=budget, token_counter=count),
         rounds=5,
         warmup_rounds=1,
     )
 
 
-def test_time_packing_10000_messages_counted_by_a_callable(benchmark) -> None:  # type: ignore[no-untyped-def]
-    messages, budget = big_history(), quarter_budget()
-    benchmark.group = "langchain messages, 10,000"
-    benchmark.pedantic(
-        lambda: pack_messages(messages, skeleton_budget=budget, token_counter=content_tokens),
-        rounds=5,
-        warmup_rounds=1,
-    )
-
-
-def test_packing_10000_messages_beside_building_them() -> None:
-    spec, messages, budget = big_spec(), big_history(), quarter_budget()
+def test_packing_10000_messages_beside_building_them(kind: str) -> None:
+    spec, messages, budget = big_spec(kind), big_history(kind), quarter_budget(kind)
     chars = sum(len(text) for _, text, _ in spec)
-    print(f"\n{len(messages):,} messages, {chars / len(messages):.0f} characters a message")
+    print(f"\n{kind}: {len(messages):,} messages, {chars / len(messages):.0f} characters a message")
     for backend in ("rust", "python"):
         pack = functools.partial(pack_messages, messages, skeleton_budget=budget, backend=backend)
         build_time, callable_time, o200k_time = best_times(
