@@ -160,9 +160,8 @@ def pack_messages(
             message at worst). Without a `HumanMessage` at all, only the system messages
             are kept.
         with_metadata: return `PackedMessages(messages, metadata)` instead of the list.
-        strategy: `"greedy"`, `"prefix"` (stop at the first message that does not fit: the
-            latest messages without gaps, like `trim_messages(strategy="last")`),
-            `"density"` or `"optimal"`.
+        strategy: `"greedy"`, `"prefix"` (the latest messages up to the first that does not
+            fit, like `trim_messages(strategy="last")`), `"density"` or `"optimal"`.
         min_relevance: messages scored below it are left out, pinned ones aside.
         on_overflow: when the pinned messages alone exceed the budget, `"keep_top"` keeps
             them (and only them: `metadata.over_budget` says so); `"strict"` and `"raise"`
