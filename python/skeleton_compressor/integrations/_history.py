@@ -77,6 +77,7 @@ def pack_history(
     container: str,
     *,
     start_on_turn: bool = True,
+    ids: Sequence[str | None] | None = None,
 ) -> tuple[list[int], SkeletonMetadata]:
     """The indices of the messages kept, in input order, and the metadata.
 
@@ -85,38 +86,48 @@ def pack_history(
     a turn (a user message that answers no call), as chat APIs that want a history to start
     with a user message require: when the selection starts elsewhere, the turn that message
     belongs to is pinned too, what comes before it left out, and the rest chosen again (a
-    later turn when that one does not fit beside the pinned messages)."""
+    later turn when that one does not fit beside the pinned messages, an earlier one when no
+    later one does). When no turn can start it, only the pinned messages (with the tool
+    calls they belong to) are kept.
+
+    The kept messages fit the budget unless the pinned ones alone exceed it: under
+    `on_overflow="keep_top"` those are then kept alone, but the one unit `keep_top` keeps
+    when nothing fits is not (nothing is kept instead), as a model refuses a history over
+    its budget.
+
+    `ids` (optional) names the messages in errors beside their index. Counts and scores are
+    checked as the library checks them, errors naming `<container>[i]`."""
     groups = tool_groups(shapes, container)
     counts = [
-        _values.token_count(count, index, None, container)
+        _values.token_count(count, index, None if ids is None else ids[index], container)
         for index, count in enumerate(token_counts)
     ]
     first = _select(
-        packing, range(len(shapes)), shapes, groups, counts, relevance_scores, container
+        packing, range(len(shapes)), shapes, groups, counts, relevance_scores, container, ids
     )
     kept, metadata = first
-    if not start_on_turn:
+    if metadata.over_budget and not any(shape.pinned for shape in shapes):
+        # keep_top's one unit kept when nothing fits: a history over the budget is refused
+        # by the model it is for, so only pinned messages may take it over.
+        return [], _of_whole_history(_nothing_kept(metadata), metadata)
+    if not start_on_turn or _starts_on_turn(kept, shapes):
         return first
-    start = _turn_to_start_on(kept, shapes, groups, counts, packing.skeleton_budget)
+    units = _Units(shapes, groups, counts)
+    start = units.turn_to_start_on(_first_unpinned(kept, shapes), packing.skeleton_budget)
     if start is None:
-        return first
-    reaches_back = _reaching_back(groups, start)
-    rows = [
-        index
-        for index in range(len(shapes))
-        if (index >= start and groups[index] not in reaches_back)
-        or (index < start and shapes[index].pinned and groups[index] is None)
-    ]
-    pinned_start = [*shapes]
-    pinned_start[start] = MessageShape(True, True, shapes[start].calls, shapes[start].answers)
-    kept, second = _select(packing, rows, pinned_start, groups, counts, relevance_scores, container)
-    return kept, replace(
-        second,
-        original_tokens=metadata.original_tokens,
-        ratio=second.compressed_tokens / metadata.original_tokens if kept else 1.0,
-        fragments_total=metadata.fragments_total,
-        value_bound=metadata.value_bound,
-    )
+        rows = units.required_rows()
+        pinned = list(shapes)
+    else:
+        rows = [
+            index
+            for index in range(len(shapes))
+            if (index >= start and not units.reaches_before(groups[index], start))
+            or (index < start and shapes[index].pinned and groups[index] is None)
+        ]
+        pinned = [*shapes]
+        pinned[start] = replace(shapes[start], pinned=True)
+    kept, second = _select(packing, rows, pinned, groups, counts, relevance_scores, container, ids)
+    return kept, _of_whole_history(second, metadata)
 
 
 def _select(
@@ -127,12 +138,14 @@ def _select(
     counts: Sequence[int],
     relevance_scores: Sequence[object],
     container: str,
+    ids: Sequence[str | None] | None,
 ) -> tuple[list[int], SkeletonMetadata]:
     row_groups = [groups[index] for index in rows]
     result = packing.select(
         [counts[index] for index in rows],
         [relevance_scores[index] for index in rows],
         container,
+        ids=None if ids is None else [ids[index] for index in rows],
         required=[shapes[index].pinned for index in rows],
         groups=row_groups if any(group is not None for group in row_groups) else None,
         order="input",
@@ -140,49 +153,108 @@ def _select(
     return [rows[row] for row in result.indices], result.metadata
 
 
-def _turn_to_start_on(
-    kept: Sequence[int],
-    shapes: Sequence[MessageShape],
-    groups: Sequence[str | None],
-    counts: Sequence[int],
-    budget: int,
-) -> int | None:
-    """The turn a valid history starts on, when the selection starts elsewhere: the latest
-    turn opened at or before the first kept message, or the first later one that fits beside
-    the pinned messages and whose history does not reach back before it. None when the
-    selection is already valid, or no turn can start it."""
-    leading = 0
-    while (
-        leading < len(kept)
-        and shapes[kept[leading]].pinned
-        and not shapes[kept[leading]].opens_turn
-    ):
-        leading += 1
-    if leading == len(kept):
-        return None
-    first = kept[leading]
-    if _opens_turn(shapes[first]):
-        return None
-    pinned_tokens = sum(count for shape, count in zip(shapes, counts) if shape.pinned)
-    turns = [index for index, shape in enumerate(shapes) if _opens_turn(shape)]
-    before = [index for index in turns if index <= first]
-    candidates = [before[-1]] if before else []
-    candidates += [index for index in turns if index > first]
-    for start in candidates:
-        if shapes[start].pinned or pinned_tokens + counts[start] <= budget:
-            reaches_back = _reaching_back(groups, start)
-            if not any(
-                shape.pinned and group in reaches_back for shape, group in zip(shapes, groups)
-            ):
-                return start
-    return None
+def _of_whole_history(second: SkeletonMetadata, first: SkeletonMetadata) -> SkeletonMetadata:
+    """The metadata of a selection made again over part of the history, reported against the
+    whole of it; the value bound covers both selections' policies (the second pins a turn)."""
+    original = first.original_tokens
+    bounds = [bound for bound in (first.value_bound, second.value_bound) if bound is not None]
+    return replace(
+        second,
+        original_tokens=original,
+        ratio=second.compressed_tokens / original if original else 1.0,
+        fragments_total=first.fragments_total,
+        value_bound=max(bounds) if bounds else None,
+    )
 
 
-def _reaching_back(groups: Sequence[str | None], start: int) -> set[str | None]:
-    """The tool groups with a message before `start` (a history starting there cannot hold
-    them whole)."""
-    return {group for group in groups[:start] if group is not None}
+def _nothing_kept(metadata: SkeletonMetadata) -> SkeletonMetadata:
+    return replace(
+        metadata,
+        compressed_tokens=0,
+        ratio=0.0 if metadata.original_tokens else 1.0,
+        fragments_kept=0,
+        value_kept=None if metadata.value_kept is None else 0.0,
+    )
 
 
 def _opens_turn(shape: MessageShape) -> bool:
     return shape.opens_turn and not shape.answers
+
+
+def _first_unpinned(kept: Sequence[int], shapes: Sequence[MessageShape]) -> int | None:
+    """The first kept message after the pinned ones that lead the history and open no turn
+    (the system messages); None when there is none."""
+    for index in kept:
+        shape = shapes[index]
+        if not shape.pinned or shape.opens_turn:
+            return index
+    return None
+
+
+def _starts_on_turn(kept: Sequence[int], shapes: Sequence[MessageShape]) -> bool:
+    first = _first_unpinned(kept, shapes)
+    return first is None or _opens_turn(shapes[first])
+
+
+class _Units:
+    """The tool groups' extents and the tokens of each unit, for choosing a turn to start on
+    in one pass over the history."""
+
+    def __init__(
+        self,
+        shapes: Sequence[MessageShape],
+        groups: Sequence[str | None],
+        counts: Sequence[int],
+    ) -> None:
+        self.shapes, self.groups, self.counts = shapes, groups, counts
+        self.first_of: dict[str, int] = {}
+        self.tokens_of: dict[str, int] = {}
+        required: set[str] = set()
+        self.required_tokens = 0
+        for index, (shape, group, count) in enumerate(zip(shapes, groups, counts, strict=True)):
+            if group is None:
+                self.required_tokens += count if shape.pinned else 0
+                continue
+            self.first_of.setdefault(group, index)
+            self.tokens_of[group] = self.tokens_of.get(group, 0) + count
+            if shape.pinned:
+                required.add(group)
+        self.required_groups = required
+        self.required_tokens += sum(self.tokens_of[group] for group in required)
+        # A history starting after this index cannot hold every required group whole.
+        self.latest_start = min((self.first_of[group] for group in required), default=None)
+
+    def reaches_before(self, group: str | None, start: int) -> bool:
+        """Whether the tool group has a message before `start`."""
+        return group is not None and self.first_of[group] < start
+
+    def required_rows(self) -> list[int]:
+        return [
+            index
+            for index, (shape, group) in enumerate(zip(self.shapes, self.groups, strict=True))
+            if shape.pinned or group in self.required_groups
+        ]
+
+    def turn_to_start_on(self, first: int | None, budget: int) -> int | None:
+        """The turn a valid history starts on, when the selection starts on `first`, which
+        opens none: the latest turn opened at or before it; or else the first later one whose
+        unit fits beside the required units (a pinned one always does); or else the latest
+        earlier one that fits. A turn qualifies when no required unit, and not its own unit,
+        has a message before it. None when no turn qualifies."""
+        if first is None:
+            return None
+        turns = [index for index, shape in enumerate(self.shapes) if _opens_turn(shape)]
+        before = [index for index in turns if index <= first]
+        candidates = before[-1:] + [index for index in turns if index > first] + before[-2::-1]
+        for start in candidates:
+            if self.latest_start is not None and start > self.latest_start:
+                continue
+            group = self.groups[start]
+            if self.reaches_before(group, start):
+                continue
+            if self.shapes[start].pinned or group in self.required_groups:
+                return start
+            extra = self.counts[start] if group is None else self.tokens_of[group]
+            if self.required_tokens + extra <= budget:
+                return start
+        return None

@@ -1,0 +1,340 @@
+"""A chat-history packer for LangChain, a rival to `langchain_core.messages.trim_messages`
+that never breaks a tool call: the system messages and the latest human message pinned, each
+AI message with tool calls kept or dropped together with every tool message answering it,
+the rest chosen by the library's strategies, the result in the original order."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal, NamedTuple, TypeAlias, cast, overload
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.prompt_values import PromptValue
+from langchain_core.runnables import Runnable, RunnableLambda
+
+from .. import _messages
+from ..tokens import TokenCounter
+from ..types import SkeletonMetadata
+from ._history import MessageShape, pack_history
+from ._packing import Packing
+
+__all__ = ["MESSAGE_OVERHEAD", "PackedMessages", "pack_messages"]
+
+CONTAINER = "messages"
+
+MESSAGE_OVERHEAD = 3
+"""Tokens added to each message counted with a `TokenCounter` or an encoding name: the chat
+format's wrapping of a message (role and delimiters; OpenAI's guide counts 3 a message)."""
+
+MessagesInput: TypeAlias = Sequence[BaseMessage] | PromptValue
+MessageTokenCounter: TypeAlias = TokenCounter | str | Callable[[BaseMessage], int]
+
+
+class PackedMessages(NamedTuple):
+    """What `pack_messages(..., with_metadata=True)` returns: the kept messages (the very
+    objects passed in, in their original order) and the library's metadata (tokens before
+    and after, the budget, messages kept of how many, relevance kept of the most any
+    selection could keep)."""
+
+    messages: list[BaseMessage]
+    metadata: SkeletonMetadata
+
+
+@overload
+def pack_messages(
+    messages: MessagesInput,
+    *,
+    skeleton_budget: int,
+    token_counter: MessageTokenCounter | None = None,
+    relevance: Callable[[BaseMessage], float] | None = None,
+    start_on_human: bool = True,
+    with_metadata: Literal[False] = False,
+    strategy: str = "greedy",
+    min_relevance: float = 0.0,
+    on_overflow: str = "keep_top",
+    backend: str = "auto",
+) -> list[BaseMessage]: ...
+
+
+@overload
+def pack_messages(
+    messages: MessagesInput,
+    *,
+    skeleton_budget: int,
+    token_counter: MessageTokenCounter | None = None,
+    relevance: Callable[[BaseMessage], float] | None = None,
+    start_on_human: bool = True,
+    with_metadata: Literal[True],
+    strategy: str = "greedy",
+    min_relevance: float = 0.0,
+    on_overflow: str = "keep_top",
+    backend: str = "auto",
+) -> PackedMessages: ...
+
+
+@overload
+def pack_messages(
+    messages: None = None,
+    *,
+    skeleton_budget: int,
+    token_counter: MessageTokenCounter | None = None,
+    relevance: Callable[[BaseMessage], float] | None = None,
+    start_on_human: bool = True,
+    with_metadata: Literal[False] = False,
+    strategy: str = "greedy",
+    min_relevance: float = 0.0,
+    on_overflow: str = "keep_top",
+    backend: str = "auto",
+) -> Runnable[MessagesInput, list[BaseMessage]]: ...
+
+
+@overload
+def pack_messages(
+    messages: None = None,
+    *,
+    skeleton_budget: int,
+    token_counter: MessageTokenCounter | None = None,
+    relevance: Callable[[BaseMessage], float] | None = None,
+    start_on_human: bool = True,
+    with_metadata: Literal[True],
+    strategy: str = "greedy",
+    min_relevance: float = 0.0,
+    on_overflow: str = "keep_top",
+    backend: str = "auto",
+) -> Runnable[MessagesInput, PackedMessages]: ...
+
+
+def pack_messages(
+    messages: MessagesInput | None = None,
+    *,
+    skeleton_budget: int,
+    token_counter: MessageTokenCounter | None = None,
+    relevance: Callable[[BaseMessage], float] | None = None,
+    start_on_human: bool = True,
+    with_metadata: bool = False,
+    strategy: str = "greedy",
+    min_relevance: float = 0.0,
+    on_overflow: str = "keep_top",
+    backend: str = "auto",
+) -> (
+    list[BaseMessage]
+    | PackedMessages
+    | Runnable[MessagesInput, list[BaseMessage]]
+    | Runnable[MessagesInput, PackedMessages]
+):
+    """The messages of a chat history that fit `skeleton_budget` tokens, always a valid
+    history for chat APIs: every `SystemMessage` and the latest `HumanMessage` kept, each
+    `AIMessage` making tool calls kept or dropped together with every `ToolMessage` answering
+    one of them (by `tool_call_id`), and, with `start_on_human`, the first message after the
+    system messages a `HumanMessage`. The other messages are chosen by the library's
+    `strategy` by relevance, and come back as the very objects passed in, in their original
+    order. A `ChatMessage` of role `system` counts as a system message, of role `user` or
+    `human` as a human one; other messages are chosen like replies.
+
+    Without `messages`, returns a `Runnable` doing the same (the options checked now), to
+    chain as `prompt | pack_messages(skeleton_budget=...) | model`.
+
+    Args:
+        messages: `BaseMessage` objects, or a `PromptValue` (its `to_messages()`).
+        skeleton_budget: the tokens the kept messages may take, an int >= 0.
+        token_counter: a callable `BaseMessage -> int` counting a whole message; or a
+            `TokenCounter` or encoding name (default `"o200k_base"`), which counts the text a
+            model is sent: the text content (text blocks of a list content), the names and
+            JSON arguments of an AI message's tool calls, plus `MESSAGE_OVERHEAD` (3) tokens
+            a message.
+        relevance: a callable `BaseMessage -> float` in [0, 1]; by default recency: of `n`
+            messages, the one at index `i` scores `(i + 1) / n`, the latest 1.0. A tool call
+            and its answers rank by their best (the latest answer's) score.
+        start_on_human: make the history start, after the system messages, on a
+            `HumanMessage`: when the selection starts elsewhere, the human message opening
+            that turn is kept and everything before it (system messages aside) dropped, and
+            the rest chosen again; when it does not fit, a later turn (the latest human
+            message at worst). Without a `HumanMessage` at all, only the system messages
+            are kept.
+        with_metadata: return `PackedMessages(messages, metadata)` instead of the list.
+        strategy: `"greedy"`, `"prefix"` (the latest messages up to the first that does not
+            fit, like `trim_messages(strategy="last")`), `"density"` or `"optimal"`.
+        min_relevance: messages scored below it are left out, pinned ones aside.
+        on_overflow: when the pinned messages alone exceed the budget, `"keep_top"` keeps
+            them (and only them: `metadata.over_budget` says so); `"strict"` and `"raise"`
+            raise `BudgetExceededError`.
+        backend: `"auto"`, `"rust"` or `"python"`.
+
+    Raises:
+        TypeError: an item that is not a `BaseMessage` (naming `messages[i]`), bad options.
+        ValueError: a `ToolMessage` answering a call no earlier message makes, a tool call
+            id made twice (naming `messages[i]`), bad option values.
+        FragmentTypeError, FragmentValueError: a bad token count or relevance score from
+            a callable, naming `messages[i]` and its id.
+        BudgetExceededError: under `on_overflow="strict"` or `"raise"`, as above.
+    """
+    counts_messages = _checked_counter(token_counter)
+    if relevance is not None and not callable(relevance):
+        raise TypeError(
+            "relevance must be None or a callable BaseMessage -> float, got "
+            f"{_messages._typed(relevance)}"
+        )
+    for name, flag in (("start_on_human", start_on_human), ("with_metadata", with_metadata)):
+        if type(flag) is not bool:
+            raise TypeError(f"{name} must be a bool, got {_messages._typed(flag)}")
+    packing = Packing(
+        skeleton_budget,
+        token_counter,  # type: ignore[arg-type]  # a message callable: never given a str
+        strategy=strategy,
+        min_relevance=min_relevance,
+        on_overflow=on_overflow,
+        order="input",
+        backend=backend,
+    )
+    message_counter = cast("Callable[[BaseMessage], int]", token_counter)
+
+    def pack(given: MessagesInput) -> list[BaseMessage] | PackedMessages:
+        items = _message_list(given)
+        kept, metadata = _pack(
+            packing,
+            items,
+            message_counter if counts_messages else None,
+            relevance,
+            start_on_human,
+        )
+        chosen = [items[index] for index in kept]
+        return PackedMessages(chosen, metadata) if with_metadata else chosen
+
+    if messages is None:
+        runnable: Runnable[MessagesInput, Any] = RunnableLambda(pack, name="pack_messages")
+        return runnable
+    return pack(messages)
+
+
+def _checked_counter(token_counter: object) -> bool:
+    """Whether `token_counter` counts messages (a callable) rather than texts; TypeError for
+    anything that is neither."""
+    if token_counter is None or isinstance(token_counter, str | TokenCounter):
+        return False
+    if callable(token_counter):
+        return True
+    raise TypeError(
+        "token_counter must be a TokenCounter, an encoding name or a callable "
+        f"BaseMessage -> int, got {_messages._typed(token_counter)}"
+    )
+
+
+def _message_list(messages: object) -> list[BaseMessage]:
+    if isinstance(messages, PromptValue):
+        return messages.to_messages()
+    if isinstance(messages, str | bytes | BaseMessage) or not isinstance(messages, Iterable):
+        raise TypeError(
+            "messages must be a sequence of langchain_core BaseMessage or a PromptValue, got "
+            f"{_messages._typed(messages)}"
+        )
+    items = list(messages)
+    for index, item in enumerate(items):
+        if not isinstance(item, BaseMessage):
+            raise TypeError(
+                f"{CONTAINER}[{index}] must be a langchain_core BaseMessage "
+                "(convert_to_messages makes them of dicts, tuples and strings), got "
+                f"{_messages._typed(item)}"
+            )
+    return items
+
+
+def _pack(
+    packing: Packing,
+    messages: list[BaseMessage],
+    count_message: Callable[[BaseMessage], int] | None,
+    relevance: Callable[[BaseMessage], float] | None,
+    start_on_human: bool,
+) -> tuple[list[int], SkeletonMetadata]:
+    size = len(messages)
+    ids = [message.id for message in messages]
+    shapes = _shapes(messages)
+    if count_message is None:
+        texts = [_text_sent(message) for message in messages]
+        counts: list[Any] = [
+            count + MESSAGE_OVERHEAD for count in packing.token_counts(texts, CONTAINER, ids)
+        ]
+    else:
+        counts = [count_message(message) for message in messages]
+    if relevance is None:
+        scores: list[Any] = [(index + 1) / size for index in range(size)]
+    else:
+        scores = [relevance(message) for message in messages]
+    return pack_history(
+        packing, shapes, counts, scores, CONTAINER, start_on_turn=start_on_human, ids=ids
+    )
+
+
+_PLAIN = MessageShape()
+_SYSTEM = MessageShape(pinned=True)
+_HUMAN = MessageShape(opens_turn=True)
+_LATEST_HUMAN = MessageShape(pinned=True, opens_turn=True)
+
+
+def _shapes(messages: Sequence[BaseMessage]) -> list[MessageShape]:
+    shapes: list[MessageShape] = []
+    latest_human = None
+    for index, message in enumerate(messages):
+        role = message.role if isinstance(message, ChatMessage) else None
+        if isinstance(message, SystemMessage) or role == "system":
+            shapes.append(_SYSTEM)
+        elif isinstance(message, HumanMessage) or role in ("user", "human"):
+            latest_human = index
+            shapes.append(_HUMAN)
+        elif isinstance(message, AIMessage):
+            calls = _call_ids(message)
+            shapes.append(MessageShape(calls=calls) if calls else _PLAIN)
+        elif isinstance(message, ToolMessage):
+            shapes.append(MessageShape(answers=(message.tool_call_id,)))
+        else:
+            shapes.append(_PLAIN)
+    if latest_human is not None:
+        shapes[latest_human] = _LATEST_HUMAN
+    return shapes
+
+
+def _call_ids(message: AIMessage) -> tuple[str, ...]:
+    """The ids of the calls a tool message may answer: the parsed tool calls and the ones
+    that failed to parse (`invalid_tool_calls`, which chat model integrations send to the API
+    as tool calls too, so that their answers must follow them)."""
+    if not message.tool_calls and not message.invalid_tool_calls:
+        return ()
+    found = [call["id"] for call in message.tool_calls]
+    found += [call["id"] for call in message.invalid_tool_calls]
+    return tuple(call_id for call_id in found if call_id is not None)
+
+
+def _text_sent(message: BaseMessage) -> str:
+    """The text of a message a model reads: its text content, and for an AI message the name
+    and JSON arguments of each tool call."""
+    content = message.content
+    if type(content) is str:
+        text = content
+    elif isinstance(content, str):
+        text = str.__str__(content)
+    else:
+        text = "".join(
+            block if isinstance(block, str) else str(block["text"])
+            for block in content
+            if isinstance(block, str)
+            or (
+                isinstance(block, dict)
+                and block.get("type") == "text"
+                and isinstance(block.get("text"), str)
+            )
+        )
+    if isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
+        parts = [text]
+        for call in message.tool_calls:
+            parts += (call["name"], json.dumps(call["args"], ensure_ascii=False))
+        for invalid in message.invalid_tool_calls:
+            parts += (invalid["name"] or "", invalid["args"] or "")
+        text = "\n".join(parts)
+    return text

@@ -1,0 +1,695 @@
+"""pack_messages against the real langchain-core: exact results on hand-checked histories,
+langchain issue #33245, fuzzed histories checked for validity every time, and bad input."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from support.frameworks import framework
+
+lc = framework("langchain_core")
+
+from langchain_core.messages import (  # noqa: E402
+    AIMessage,
+    BaseMessage,
+    ChatMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langchain_core.messages.utils import trim_messages  # noqa: E402
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder  # noqa: E402
+from langchain_core.runnables import Runnable, RunnableLambda  # noqa: E402
+from skeleton_compressor import (  # noqa: E402
+    BudgetExceededError,
+    FragmentTypeError,
+    FragmentValueError,
+    TokenCounter,
+)
+from skeleton_compressor.integrations._langchain_messages import (  # noqa: E402
+    MESSAGE_OVERHEAD,
+    PackedMessages,
+    pack_messages,
+)
+
+FUZZ = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def tool_call(call_id: str, name: str = "search", **args: object) -> dict[str, object]:
+    return {"name": name, "args": args, "id": call_id, "type": "tool_call"}
+
+
+def calls(message_id: str | None, *call_ids: str, text: str = "") -> AIMessage:
+    return AIMessage(text, id=message_id, tool_calls=[tool_call(c, q=c) for c in call_ids])
+
+
+def ids(messages: Sequence[BaseMessage]) -> list[str | None]:
+    return [message.id for message in messages]
+
+
+# A history whose token counts are given by id: hand-checked results below.
+TOKENS = {"s": 5, "h1": 10, "a1": 8, "t1": 30, "t2": 4, "a2": 6, "h2": 7, "a3": 12, "h3": 3}
+
+
+def by_id(message: BaseMessage) -> int:
+    return TOKENS[str(message.id)]
+
+
+def history() -> list[BaseMessage]:
+    return [
+        SystemMessage("You are terse.", id="s"),
+        HumanMessage("Find the failing tests.", id="h1"),
+        calls("a1", "c1", "c2"),
+        ToolMessage("30 lines of pytest output", tool_call_id="c1", id="t1"),
+        ToolMessage("ok", tool_call_id="c2", id="t2"),
+        AIMessage("Two tests fail in billing.", id="a2"),
+        HumanMessage("Why?", id="h2"),
+        AIMessage("A rounding change in invoice totals.", id="a3"),
+        HumanMessage("Fix it.", id="h3"),
+    ]
+
+
+# The checker of a valid history, written apart from the packer.
+
+
+def call_ids_of(message: BaseMessage) -> list[str]:
+    if not isinstance(message, AIMessage):
+        return []
+    made = [*message.tool_calls, *message.invalid_tool_calls]
+    return [str(call["id"]) for call in made if call["id"] is not None]
+
+
+def assert_valid(
+    kept: Sequence[BaseMessage],
+    messages: Sequence[BaseMessage],
+    counter: Callable[[BaseMessage], int],
+    budget: int,
+    *,
+    start_on_human: bool = True,
+) -> None:
+    place = {id(message): index for index, message in enumerate(messages)}
+    positions = [place[id(message)] for message in kept]  # the very objects
+    assert positions == sorted(set(positions)), "not in the original order"
+    # System messages lead, all of them; then a human message when asked.
+    systems = [m for m in messages if isinstance(m, SystemMessage)]
+    assert list(kept[: len(systems)]) == systems
+    rest = kept[len(systems) :]
+    if start_on_human and rest:
+        assert isinstance(rest[0], HumanMessage), f"starts on {type(rest[0]).__name__}"
+    humans = [m for m in messages if isinstance(m, HumanMessage)]
+    if humans:
+        assert any(m is humans[-1] for m in kept), "the latest human message is missing"
+    # Every tool message in the block right after the AI message making its call; every
+    # answer the input holds to a kept call kept in that block.
+    caller: AIMessage | None = None
+    block: list[ToolMessage] = []
+    for message in kept:
+        if isinstance(message, ToolMessage):
+            assert caller is not None, f"tool message {message.id} follows no tool call"
+            assert message.tool_call_id in call_ids_of(caller), f"{message.id} answers no call"
+            block.append(message)
+            continue
+        if caller is not None:
+            assert_answered(caller, block, messages)
+        caller = message if isinstance(message, AIMessage) and call_ids_of(message) else None
+        block = []
+    if caller is not None:
+        assert_answered(caller, block, messages)
+    pinned = sum(counter(m) for m in [*systems, *humans[-1:]])
+    if pinned <= budget:
+        assert sum(counter(m) for m in kept) <= budget
+
+
+def assert_answered(
+    caller: AIMessage, block: list[ToolMessage], messages: Sequence[BaseMessage]
+) -> None:
+    made = set(call_ids_of(caller))
+    answers = [m for m in messages if isinstance(m, ToolMessage) and m.tool_call_id in made]
+    assert {id(m) for m in block} == {id(m) for m in answers}, f"{caller.id}: calls unanswered"
+
+
+# Hand-checked results.
+
+
+def test_greedy_keeps_the_turn_it_starts_in_and_the_latest_messages(backend: str) -> None:
+    messages = history()
+    # Recency ranks a3, h2, a2 first; greedy keeps them, skips the 42-token tool call and
+    # h1. That starts on a2, so the turn h1 opens is kept, and the rest chosen again: a3
+    # and h2 fit beside s, h1 and h3 (18 tokens); a2 no longer does.
+    packed = pack_messages(messages, skeleton_budget=40, token_counter=by_id, backend=backend)
+    assert ids(packed) == ["s", "h1", "h2", "a3", "h3"]
+    assert all(any(m is n for n in messages) for m in packed)
+
+
+def test_greedy_without_start_on_human(backend: str) -> None:
+    messages = history()
+    packed = pack_messages(
+        messages,
+        skeleton_budget=40,
+        token_counter=by_id,
+        start_on_human=False,
+        backend=backend,
+    )
+    assert ids(packed) == ["s", "a2", "h2", "a3", "h3"]
+
+
+def test_the_tool_call_comes_whole_or_not_at_all(backend: str) -> None:
+    messages = history()
+    pack = lambda budget, **options: ids(  # noqa: E731
+        pack_messages(
+            messages, skeleton_budget=budget, token_counter=by_id, backend=backend, **options
+        )
+    )
+    assert pack(85) == ids(messages)
+    # 8 pinned, 76 left: a3, h2, a2 (25), the call a1 t1 t2 (42); h1 (10) no longer fits and
+    # the history starts on a1. Again from h1 (18 pinned, 66 left): a3, h2, a2, and the
+    # call does not fit in the 41 left.
+    assert pack(84) == ["s", "h1", "a2", "h2", "a3", "h3"]
+    # Optimal, again from h1: the call (value 12/9 in recency) with h2 and a3 (61 tokens,
+    # 27/9) beats a2, h2 and a3 (21/9) and the call with a2 and a3 (26/9).
+    assert pack(84, strategy="optimal") == ["s", "h1", "a1", "t1", "t2", "h2", "a3", "h3"]
+    # 8 pinned, 54 left: a3, h2, a2 (25), the call skipped, h1 (10): starts on a turn.
+    assert pack(62) == ["s", "h1", "a2", "h2", "a3", "h3"]
+
+
+def test_prefix_stops_at_the_first_misfit(backend: str) -> None:
+    messages = history()
+    packed = pack_messages(
+        messages,
+        skeleton_budget=40,
+        token_counter=by_id,
+        strategy="prefix",
+        start_on_human=False,
+        backend=backend,
+    )
+    assert ids(packed) == ["s", "a2", "h2", "a3", "h3"]
+
+
+def test_optimal_keeps_the_most_relevance_greedy_walks_past(backend: str) -> None:
+    messages = history()
+    scores = {"h1": 0.5, "a1": 0.0, "t1": 0.9, "t2": 0.0, "a2": 0.5, "h2": 0.5, "a3": 0.1}
+    pack = lambda strategy: ids(  # noqa: E731
+        pack_messages(
+            messages,
+            skeleton_budget=50,
+            token_counter=by_id,
+            relevance=lambda m: scores.get(str(m.id), 1.0),
+            strategy=strategy,
+            start_on_human=False,
+            backend=backend,
+        )
+    )
+    # 8 pinned, 42 left: greedy takes the tool call (0.9, 42 tokens) first, and then nothing
+    # fits; optimal takes h1, a2, h2 and a3 (35 tokens, 1.6) instead.
+    assert pack("greedy") == ["s", "a1", "t1", "t2", "h3"]
+    assert pack("optimal") == ["s", "h1", "a2", "h2", "a3", "h3"]
+
+
+def test_pinned_messages_over_the_budget_under_each_overflow_rule(backend: str) -> None:
+    messages = history()
+    packed = pack_messages(
+        messages, skeleton_budget=6, token_counter=by_id, with_metadata=True, backend=backend
+    )
+    assert ids(packed.messages) == ["s", "h3"]
+    assert packed.metadata.over_budget and packed.metadata.compressed_tokens == 8
+    for rule in ("strict", "raise"):
+        with pytest.raises(BudgetExceededError) as error:
+            pack_messages(
+                messages, skeleton_budget=6, token_counter=by_id, on_overflow=rule, backend=backend
+            )
+        assert str(error.value) == "required fragments need 8 tokens, skeleton_budget is 6"
+
+
+def test_a_budget_of_zero_keeps_the_pinned_messages(backend: str) -> None:
+    packed = pack_messages(history(), skeleton_budget=0, token_counter=by_id, backend=backend)
+    assert ids(packed) == ["s", "h3"]
+
+
+def test_min_relevance_leaves_out_old_messages_but_not_pinned_ones(backend: str) -> None:
+    # Recency: of 9 messages, index i scores (i + 1) / 9; 0.7 keeps indices 6 and up.
+    packed = pack_messages(
+        history(), skeleton_budget=100, token_counter=by_id, min_relevance=0.7, backend=backend
+    )
+    assert ids(packed) == ["s", "h2", "a3", "h3"]
+
+
+def test_the_metadata_reports_the_whole_history(backend: str) -> None:
+    packed = pack_messages(
+        history(), skeleton_budget=40, token_counter=by_id, with_metadata=True, backend=backend
+    )
+    assert isinstance(packed, PackedMessages)
+    metadata = packed.metadata
+    assert (metadata.original_tokens, metadata.compressed_tokens) == (85, 37)
+    assert (metadata.fragments_total, metadata.fragments_kept) == (9, 5)
+    assert metadata.skeleton_budget == 40 and not metadata.over_budget
+    assert metadata.ratio == 37 / 85
+
+
+# langchain issue #33245: trim_messages(strategy="last") returns a history that starts with a
+# tool message whose call it dropped. The first three messages are the issue's own; the issue
+# as stored here is cut after them, so the last four are of the types its reproduction
+# lists (human, AI, human, AI) with text of ours.
+
+
+def issue_33245() -> list[BaseMessage]:
+    return [
+        HumanMessage("What's the weather in Florida?"),
+        AIMessage(
+            [
+                {"type": "text", "text": "Let's check the weather in Florida"},
+                {
+                    "type": "tool_use",
+                    "id": "abc123",
+                    "name": "get_weather",
+                    "input": {"location": "Florida"},
+                },
+            ],
+            tool_calls=[
+                {
+                    "name": "get_weather",
+                    "args": {"location": "Florida"},
+                    "id": "abc123",
+                    "type": "tool_call",
+                }
+            ],
+        ),
+        ToolMessage("It's sunny.", name="get_weather", tool_call_id="abc123"),
+        HumanMessage("And in New York?"),
+        AIMessage("Rainy, most likely."),
+        HumanMessage("Thanks!"),
+        AIMessage("You're welcome."),
+    ]
+
+
+def one_each(message: BaseMessage) -> int:
+    return 1
+
+
+def test_issue_33245_trim_messages_returns_an_invalid_history() -> None:
+    messages = issue_33245()
+    trimmed = trim_messages(messages, strategy="last", token_counter=len, max_tokens=5)
+    assert [type(m).__name__ for m in trimmed] == [
+        "ToolMessage", "HumanMessage", "AIMessage", "HumanMessage", "AIMessage",
+    ]  # fmt: skip
+    with pytest.raises(AssertionError, match="follows no tool call"):
+        assert_valid(trimmed, messages, one_each, 5, start_on_human=False)
+
+
+@pytest.mark.parametrize(
+    ("strategy", "kept"),
+    [("greedy", [0, 3, 4, 5, 6]), ("prefix", [3, 4, 5, 6]), ("optimal", [0, 3, 4, 5, 6])],
+)
+def test_issue_33245_pack_messages_returns_a_valid_one(
+    backend: str, strategy: str, kept: list[int]
+) -> None:
+    messages = issue_33245()
+    for start_on_human in (True, False):
+        packed = pack_messages(
+            messages,
+            skeleton_budget=5,
+            token_counter=one_each,
+            strategy=strategy,
+            start_on_human=start_on_human,
+            backend=backend,
+        )
+        assert [messages.index(m) for m in packed] == kept
+        assert_valid(packed, messages, one_each, 5, start_on_human=start_on_human)
+
+
+def test_issue_33245_a_budget_for_the_tool_call_keeps_it_with_its_answer(backend: str) -> None:
+    messages = issue_33245()
+    packed = pack_messages(
+        messages, skeleton_budget=6, token_counter=one_each, start_on_human=False, backend=backend
+    )
+    assert [messages.index(m) for m in packed] == [1, 2, 3, 4, 5, 6]
+    packed = pack_messages(messages, skeleton_budget=6, token_counter=one_each, backend=backend)
+    # Starting on the AI message is not allowed: the turn opening at 0 is kept, the call
+    # then no longer fits.
+    assert [messages.index(m) for m in packed] == [0, 3, 4, 5, 6]
+
+
+# Counting, relevance, the shapes of messages.
+
+
+def test_a_token_counter_counts_text_tool_calls_and_the_overhead(backend: str) -> None:
+    counter = TokenCounter("o200k_base")
+    anthropic_style = AIMessage(
+        [
+            {"type": "text", "text": "Checking."},
+            {"type": "tool_use", "id": "c1", "name": "weather", "input": {"city": "Oslo"}},
+        ],
+        tool_calls=[tool_call("c1", "weather", city="Oslo")],
+    )
+    messages = [
+        SystemMessage("Be brief."),
+        HumanMessage("Weather in Oslo?"),
+        anthropic_style,
+        ToolMessage("Snow, -3 °C", tool_call_id="c1"),
+    ]
+    texts = ["Be brief.", "Weather in Oslo?", 'Checking.\nweather\n{"city": "Oslo"}', "Snow, -3 °C"]
+    expected = sum(counter.count(text) + MESSAGE_OVERHEAD for text in texts)
+    packed = pack_messages(
+        messages, skeleton_budget=1000, token_counter=counter, with_metadata=True, backend=backend
+    )
+    assert packed.messages == messages
+    assert packed.metadata.original_tokens == expected
+
+
+def test_the_default_counter_is_o200k_base_which_needs_the_extension(backend: str) -> None:
+    messages = [HumanMessage("Weather in Oslo?")]
+    if backend == "python":
+        with pytest.raises(ImportError, match="the built-in encoding 'o200k_base' needs"):
+            pack_messages(messages, skeleton_budget=100, backend=backend)
+        return
+    packed = pack_messages(messages, skeleton_budget=100, with_metadata=True, backend=backend)
+    expected = TokenCounter("o200k_base").count("Weather in Oslo?") + MESSAGE_OVERHEAD
+    assert packed.metadata.original_tokens == expected
+
+
+def test_invalid_tool_calls_are_calls_kept_with_their_answers(backend: str) -> None:
+    broken = AIMessage(
+        "",
+        id="a",
+        invalid_tool_calls=[{"name": "search", "args": "{oops", "id": "bad1", "error": "bad JSON"}],
+    )
+    messages = [
+        HumanMessage("Look it up.", id="h1"),
+        broken,
+        ToolMessage("Error: arguments are not JSON", tool_call_id="bad1", status="error", id="t"),
+        AIMessage("Sorry, once more.", id="r"),
+        HumanMessage("Go on.", id="h2"),
+    ]
+    sizes = {"h1": 1, "a": 3, "t": 3, "r": 1, "h2": 1}
+    count = lambda m: sizes[str(m.id)]  # noqa: E731
+    for budget, expected in [(9, ["h1", "a", "t", "r", "h2"]), (8, ["h1", "r", "h2"])]:
+        packed = pack_messages(
+            messages, skeleton_budget=budget, token_counter=count, backend=backend
+        )
+        assert ids(packed) == expected
+
+
+def test_an_unanswered_call_at_the_end_is_kept_alone(backend: str) -> None:
+    messages = [HumanMessage("Search.", id="h"), calls("a", "c1")]
+    packed = pack_messages(messages, skeleton_budget=2, token_counter=one_each, backend=backend)
+    assert packed == messages
+
+
+def test_a_system_message_in_the_middle_is_pinned_in_its_place(backend: str) -> None:
+    messages = [
+        SystemMessage("Be brief.", id="s1"),
+        HumanMessage("Hi.", id="h1"),
+        AIMessage("Hello.", id="a1"),
+        SystemMessage("The user is an admin.", id="s2"),
+        HumanMessage("Reset the cache.", id="h2"),
+        AIMessage("Done.", id="a2"),
+        HumanMessage("Thanks.", id="h3"),
+    ]
+    # Pinned s1, s2, h3 (3); a2 fits in the 1 left but opens no turn, so h2's turn is
+    # pinned, and then a2 no longer fits.
+    packed = pack_messages(messages, skeleton_budget=4, token_counter=one_each, backend=backend)
+    assert ids(packed) == ["s1", "s2", "h2", "h3"]
+    packed = pack_messages(messages, skeleton_budget=5, token_counter=one_each, backend=backend)
+    assert ids(packed) == ["s1", "s2", "h2", "a2", "h3"]
+
+
+def test_chat_messages_of_the_user_and_system_roles_count_as_those(backend: str) -> None:
+    messages = [
+        ChatMessage("Be brief.", role="system", id="s"),
+        ChatMessage("Hi.", role="user", id="u1"),
+        ChatMessage("Hello.", role="assistant", id="a1"),
+        ChatMessage("Bye.", role="user", id="u2"),
+    ]
+    # s and u2 pinned (2); a1 fits in the 1 left, opens no turn: u1's turn is pinned instead.
+    packed = pack_messages(messages, skeleton_budget=3, token_counter=one_each, backend=backend)
+    assert ids(packed) == ["s", "u1", "u2"]
+
+
+def test_relevance_may_come_from_a_callable(backend: str) -> None:
+    messages = history()
+    favourite = {"h2": 1.0, "a3": 0.0}
+    packed = pack_messages(
+        messages,
+        skeleton_budget=20,
+        token_counter=by_id,
+        relevance=lambda m: favourite.get(str(m.id), 0.5),
+        start_on_human=False,
+        backend=backend,
+    )
+    # 8 pinned; h2 (7) first, then by input order among the 0.5s: h1 does not fit in 5.
+    assert ids(packed) == ["s", "h2", "h3"]
+
+
+def test_a_prompt_value_is_read_for_its_messages(backend: str) -> None:
+    chat = history()
+    prompt = ChatPromptTemplate.from_messages([MessagesPlaceholder("chat")])
+    value = prompt.invoke({"chat": chat})
+    packed = pack_messages(value, skeleton_budget=40, token_counter=by_id, backend=backend)
+    assert ids(packed) == ["s", "h1", "h2", "a3", "h3"]
+
+
+def test_without_messages_it_is_a_runnable_that_chains(backend: str) -> None:
+    packer = pack_messages(skeleton_budget=40, token_counter=by_id, backend=backend)
+    assert isinstance(packer, Runnable) and packer.get_name() == "pack_messages"
+    chain = packer | RunnableLambda(ids)
+    assert chain.invoke(history()) == ["s", "h1", "h2", "a3", "h3"]
+    prompt = ChatPromptTemplate.from_messages([MessagesPlaceholder("chat")])
+    assert (prompt | packer | RunnableLambda(ids)).invoke({"chat": history()}) == [
+        "s", "h1", "h2", "a3", "h3",
+    ]  # fmt: skip
+    with_metadata = pack_messages(
+        skeleton_budget=40, token_counter=by_id, with_metadata=True, backend=backend
+    )
+    assert with_metadata.invoke(history()).metadata.compressed_tokens == 37
+
+
+def test_an_empty_history_is_empty(backend: str) -> None:
+    packed = pack_messages(
+        [], skeleton_budget=10, token_counter=one_each, with_metadata=True, backend=backend
+    )
+    assert packed.messages == []
+    assert (packed.metadata.original_tokens, packed.metadata.ratio) == (0, 1.0)
+
+
+# Bad input.
+
+
+def test_a_tool_message_answering_an_unknown_call_is_named(backend: str) -> None:
+    messages = [HumanMessage("hi"), calls("a", "c1"), ToolMessage("?", tool_call_id="zz")]
+    with pytest.raises(ValueError) as error:
+        pack_messages(messages, skeleton_budget=10, token_counter=one_each, backend=backend)
+    assert str(error.value) == "messages[2] answers tool call 'zz', which no earlier message makes"
+
+
+def test_a_call_id_made_twice_is_named(backend: str) -> None:
+    messages = [calls("a", "c1"), ToolMessage("1", tool_call_id="c1"), calls("b", "c1")]
+    with pytest.raises(ValueError) as error:
+        pack_messages(messages, skeleton_budget=10, token_counter=one_each, backend=backend)
+    assert str(error.value) == "messages[2] makes tool call 'c1', already made by messages[0]"
+
+
+def test_an_item_that_is_not_a_message_is_named(backend: str) -> None:
+    with pytest.raises(TypeError) as error:
+        pack_messages(
+            [HumanMessage("hi"), {"role": "user", "content": "hi"}],  # type: ignore[list-item]
+            skeleton_budget=10,
+            backend=backend,
+            token_counter=one_each,
+        )
+    assert str(error.value) == (
+        "messages[1] must be a langchain_core BaseMessage (convert_to_messages makes them of "
+        "dicts, tuples and strings), got {'role': 'user', 'content': 'hi'} (dict)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [
+        ("hi", "'hi' (str)"),
+        (
+            HumanMessage("hi"),
+            "HumanMessage(content='hi', additional_kwargs={}, response_metadata={}) (HumanMessage)",
+        ),
+        (5, "5 (int)"),
+    ],
+)
+def test_messages_that_are_not_a_sequence_of_messages(
+    backend: str, given: object, shown: str
+) -> None:
+    with pytest.raises(TypeError) as error:
+        pack_messages(given, skeleton_budget=10, token_counter=one_each, backend=backend)  # type: ignore[call-overload]
+    assert str(error.value) == (
+        f"messages must be a sequence of langchain_core BaseMessage or a PromptValue, got {shown}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "error_type", "message"),
+    [
+        ({"skeleton_budget": -1}, ValueError, "skeleton_budget must be >= 0, got -1"),
+        ({"skeleton_budget": 1.5}, TypeError, "skeleton_budget must be an int, got 1.5 (float)"),
+        (
+            {"strategy": "best"},
+            ValueError,
+            "strategy must be one of greedy, prefix, density, optimal, got 'best'",
+        ),
+        (
+            {"on_overflow": "drop"},
+            ValueError,
+            "on_overflow must be one of keep_top, strict, raise, got 'drop'",
+        ),
+        ({"min_relevance": 2}, ValueError, "min_relevance must be in [0, 1], got 2"),
+        (
+            {"token_counter": 5},
+            TypeError,
+            "token_counter must be a TokenCounter, an encoding name or a callable "
+            "BaseMessage -> int, got 5 (int)",
+        ),
+        (
+            {"token_counter": "gpt9"},
+            ValueError,
+            "unknown encoding 'gpt9'; known encodings: o200k_base, cl100k_base",
+        ),
+        (
+            {"relevance": 0.5},
+            TypeError,
+            "relevance must be None or a callable BaseMessage -> float, got 0.5 (float)",
+        ),
+        ({"start_on_human": 1}, TypeError, "start_on_human must be a bool, got 1 (int)"),
+        ({"with_metadata": None}, TypeError, "with_metadata must be a bool, got None (NoneType)"),
+    ],
+)
+def test_bad_options_are_refused_at_once(
+    backend: str, options: dict[str, object], error_type: type[Exception], message: str
+) -> None:
+    arguments: dict[str, object] = {"skeleton_budget": 10, "token_counter": one_each, **options}
+    for messages in (history(), None):  # the Runnable checks them when made, too
+        with pytest.raises(error_type) as error:
+            pack_messages(messages, backend=backend, **arguments)  # type: ignore[call-overload]
+        assert str(error.value) == message
+
+
+def test_bad_counts_and_scores_from_callables_name_the_message(backend: str) -> None:
+    messages = history()
+    with pytest.raises(FragmentValueError) as score:
+        pack_messages(
+            messages,
+            skeleton_budget=10,
+            token_counter=by_id,
+            relevance=lambda m: 1.5 if m.id == "a2" else 0.5,
+            backend=backend,
+        )
+    assert str(score.value) == "messages[5] (id 'a2'): relevance_score must be in [0, 1], got 1.5"
+    with pytest.raises(FragmentTypeError) as count:
+        pack_messages(
+            messages,
+            skeleton_budget=10,
+            token_counter=lambda m: "many" if m.id == "t1" else 1,  # type: ignore[arg-type,return-value]
+            backend=backend,
+        )
+    assert str(count.value) == "messages[3] (id 't1'): token_count must be an int, got 'many' (str)"
+
+
+# Fuzzed histories: parallel calls, interleaved turns, long tool outputs, every budget.
+
+WORDS = st.integers(0, 30).map(lambda n: " ".join(["word"] * n))
+LONG_OUTPUT = st.integers(200, 3000).map(lambda n: "line of tool output\n" * (n // 4))
+
+
+def fuzz_count(message: BaseMessage) -> int:
+    calls_text = "".join(json.dumps(c["args"]) for c in getattr(message, "tool_calls", []))
+    return (len(message.text) + len(calls_text)) // 4 + 1
+
+
+@st.composite
+def chats(draw: st.DrawFn) -> list[BaseMessage]:
+    """Turns of a question and steps: replies, or parallel calls answered in any order (one
+    of them now and then a call that failed to parse), outputs short or long; sometimes a
+    first message off a turn, sometimes a last call still unanswered."""
+    messages: list[BaseMessage] = [SystemMessage(draw(WORDS))] if draw(st.booleans()) else []
+    if draw(st.integers(0, 9)) == 0:
+        messages.append(AIMessage(draw(WORDS)))
+    made = 0
+    for _ in range(draw(st.integers(0, 6))):
+        messages.append(HumanMessage(draw(WORDS)))
+        for _ in range(draw(st.integers(0, 3))):
+            width = draw(st.integers(0, 3))  # 0: a plain reply; more: parallel calls
+            if width == 0:
+                messages.append(AIMessage(draw(WORDS)))
+                continue
+            call_ids = [f"call_{made + k}" for k in range(width)]
+            made += width
+            broken = call_ids[:1] if draw(st.integers(0, 4)) == 0 else []
+            messages.append(
+                AIMessage(
+                    draw(WORDS),
+                    tool_calls=[tool_call(c, q=draw(WORDS)) for c in call_ids if c not in broken],
+                    invalid_tool_calls=[
+                        {"name": "search", "args": "{", "id": c, "error": "bad JSON"}
+                        for c in broken
+                    ],
+                )
+            )
+            for call_id in draw(st.permutations(call_ids)):
+                output = draw(st.one_of(WORDS, LONG_OUTPUT))
+                messages.append(ToolMessage(output, tool_call_id=call_id))
+    if draw(st.integers(0, 4)) == 0:
+        messages.append(calls(None, f"call_{made}"))
+    return messages
+
+
+@FUZZ
+@given(
+    messages=chats(),
+    share=st.one_of(st.just(0.0), st.floats(0, 1.1)),
+    tiny=st.integers(0, 5),
+    strategy=st.sampled_from(["greedy", "prefix", "density", "optimal"]),
+    start_on_human=st.booleans(),
+)
+def test_every_packed_history_is_valid(
+    backend: str,
+    messages: list[BaseMessage],
+    share: float,
+    tiny: int,
+    strategy: str,
+    start_on_human: bool,
+) -> None:
+    total = sum(fuzz_count(m) for m in messages)
+    for budget in (tiny, int(total * share)):
+        packed = pack_messages(
+            messages,
+            skeleton_budget=budget,
+            token_counter=fuzz_count,
+            strategy=strategy,
+            start_on_human=start_on_human,
+            backend=backend,
+        )
+        assert_valid(packed, messages, fuzz_count, budget, start_on_human=start_on_human)
+
+
+@FUZZ
+@given(messages=chats(), share=st.floats(0, 1))
+def test_strict_never_goes_over_the_budget(
+    backend: str, messages: list[BaseMessage], share: float
+) -> None:
+    budget = int(sum(fuzz_count(m) for m in messages) * share)
+    pinned = [m for m in messages if isinstance(m, SystemMessage)]
+    pinned += [m for m in messages if isinstance(m, HumanMessage)][-1:]
+    try:
+        packed = pack_messages(
+            messages,
+            skeleton_budget=budget,
+            token_counter=fuzz_count,
+            on_overflow="strict",
+            backend=backend,
+        )
+    except BudgetExceededError as error:
+        assert error.needed_tokens == sum(fuzz_count(m) for m in pinned) > budget
+        return
+    assert sum(fuzz_count(m) for m in packed) <= budget
+    assert_valid(packed, messages, fuzz_count, budget)
