@@ -211,7 +211,7 @@ class _Units:
         self.tokens_of: dict[str, int] = {}
         required: set[str] = set()
         self.required_tokens = 0
-        for index, (shape, group, count) in enumerate(zip(shapes, groups, counts, strict=True)):
+        for index, (shape, group, count) in enumerate(zip(shapes, groups, counts)):
             if group is None:
                 self.required_tokens += count if shape.pinned else 0
                 continue
@@ -231,7 +231,7 @@ class _Units:
     def required_rows(self) -> list[int]:
         return [
             index
-            for index, (shape, group) in enumerate(zip(self.shapes, self.groups, strict=True))
+            for index, (shape, group) in enumerate(zip(self.shapes, self.groups))
             if shape.pinned or group in self.required_groups
         ]
 
