@@ -19,7 +19,7 @@ lc = framework("langchain_core")
 
 from langchain_core.documents import Document  # noqa: E402
 from skeleton_compressor import TokenCounter  # noqa: E402
-from skeleton_compressor.integrations._langchain_documents import (  # noqa: E402
+from skeleton_compressor.integrations.langchain import (  # noqa: E402
     SkeletonDocumentCompressor,
 )
 

@@ -30,7 +30,7 @@ from langchain_core.messages import (  # noqa: E402
 from langchain_core.messages.utils import trim_messages  # noqa: E402
 from skeleton_compressor import TokenCounter  # noqa: E402
 from skeleton_compressor.cli.bench import best_times  # noqa: E402
-from skeleton_compressor.integrations._langchain_messages import pack_messages  # noqa: E402
+from skeleton_compressor.integrations.langchain import pack_messages  # noqa: E402
 
 COUNTER = TokenCounter("o200k_base")
 SHARES = (0.1, 0.2, 0.3, 0.5)

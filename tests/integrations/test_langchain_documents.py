@@ -34,7 +34,7 @@ from skeleton_compressor import (  # noqa: E402
     TokenCounter,
     compress,
 )
-from skeleton_compressor.integrations._langchain_documents import (  # noqa: E402
+from skeleton_compressor.integrations.langchain import (  # noqa: E402
     SkeletonDocumentCompressor,
 )
 

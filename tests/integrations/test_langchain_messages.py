@@ -30,7 +30,7 @@ from skeleton_compressor import (  # noqa: E402
     FragmentValueError,
     TokenCounter,
 )
-from skeleton_compressor.integrations._langchain_messages import (  # noqa: E402
+from skeleton_compressor.integrations.langchain import (  # noqa: E402
     MESSAGE_OVERHEAD,
     PackedMessages,
     pack_messages,

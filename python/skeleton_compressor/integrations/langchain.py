@@ -5,6 +5,6 @@ packer that never breaks a tool call. Importing this module imports langchain-co
 from __future__ import annotations
 
 from ._langchain_documents import SkeletonDocumentCompressor
-from ._langchain_messages import pack_messages
+from ._langchain_messages import MESSAGE_OVERHEAD, PackedMessages, pack_messages
 
-__all__ = ["SkeletonDocumentCompressor", "pack_messages"]
+__all__ = ["MESSAGE_OVERHEAD", "PackedMessages", "SkeletonDocumentCompressor", "pack_messages"]
