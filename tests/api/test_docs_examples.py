@@ -155,7 +155,8 @@ def test_readme_opens_with_the_setup_commands() -> None:
     first = blocks(README)[0]
     assert first.language == "sh"
     assert first.text.splitlines() == SETUP_COMMANDS
-    assert len(README.read_text(encoding="utf-8").splitlines()) <= 260
+    # A page for users: what, install, quickstart, concepts, adapters; the rest is in docs/.
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 280
 
 
 def test_blocks_are_read_as_written() -> None:
