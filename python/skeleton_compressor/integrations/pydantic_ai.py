@@ -9,9 +9,11 @@ Install it with the `ProcessHistory` capability::
 
 from __future__ import annotations
 
+import functools
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import NamedTuple, Union
+from typing import Any, NamedTuple, Union
 
 from pydantic_ai.messages import (
     BaseToolCallPart,
@@ -100,7 +102,14 @@ class SkeletonHistoryProcessor:
     The metadata of the latest call is `last_metadata`; `pack` returns it with the messages.
     """
 
-    __slots__ = ("_counts_messages", "_packing", "_relevance", "_token_counter", "last_metadata")
+    __slots__ = (
+        "_counted",
+        "_counts_messages",
+        "_packing",
+        "_relevance",
+        "_token_counter",
+        "last_metadata",
+    )
 
     def __init__(
         self,
@@ -140,6 +149,7 @@ class SkeletonHistoryProcessor:
         self._token_counter = token_counter
         self._counts_messages = counts_messages
         self._relevance = relevance
+        self._counted = _Counted()
         self.last_metadata: SkeletonMetadata | None = None
 
     def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
@@ -160,12 +170,12 @@ class SkeletonHistoryProcessor:
                 exceed the budget.
         """
         items = _checked(messages)
-        shapes, groups = _shapes(items)
+        shapes, groups = _read(items)
         if self._counts_messages:
             count = self._token_counter
             counts: list[object] = [count(message) for message in items]  # type: ignore[operator, misc]
         else:
-            counts = list(self._packing.token_counts([message_text(m) for m in items], CONTAINER))
+            counts = list(self._counted.counts(items, self._packing.token_counts))
         if self._relevance is None:
             size = len(items)
             scores: list[object] = [(index + 1) / size for index in range(size)]
@@ -175,6 +185,58 @@ class SkeletonHistoryProcessor:
         kept, metadata = _pack_history(self._packing, shapes, groups, counts, scores)
         self.last_metadata = metadata
         return PackedHistory([items[index] for index in kept], metadata)
+
+
+class _Counted:
+    """Token counts remembered per message object, so that the history an agent sends again
+    before each model request is not counted again: pydantic-ai never changes a message in
+    place, and a message whose parts list is replaced is counted again."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        # id(message) -> (the message, weakly; its parts list; their number; the count)
+        self._entries: dict[int, tuple[weakref.ref[ModelMessage], object, int, int]] = {}
+
+    def counts(
+        self,
+        messages: Sequence[ModelMessage],
+        count_texts: Callable[[list[str], str], list[int]],
+    ) -> list[int]:
+        entries = self._entries
+        counts = [0] * len(messages)
+        missing = []
+        for index, message in enumerate(messages):
+            entry = entries.get(id(message))
+            parts = message.parts
+            if (
+                entry is not None
+                and entry[0]() is message
+                and entry[1] is parts
+                and entry[2] == len(parts)
+            ):
+                counts[index] = entry[3]
+                continue
+            missing.append(index)
+        if missing:
+            fresh = count_texts([message_text(messages[index]) for index in missing], CONTAINER)
+            for index, count in zip(missing, fresh):
+                message = messages[index]
+                key = id(message)
+                # The entry leaves with its message, before the id can be given to another.
+                forget = functools.partial(_forget, entries, key)
+                entries[key] = (
+                    weakref.ref(message, forget),
+                    message.parts,
+                    len(message.parts),
+                    count,
+                )
+                counts[index] = count
+        return counts
+
+
+def _forget(entries: dict[int, Any], key: int, _: object) -> None:
+    entries.pop(key, None)
 
 
 def message_text(message: ModelMessage) -> str:
@@ -191,34 +253,88 @@ def message_text(message: ModelMessage) -> str:
     """
     texts = []
     for part in message.parts:
-        text = _part_text(part)
+        text = (_READERS.get(type(part)) or _reader(type(part)))[1](part)
         if text:
             texts.append(text)
     return "\n".join(texts)
 
 
-def _part_text(part: object) -> str:
-    if isinstance(part, (TextPart, ThinkingPart, SystemPromptPart)):
-        return part.content
-    if isinstance(part, UserPromptPart):
-        content = part.content
-        if isinstance(content, str):
-            return content
-        return "\n".join(
-            item if isinstance(item, str) else item.content
-            for item in content
-            if isinstance(item, (str, TextContent))
-        )
-    if isinstance(part, BaseToolCallPart):
-        return f"{part.tool_name}\n{part.args_as_json_str()}"
-    if isinstance(part, BaseToolReturnPart):
-        return part.model_response_str()
-    if isinstance(part, (RetryFeedbackPart, RetryPromptPart)):
-        return part.model_response()
-    if isinstance(part, (CompactionPart, InstructionDeltaPart)):
-        return part.content or ""
-    if isinstance(part, SpeechPart):
-        return part.transcript or ""
+# What a part is to the packer, by type: its role, and how its text reads.
+_OTHER, _USER, _OPENS, _SYSTEM, _ANSWER, _RETRY, _CALL = range(7)
+_Reader = tuple[int, Callable[[Any], str]]
+_READERS: dict[type, _Reader] = {}
+
+
+def _reader(kind: type) -> _Reader:
+    """The role and text of a part type, worked out once per type (subclasses included)."""
+    found: _Reader
+    if issubclass(kind, UserPromptPart):
+        found = (_USER, _user_text)
+    elif issubclass(kind, SystemPromptPart):
+        found = (_SYSTEM, _content)
+    elif issubclass(kind, (TextPart, ThinkingPart)):
+        found = (_OTHER, _content)
+    elif issubclass(kind, ToolCallPart):
+        found = (_CALL, _call_text)
+    elif issubclass(kind, BaseToolCallPart):
+        found = (_OTHER, _call_text)
+    elif issubclass(kind, ToolReturnPart):
+        found = (_ANSWER, _return_text)
+    elif issubclass(kind, BaseToolReturnPart):
+        found = (_OTHER, _return_text)
+    elif issubclass(kind, RetryPromptPart):
+        found = (_RETRY, _retry_text)
+    elif issubclass(kind, RetryFeedbackPart):
+        found = (_OTHER, _retry_text)
+    elif issubclass(kind, CompactionPart):
+        found = (_OPENS, _optional_content)
+    elif issubclass(kind, InstructionDeltaPart):
+        found = (_OTHER, _optional_content)
+    elif issubclass(kind, SpeechPart):
+        found = (_OTHER, _transcript)
+    else:
+        found = (_OTHER, _no_text)
+    _READERS[kind] = found
+    return found
+
+
+def _content(part: Any) -> str:
+    text: str = part.content
+    return text
+
+
+def _optional_content(part: Any) -> str:
+    return part.content or ""
+
+
+def _user_text(part: UserPromptPart) -> str:
+    content = part.content
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        item if isinstance(item, str) else item.content
+        for item in content
+        if isinstance(item, (str, TextContent))
+    )
+
+
+def _call_text(part: BaseToolCallPart[Any]) -> str:
+    return f"{part.tool_name}\n{part.args_as_json_str()}"
+
+
+def _return_text(part: BaseToolReturnPart[Any]) -> str:
+    return part.model_response_str()
+
+
+def _retry_text(part: RetryFeedbackPart | RetryPromptPart) -> str:
+    return part.model_response()
+
+
+def _transcript(part: SpeechPart) -> str:
+    return part.transcript or ""
+
+
+def _no_text(part: object) -> str:
     return ""
 
 
@@ -237,13 +353,12 @@ def _checked(messages: object) -> Sequence[ModelMessage]:
     return messages
 
 
-def _shapes(
-    messages: Sequence[ModelMessage],
-) -> tuple[list[MessageShape], list[str | None]]:
+def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[str | None]]:
     """Each message's shape and tool group. Call ids are paired by position, a return
     answering the latest earlier call with its id, so that a provider reusing ids across
     responses is read right: the shapes name each call by the index of the response making
     it."""
+    readers = _READERS
     made_by: dict[str, int] = {}
     latest_user = -1
     system: list[bool] = []
@@ -254,32 +369,33 @@ def _shapes(
         made: dict[str, None] = {}
         answered: dict[str, None] = {}
         has_system = has_user = opens = False
-        if isinstance(message, ModelResponse):
-            for part in message.parts:
-                if isinstance(part, ToolCallPart):
+        is_request = isinstance(message, ModelRequest)
+        parts: Sequence[Any] = message.parts
+        for part in parts:
+            role = (readers.get(type(part)) or _reader(type(part)))[0]
+            if role == _OTHER:
+                continue
+            if not is_request:
+                if role == _CALL:
                     made[f"{index}:{part.tool_call_id}"] = None
                     made_by[part.tool_call_id] = index
-        else:
-            for piece in message.parts:
-                if isinstance(piece, UserPromptPart):
-                    has_user = True
-                elif isinstance(piece, CompactionPart):
-                    # A summary of what came before: a history may start on it.
-                    opens = True
-                elif isinstance(piece, SystemPromptPart):
-                    has_system = has_system or piece.scope == "conversation"
-                elif isinstance(piece, ToolReturnPart) or (
-                    isinstance(piece, RetryPromptPart) and piece.tool_name is not None
-                ):
-                    caller = made_by.get(piece.tool_call_id)
-                    if caller is None:
-                        raise ValueError(
-                            f"{CONTAINER}[{index}] answers tool call {piece.tool_call_id!r}, "
-                            "which no earlier message makes"
-                        )
-                    answered[f"{caller}:{piece.tool_call_id}"] = None
-            if has_user:
-                latest_user = index
+            elif role == _USER:
+                has_user = True
+            elif role == _OPENS:
+                opens = True  # a summary of what came before: a history may start on it
+            elif role == _SYSTEM:
+                has_system = has_system or part.scope == "conversation"
+            elif role == _ANSWER or (role == _RETRY and part.tool_name is not None):
+                call_id: str = part.tool_call_id
+                caller = made_by.get(call_id)
+                if caller is None:
+                    raise ValueError(
+                        f"{CONTAINER}[{index}] answers tool call {call_id!r}, "
+                        "which no earlier message makes"
+                    )
+                answered[f"{caller}:{call_id}"] = None
+        if has_user:
+            latest_user = index
         system.append(has_system)
         turns.append(has_user or opens)
         calls.append(tuple(made))
