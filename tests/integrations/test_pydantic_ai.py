@@ -477,6 +477,27 @@ def test_a_token_counter_counts_message_text(backend: str) -> None:
     assert packed.messages == messages
 
 
+def test_counts_are_remembered_only_for_the_same_message_and_parts(backend: str) -> None:
+    counter = TokenCounter("o200k_base")
+    processor = SkeletonHistoryProcessor(10**6, counter, backend=backend)
+
+    def counted(messages: list[ModelMessage]) -> int:
+        return processor.pack(messages).metadata.original_tokens
+
+    def fresh(messages: list[ModelMessage]) -> int:
+        return sum(counter.count(message_text(message)) for message in messages)
+
+    messages = [ask("q1"), reply("a1"), ask("q2")]
+    assert counted(messages) == fresh(messages)
+    # pydantic-ai's way to change a message: a new parts list.
+    messages[1].parts = [TextPart("a much longer answer than the first one")]
+    assert counted(messages) == fresh(messages) > 5
+    # New messages, which may be given the ids of those gone, are counted afresh.
+    for words in range(1, 30):
+        messages = [ask("q1"), reply("word " * words), ask("q2")]
+        assert counted(messages) == fresh(messages)
+
+
 def test_an_encoding_name_counts_message_text_on_the_rust_backend() -> None:
     messages, _ = tool_turns()
     counter = TokenCounter("o200k_base")
