@@ -746,7 +746,8 @@ def test_fuzzed_histories_stay_valid(
         assert sum(tokens[index] for index in found) <= budget
     if budget == 0:
         assert set(found) == pinned
-    if budget >= total and budget > 0 and min_relevance == 0.0:
+    # optimal keeps, of the sets of most value, one of fewest tokens: not all when some score 0.
+    if budget >= total and budget > 0 and min_relevance == 0.0 and strategy != "optimal":
         assert found == list(range(len(messages)))
 
 

@@ -451,10 +451,11 @@ def _pack_history(
     counts: Sequence[object],
     scores: Sequence[object],
 ) -> tuple[list[int], SkeletonMetadata]:
-    """`_history.pack_history`, except that a history started again on a turn reports the
-    value bound of that second selection. pack_history keeps the first selection's bound,
-    which a turn pinned below `min_relevance` exceeds, and SkeletonMetadata then refuses the
-    value kept; once pack_history keeps the second bound, this is pack_history."""
+    """`_history.pack_history`, except for the metadata of a history started again on a
+    turn: it reports the value bound of that second selection (pack_history keeps the first
+    one's, which a turn pinned below `min_relevance` exceeds, and SkeletonMetadata then
+    refuses the value kept), and a ratio of 1.0 for a history of no tokens (pack_history
+    divides by zero). Once pack_history does both, this is pack_history."""
     checked = [
         _values.token_count(count, index, None, CONTAINER) for index, count in enumerate(counts)
     ]
