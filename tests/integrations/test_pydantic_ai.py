@@ -875,7 +875,7 @@ def test_bad_options(
     assert str(raised.value) == message
 
 
-def test_an_unknown_encoding_is_named() -> None:
+def test_an_unknown_encoding_is_named(backend: str) -> None:
     with pytest.raises(ValueError) as raised:
-        SkeletonHistoryProcessor(3, "p50k")
+        SkeletonHistoryProcessor(3, "p50k", backend=backend)
     assert str(raised.value) == "unknown encoding 'p50k'; known encodings: o200k_base, cl100k_base"
