@@ -1,0 +1,481 @@
+"""pydantic-ai (2.x): a history processor that packs a conversation into a token budget and
+never separates a tool call from its return. Importing this module imports pydantic-ai
+(`pip install 'skeleton-compressor[pydantic-ai]'`).
+
+Install it with the `ProcessHistory` capability::
+
+    agent = Agent(model, capabilities=[ProcessHistory(SkeletonHistoryProcessor(2_000))])
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, NamedTuple, Union
+
+from pydantic_ai.messages import (
+    BaseToolCallPart,
+    BaseToolReturnPart,
+    CompactionPart,
+    InstructionDeltaPart,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryFeedbackPart,
+    RetryPromptPart,
+    SpeechPart,
+    SystemPromptPart,
+    TextContent,
+    TextPart,
+    ThinkingPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from .. import _values
+from ..tokens import TokenCounter
+from ..types import SkeletonMetadata
+from ._history import (
+    MessageShape,
+    _reaching_back,
+    _select,
+    _turn_to_start_on,
+    tool_groups,
+)
+from ._packing import Packing
+
+__all__ = ["PackedHistory", "SkeletonHistoryProcessor", "message_text"]
+
+CONTAINER = "messages"
+
+MessageCounter = Union[TokenCounter, str, Callable[[ModelMessage], int]]
+"""A `TokenCounter` or an encoding's name (counting `message_text`), or a callable counting a
+whole `ModelMessage`."""
+
+
+class PackedHistory(NamedTuple):
+    """What `SkeletonHistoryProcessor.pack` returns.
+
+    messages: the kept messages, the very objects passed in, in their order.
+    metadata: the library's `SkeletonMetadata` for the packing.
+    """
+
+    messages: list[ModelMessage]
+    metadata: SkeletonMetadata
+
+
+class SkeletonHistoryProcessor:
+    """A pydantic-ai history processor (`list[ModelMessage] -> list[ModelMessage]`) keeping the
+    messages a token budget allows, with every tool call kept or dropped together with its
+    return, for `ProcessHistory(processor)` or a direct call.
+
+    Kept whatever the budget (pinned): the last message (the request about to be sent, or a
+    suspended response being continued), every request holding a `SystemPromptPart` of scope
+    "conversation", the latest request holding a `UserPromptPart`, and, when those would start
+    on a response or on a request answering tool calls, the latest request before them that
+    answers none (one holding a user prompt by preference), so that the history starts with a
+    `ModelRequest`. A `ModelResponse` and the requests whose `ToolReturnPart`s (or
+    `RetryPromptPart`s with a `tool_name`) answer its `ToolCallPart`s are one unit, kept or
+    dropped whole; a unit holding a pinned message is kept. After the pinned requests leading
+    it, the history starts on a turn when one fits: a request holding a user prompt or a
+    `CompactionPart` and answering no call. The rest is chosen by the library's strategy; the
+    kept messages come back in their order, as the very objects passed in.
+
+    Args:
+        skeleton_budget: the tokens the history may take, an int >= 0.
+        token_counter: a `TokenCounter` or an encoding's name (`"o200k_base"`, the default,
+            or `"cl100k_base"`), counting each message's `message_text`; or a callable given
+            each `ModelMessage` and returning its token count (an int >= 0).
+        relevance: a callable given each `ModelMessage` and returning its relevance in
+            [0, 1]; None (the default) scores by recency: message i of n scores (i + 1) / n,
+            so the latest scores 1.0 and a strategy keeps the most recent first.
+        strategy, min_relevance, on_overflow, backend: as for `SkeletonCompressorService`
+            (`on_overflow` applies when the pinned units alone exceed the budget).
+
+    Raises:
+        TypeError, ValueError: bad options, the library's own errors (`relevance` not a
+            callable is a TypeError).
+
+    The metadata of the latest call is `last_metadata`; `pack` returns it with the messages.
+    """
+
+    __slots__ = (
+        "_counted",
+        "_counts_messages",
+        "_packing",
+        "_relevance",
+        "_token_counter",
+        "last_metadata",
+    )
+
+    def __init__(
+        self,
+        skeleton_budget: int,
+        token_counter: MessageCounter | None = None,
+        *,
+        relevance: Callable[[ModelMessage], float] | None = None,
+        strategy: str = "greedy",
+        min_relevance: float = 0.0,
+        on_overflow: str = "keep_top",
+        backend: str = "auto",
+    ) -> None:
+        if relevance is not None and not callable(relevance):
+            raise TypeError(
+                "relevance must be None or a callable ModelMessage -> float, "
+                f"got {type(relevance).__name__}"
+            )
+        if token_counter is None or isinstance(token_counter, (str, TokenCounter)):
+            counts_messages = False
+        elif callable(token_counter):
+            counts_messages = True
+        else:
+            raise TypeError(
+                "token_counter must be a TokenCounter, an encoding name or a callable "
+                f"ModelMessage -> int, got {token_counter!r} ({type(token_counter).__name__})"
+            )
+        # A callable is handed on too: the packing only checks it, the messages are counted here.
+        self._packing = Packing(
+            skeleton_budget,
+            token_counter,  # type: ignore[arg-type]
+            strategy=strategy,
+            min_relevance=min_relevance,
+            on_overflow=on_overflow,
+            order="input",
+            backend=backend,
+        )
+        self._token_counter = token_counter
+        self._counts_messages = counts_messages
+        self._relevance = relevance
+        self._counted = _Counted()
+        self.last_metadata: SkeletonMetadata | None = None
+
+    def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
+        """The kept messages (see the class); `last_metadata` holds the metadata."""
+        return self.pack(messages).messages
+
+    def pack(self, messages: Sequence[ModelMessage]) -> PackedHistory:
+        """The kept messages and the metadata.
+
+        Raises:
+            TypeError: `messages` is not a list or tuple, or holds something other than a
+                `ModelRequest` or `ModelResponse` (named `messages[i]`).
+            ValueError: a tool return answering a call no earlier response makes (named
+                `messages[i]`).
+            FragmentTypeError, FragmentValueError: a callable's bad token count or relevance,
+                named `messages[i]`.
+            BudgetExceededError: `on_overflow` "strict" or "raise" and the pinned units alone
+                exceed the budget.
+        """
+        items = _checked(messages)
+        shapes, groups = _read(items)
+        if self._counts_messages:
+            count = self._token_counter
+            counts: list[object] = [count(message) for message in items]  # type: ignore[operator, misc]
+        else:
+            counts = list(self._counted.counts(items, self._packing.token_counts))
+        if self._relevance is None:
+            size = len(items)
+            scores: list[object] = [(index + 1) / size for index in range(size)]
+        else:
+            score = self._relevance
+            scores = [score(message) for message in items]
+        kept, metadata = _pack_history(self._packing, shapes, groups, counts, scores)
+        self.last_metadata = metadata
+        return PackedHistory([items[index] for index in kept], metadata)
+
+
+class _Counted:
+    """Token counts remembered per message object, so that the history an agent sends again
+    before each model request is not counted again: pydantic-ai never changes a message in
+    place, and a message whose parts list is replaced is counted again."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self) -> None:
+        # id(message) -> (the message, weakly; its parts list; their number; the count)
+        self._entries: dict[int, tuple[weakref.ref[ModelMessage], object, int, int]] = {}
+
+    def counts(
+        self,
+        messages: Sequence[ModelMessage],
+        count_texts: Callable[[list[str], str], list[int]],
+    ) -> list[int]:
+        entries = self._entries
+        counts = [0] * len(messages)
+        missing = []
+        for index, message in enumerate(messages):
+            entry = entries.get(id(message))
+            parts = message.parts
+            if (
+                entry is not None
+                and entry[0]() is message
+                and entry[1] is parts
+                and entry[2] == len(parts)
+            ):
+                counts[index] = entry[3]
+                continue
+            missing.append(index)
+        if missing:
+            fresh = count_texts([message_text(messages[index]) for index in missing], CONTAINER)
+            for index, count in zip(missing, fresh):
+                message = messages[index]
+                key = id(message)
+                # The entry leaves with its message, before the id can be given to another.
+                forget = functools.partial(_forget, entries, key)
+                entries[key] = (
+                    weakref.ref(message, forget),
+                    message.parts,
+                    len(message.parts),
+                    count,
+                )
+                counts[index] = count
+        return counts
+
+
+def _forget(entries: dict[int, Any], key: int, _: object) -> None:
+    entries.pop(key, None)
+
+
+def message_text(message: ModelMessage) -> str:
+    """The text a model is sent for `message`, as the default token counting reads it: its
+    parts' texts joined by newlines.
+
+    A system or user prompt, a text, thinking, compaction or speech transcript: its text (a
+    user prompt's text items only: images, audio, documents and other files are not counted).
+    A tool call: its tool name and arguments as JSON. A tool return: its content as the model
+    is sent it (`model_response_str()`). A retry: its feedback text. Other parts (settings,
+    capability and tool-availability records, instruction records) add nothing, nor does a
+    request's `instructions`: the agent sends the current instructions with each request,
+    whatever the history holds.
+    """
+    texts = []
+    for part in message.parts:
+        text = (_READERS.get(type(part)) or _reader(type(part)))[1](part)
+        if text:
+            texts.append(text)
+    return "\n".join(texts)
+
+
+# What a part is to the packer, by type: its role, and how its text reads.
+_OTHER, _USER, _OPENS, _SYSTEM, _ANSWER, _RETRY, _CALL = range(7)
+_Reader = tuple[int, Callable[[Any], str]]
+_READERS: dict[type, _Reader] = {}
+
+
+def _reader(kind: type) -> _Reader:
+    """The role and text of a part type, worked out once per type (subclasses included)."""
+    found: _Reader
+    if issubclass(kind, UserPromptPart):
+        found = (_USER, _user_text)
+    elif issubclass(kind, SystemPromptPart):
+        found = (_SYSTEM, _content)
+    elif issubclass(kind, (TextPart, ThinkingPart)):
+        found = (_OTHER, _content)
+    elif issubclass(kind, ToolCallPart):
+        found = (_CALL, _call_text)
+    elif issubclass(kind, BaseToolCallPart):
+        found = (_OTHER, _call_text)
+    elif issubclass(kind, ToolReturnPart):
+        found = (_ANSWER, _return_text)
+    elif issubclass(kind, BaseToolReturnPart):
+        found = (_OTHER, _return_text)
+    elif issubclass(kind, RetryPromptPart):
+        found = (_RETRY, _retry_text)
+    elif issubclass(kind, RetryFeedbackPart):
+        found = (_OTHER, _retry_text)
+    elif issubclass(kind, CompactionPart):
+        found = (_OPENS, _optional_content)
+    elif issubclass(kind, InstructionDeltaPart):
+        found = (_OTHER, _optional_content)
+    elif issubclass(kind, SpeechPart):
+        found = (_OTHER, _transcript)
+    else:
+        found = (_OTHER, _no_text)
+    _READERS[kind] = found
+    return found
+
+
+def _content(part: Any) -> str:
+    text: str = part.content
+    return text
+
+
+def _optional_content(part: Any) -> str:
+    return part.content or ""
+
+
+def _user_text(part: UserPromptPart) -> str:
+    content = part.content
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        item if isinstance(item, str) else item.content
+        for item in content
+        if isinstance(item, (str, TextContent))
+    )
+
+
+def _call_text(part: BaseToolCallPart[Any]) -> str:
+    return f"{part.tool_name}\n{part.args_as_json_str()}"
+
+
+def _return_text(part: BaseToolReturnPart[Any]) -> str:
+    return part.model_response_str()
+
+
+def _retry_text(part: RetryFeedbackPart | RetryPromptPart) -> str:
+    return part.model_response()
+
+
+def _transcript(part: SpeechPart) -> str:
+    return part.transcript or ""
+
+
+def _no_text(part: object) -> str:
+    return ""
+
+
+def _checked(messages: object) -> Sequence[ModelMessage]:
+    if not isinstance(messages, (list, tuple)):
+        raise TypeError(
+            f"messages must be a list of ModelRequest and ModelResponse objects, "
+            f"got {type(messages).__name__}"
+        )
+    for index, message in enumerate(messages):
+        if not isinstance(message, (ModelRequest, ModelResponse)):
+            raise TypeError(
+                f"{CONTAINER}[{index}] must be a ModelRequest or a ModelResponse, "
+                f"got {type(message).__name__}"
+            )
+    return messages
+
+
+def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[str | None]]:
+    """Each message's shape and tool group. Call ids are paired by position, a return
+    answering the latest earlier call with its id, so that a provider reusing ids across
+    responses is read right: the shapes name each call by the index of the response making
+    it."""
+    readers = _READERS
+    made_by: dict[str, int] = {}
+    latest_user = -1
+    system: list[bool] = []
+    turns: list[bool] = []
+    calls: list[tuple[str, ...]] = []
+    answers: list[tuple[str, ...]] = []
+    for index, message in enumerate(messages):
+        made: dict[str, None] = {}
+        answered: dict[str, None] = {}
+        has_system = has_user = opens = False
+        is_request = isinstance(message, ModelRequest)
+        parts: Sequence[Any] = message.parts
+        for part in parts:
+            role = (readers.get(type(part)) or _reader(type(part)))[0]
+            if role == _OTHER:
+                continue
+            if not is_request:
+                if role == _CALL:
+                    made[f"{index}:{part.tool_call_id}"] = None
+                    made_by[part.tool_call_id] = index
+            elif role == _USER:
+                has_user = True
+            elif role == _OPENS:
+                opens = True  # a summary of what came before: a history may start on it
+            elif role == _SYSTEM:
+                has_system = has_system or part.scope == "conversation"
+            elif role == _ANSWER or (role == _RETRY and part.tool_name is not None):
+                call_id: str = part.tool_call_id
+                caller = made_by.get(call_id)
+                if caller is None:
+                    raise ValueError(
+                        f"{CONTAINER}[{index}] answers tool call {call_id!r}, "
+                        "which no earlier message makes"
+                    )
+                answered[f"{caller}:{call_id}"] = None
+        if has_user:
+            latest_user = index
+        system.append(has_system)
+        turns.append(has_user or opens)
+        calls.append(tuple(made))
+        answers.append(tuple(answered))
+    pinned = list(system)
+    if latest_user >= 0:
+        pinned[latest_user] = True
+    if messages:
+        pinned[-1] = True
+    shapes = [
+        MessageShape(pinned[index], turns[index], calls[index], answers[index])
+        for index in range(len(messages))
+    ]
+    groups = tool_groups(shapes, CONTAINER)
+    # A pinned message's tool partners are pinned too: the same units are required, and what
+    # the packer adds up as the pinned messages' tokens then holds the partners' as well.
+    pinned_groups = {group for shape, group in zip(shapes, groups) if shape.pinned and group}
+    shapes = [
+        replace(shape, pinned=True) if group is not None and group in pinned_groups else shape
+        for shape, group in zip(shapes, groups)
+    ]
+    anchor = _anchor(messages, shapes)
+    if anchor is not None:
+        shapes[anchor] = MessageShape(True, True)
+    return shapes, groups
+
+
+def _anchor(messages: Sequence[ModelMessage], shapes: Sequence[MessageShape]) -> int | None:
+    """The request to pin so that the pinned messages start on a request answering no call:
+    None when they already do. The latest such request before them holding a user prompt,
+    else the latest such request at all."""
+    first = next((index for index, shape in enumerate(shapes) if shape.pinned), None)
+    if first is None or _starts(messages[first], shapes[first]):
+        return None
+    fallback = None
+    for index in range(first - 1, -1, -1):
+        if _starts(messages[index], shapes[index]):
+            if shapes[index].opens_turn:
+                return index
+            if fallback is None:
+                fallback = index
+    return fallback
+
+
+def _starts(message: ModelMessage, shape: MessageShape) -> bool:
+    return isinstance(message, ModelRequest) and not shape.answers
+
+
+def _pack_history(
+    packing: Packing,
+    shapes: Sequence[MessageShape],
+    groups: Sequence[str | None],
+    counts: Sequence[object],
+    scores: Sequence[object],
+) -> tuple[list[int], SkeletonMetadata]:
+    """`_history.pack_history`, except for the metadata of a history started again on a
+    turn: it reports the value bound of that second selection (pack_history keeps the first
+    one's, which a turn pinned below `min_relevance` exceeds, and SkeletonMetadata then
+    refuses the value kept), and a ratio of 1.0 for a history of no tokens (pack_history
+    divides by zero). Once pack_history does both, this is pack_history."""
+    checked = [
+        _values.token_count(count, index, None, CONTAINER) for index, count in enumerate(counts)
+    ]
+    kept, first = _select(packing, range(len(shapes)), shapes, groups, checked, scores, CONTAINER)
+    start = _turn_to_start_on(kept, shapes, groups, checked, packing.skeleton_budget)
+    if start is None:
+        return kept, first
+    reaches_back = _reaching_back(groups, start)
+    rows = [
+        index
+        for index in range(len(shapes))
+        if (index >= start and groups[index] not in reaches_back)
+        or (index < start and shapes[index].pinned and groups[index] is None)
+    ]
+    pinned_start = [*shapes]
+    pinned_start[start] = MessageShape(True, True, shapes[start].calls, shapes[start].answers)
+    kept, second = _select(packing, rows, pinned_start, groups, checked, scores, CONTAINER)
+    return kept, replace(
+        second,
+        original_tokens=first.original_tokens,
+        ratio=second.compressed_tokens / first.original_tokens if first.original_tokens else 1.0,
+        fragments_total=first.fragments_total,
+    )
