@@ -36,8 +36,9 @@ def tool_groups(shapes: Sequence[MessageShape], container: str) -> list[str | No
     """A group name per message: a message making a tool call shares one with every message
     answering it (and, through them, with other calls they answer). None for the others.
 
-    Raises ValueError naming `<container>[i]` for a call id made twice, or an answer to a call
-    that no earlier message makes."""
+    An answer goes with the latest earlier call of its id: some models reuse ids across turns.
+    Raises ValueError naming `<container>[i]` for an answer to a call that no earlier message
+    makes."""
     parent = list(range(len(shapes)))
 
     def root(index: int) -> int:
@@ -59,11 +60,6 @@ def tool_groups(shapes: Sequence[MessageShape], container: str) -> list[str | No
             parent[root(index)] = root(made_by)
             linked[index] = linked[made_by] = True
         for call_id in shape.calls:
-            if call_id in caller:
-                raise ValueError(
-                    f"{container}[{index}] makes tool call {call_id!r}, "
-                    f"already made by {container}[{caller[call_id]}]"
-                )
             caller[call_id] = index
             linked[index] = True
     return [f"tools@{root(index)}" if linked[index] else None for index in range(len(shapes))]

@@ -170,8 +170,9 @@ def pack_messages(
 
     Raises:
         TypeError: an item that is not a `BaseMessage` (naming `messages[i]`), bad options.
-        ValueError: a `ToolMessage` answering a call no earlier message makes, a tool call
-            id made twice (naming `messages[i]`), bad option values.
+        ValueError: a `ToolMessage` answering a call no earlier message makes (naming
+            `messages[i]`; an answer goes with the latest earlier call of its id), bad
+            option values.
         FragmentTypeError, FragmentValueError: a bad token count or relevance score from
             a callable, naming `messages[i]` and its id.
         BudgetExceededError: under `on_overflow="strict"` or `"raise"`, as above.

@@ -35,16 +35,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from .. import _values
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
-from ._history import (
-    MessageShape,
-    _reaching_back,
-    _select,
-    _turn_to_start_on,
-    tool_groups,
-)
+from ._history import MessageShape, pack_history, tool_groups
 from ._packing import Packing
 
 __all__ = ["PackedHistory", "SkeletonHistoryProcessor", "message_text"]
@@ -170,7 +163,7 @@ class SkeletonHistoryProcessor:
                 exceed the budget.
         """
         items = _checked(messages)
-        shapes, groups = _read(items)
+        shapes = _read(items)
         if self._counts_messages:
             count = self._token_counter
             counts: list[object] = [count(message) for message in items]  # type: ignore[operator, misc]
@@ -182,7 +175,7 @@ class SkeletonHistoryProcessor:
         else:
             score = self._relevance
             scores = [score(message) for message in items]
-        kept, metadata = _pack_history(self._packing, shapes, groups, counts, scores)
+        kept, metadata = pack_history(self._packing, shapes, counts, scores, CONTAINER)
         self.last_metadata = metadata
         return PackedHistory([items[index] for index in kept], metadata)
 
@@ -353,7 +346,7 @@ def _checked(messages: object) -> Sequence[ModelMessage]:
     return messages
 
 
-def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[str | None]]:
+def _read(messages: Sequence[ModelMessage]) -> list[MessageShape]:
     """Each message's shape and tool group. Call ids are paired by position, a return
     answering the latest earlier call with its id, so that a provider reusing ids across
     responses is read right: the shapes name each call by the index of the response making
@@ -420,7 +413,7 @@ def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[st
     anchor = _anchor(messages, shapes)
     if anchor is not None:
         shapes[anchor] = MessageShape(True, True)
-    return shapes, groups
+    return shapes
 
 
 def _anchor(messages: Sequence[ModelMessage], shapes: Sequence[MessageShape]) -> int | None:
@@ -442,40 +435,3 @@ def _anchor(messages: Sequence[ModelMessage], shapes: Sequence[MessageShape]) ->
 
 def _starts(message: ModelMessage, shape: MessageShape) -> bool:
     return isinstance(message, ModelRequest) and not shape.answers
-
-
-def _pack_history(
-    packing: Packing,
-    shapes: Sequence[MessageShape],
-    groups: Sequence[str | None],
-    counts: Sequence[object],
-    scores: Sequence[object],
-) -> tuple[list[int], SkeletonMetadata]:
-    """`_history.pack_history`, except for the metadata of a history started again on a
-    turn: it reports the value bound of that second selection (pack_history keeps the first
-    one's, which a turn pinned below `min_relevance` exceeds, and SkeletonMetadata then
-    refuses the value kept), and a ratio of 1.0 for a history of no tokens (pack_history
-    divides by zero). Once pack_history does both, this is pack_history."""
-    checked = [
-        _values.token_count(count, index, None, CONTAINER) for index, count in enumerate(counts)
-    ]
-    kept, first = _select(packing, range(len(shapes)), shapes, groups, checked, scores, CONTAINER)
-    start = _turn_to_start_on(kept, shapes, groups, checked, packing.skeleton_budget)
-    if start is None:
-        return kept, first
-    reaches_back = _reaching_back(groups, start)
-    rows = [
-        index
-        for index in range(len(shapes))
-        if (index >= start and groups[index] not in reaches_back)
-        or (index < start and shapes[index].pinned and groups[index] is None)
-    ]
-    pinned_start = [*shapes]
-    pinned_start[start] = MessageShape(True, True, shapes[start].calls, shapes[start].answers)
-    kept, second = _select(packing, rows, pinned_start, groups, checked, scores, CONTAINER)
-    return kept, replace(
-        second,
-        original_tokens=first.original_tokens,
-        ratio=second.compressed_tokens / first.original_tokens if first.original_tokens else 1.0,
-        fragments_total=first.fragments_total,
-    )
