@@ -46,11 +46,8 @@ def large_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return files
 
 
-@pytest.mark.parametrize("form", ["lines", "wrapped"])
-def test_ctrl_c_while_records_are_read_ends_the_command_at_once(
-    backend: str, form: str, large_files: dict[str, Path]
-) -> None:
-    path = large_files[form]
+def _interrupted_while_reading(backend: str, path: Path, form: str) -> float:
+    """Seconds from Ctrl-C to the command's end, once it has begun reading."""
     command = [sys.executable, "-m", "skeleton_compressor", "compress", str(path)]
     options = ["--budget", "1000", "--backend", backend]
     process = subprocess.Popen(
@@ -73,4 +70,17 @@ def test_ctrl_c_while_records_are_read_ends_the_command_at_once(
     answered = time.monotonic() - sent
     assert (out, err) == ("", "skeleton-compressor: error: interrupted\n")
     assert process.returncode == 130
+    return answered
+
+
+@pytest.mark.parametrize("form", ["lines", "wrapped"])
+def test_ctrl_c_while_records_are_read_ends_the_command_at_once(
+    backend: str, form: str, large_files: dict[str, Path]
+) -> None:
+    # A second try when the first is late: the signal can land in one C-level step over the
+    # whole file (decoding it), whose time swings with the machine's memory pressure; a
+    # reader that does not check for Ctrl-C is late on every try.
+    answered = _interrupted_while_reading(backend, large_files[form], form)
+    if answered >= ANSWERED_WITHIN:
+        answered = _interrupted_while_reading(backend, large_files[form], form)
     assert answered < ANSWERED_WITHIN, f"answered {answered:.3f} s after Ctrl-C"
