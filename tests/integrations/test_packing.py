@@ -77,10 +77,7 @@ def test_options_are_checked_when_made() -> None:
 
 
 def test_a_missing_score_names_the_item() -> None:
-    error = missing_score_error("nodes", 2, "n2", "score")
+    error = missing_score_error("nodes", 2, "n2", "score is None", "give it one")
     assert isinstance(error, FragmentTypeError)
     assert (error.kind, error.index, error.fragment_id) == ("relevance_type", 2, "n2")
-    assert str(error) == (
-        "nodes[2] (id 'n2'): no relevance score: score is missing "
-        "(give relevance= to score such items)"
-    )
+    assert str(error) == ("nodes[2] (id 'n2'): no relevance score: score is None (give it one)")

@@ -780,9 +780,12 @@ def test_a_return_answering_an_unknown_call_is_named(backend: str) -> None:
 
 def test_an_item_that_is_not_a_message_is_named(backend: str) -> None:
     processor = SkeletonHistoryProcessor(10, lambda message: 1, backend=backend)
-    with pytest.raises(TypeError) as raised:
+    with pytest.raises(FragmentTypeError) as raised:
         processor([ask("q"), "hello"])  # type: ignore[list-item]
-    assert str(raised.value) == "messages[1] must be a ModelRequest or a ModelResponse, got str"
+    assert (raised.value.kind, raised.value.index) == ("not_fragment", 1)
+    assert str(raised.value) == (
+        "messages[1] must be a ModelRequest or a ModelResponse, got 'hello' (str)"
+    )
     with pytest.raises(TypeError) as raised:
         processor({"messages": []})  # type: ignore[arg-type]
     assert str(raised.value) == (

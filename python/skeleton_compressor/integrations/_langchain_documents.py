@@ -13,7 +13,7 @@ from pydantic import ConfigDict, PrivateAttr, SkipValidation
 from .. import _messages
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
-from ._packing import Packing, missing_score_error
+from ._packing import Packing, missing_score_error, not_item_error
 
 __all__ = ["SkeletonDocumentCompressor"]
 
@@ -126,9 +126,7 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         rows = list(documents)
         for index, document in enumerate(rows):
             if not isinstance(document, Document):
-                raise TypeError(
-                    f"{CONTAINER}[{index}] must be a Document, got {_messages._typed(document)}"
-                )
+                raise not_item_error(CONTAINER, index, document, "a Document")
         ids = [document.id for document in rows]
         scores = self._scores(rows)
         counts = packing.token_counts([document.page_content for document in rows], CONTAINER, ids)
@@ -150,7 +148,11 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
             for index, document in enumerate(documents):
                 if relevance not in document.metadata:
                     raise missing_score_error(
-                        CONTAINER, index, document.id, f"metadata[{relevance!r}]"
+                        CONTAINER,
+                        index,
+                        document.id,
+                        f"metadata[{relevance!r}] is missing",
+                        "give relevance= to score such items",
                     ) from None
             raise  # a KeyError from a mapping that does not hold what it says it holds
 

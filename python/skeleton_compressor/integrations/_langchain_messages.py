@@ -24,7 +24,7 @@ from .. import _messages
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
 from ._history import MessageShape, pack_history
-from ._packing import Packing
+from ._packing import Packing, not_item_error
 
 __all__ = ["MESSAGE_OVERHEAD", "PackedMessages", "pack_messages"]
 
@@ -239,10 +239,12 @@ def _message_list(messages: object) -> list[BaseMessage]:
     items = list(messages)
     for index, item in enumerate(items):
         if not isinstance(item, BaseMessage):
-            raise TypeError(
-                f"{CONTAINER}[{index}] must be a langchain_core BaseMessage "
-                "(convert_to_messages makes them of dicts, tuples and strings), got "
-                f"{_messages._typed(item)}"
+            raise not_item_error(
+                CONTAINER,
+                index,
+                item,
+                "a langchain_core BaseMessage (convert_to_messages makes them of dicts, tuples "
+                "and strings)",
             )
     return items
 

@@ -11,7 +11,7 @@ from ..service import SkeletonCompressorService
 from ..tokens import Counter, counting
 from ..types import SkeletonIndices
 
-__all__ = ["Packing", "missing_score_error"]
+__all__ = ["Packing", "missing_score_error", "not_item_error"]
 
 
 class Packing:
@@ -109,13 +109,16 @@ def _name(ids: Sequence[str | None] | None, index: int) -> str | None:
 
 
 def missing_score_error(
-    container: str,
-    index: int,
-    item_id: str | None,
-    where: str,
-    remedy: str = "give relevance= to score such items",
+    container: str, index: int, item_id: str | None, absent: str, remedy: str
 ) -> FragmentTypeError:
-    """An item without the relevance score an adapter reads, `where` saying from where and
-    `remedy` how to score it otherwise."""
-    detail = f"no relevance score: {where} is missing ({remedy})"
+    """An item without the relevance score an adapter reads: `absent` says what is missing
+    (`metadata['relevance_score'] is missing`), `remedy` how to score such items instead."""
+    detail = f"no relevance score: {absent} ({remedy})"
     return _messages._error(FragmentTypeError, "relevance_type", index, item_id, container, detail)
+
+
+def not_item_error(container: str, index: int, item: object, expected: str) -> FragmentTypeError:
+    """`<container>[i] must be <expected>, got ...` (kind `not_fragment`): an item that is not
+    the framework's object."""
+    detail = f"must be {expected}, got {_messages._typed(item)}"
+    return _messages._error(FragmentTypeError, "not_fragment", index, None, container, detail)

@@ -1,5 +1,5 @@
 """What the LlamaIndex and Haystack adapters share: the `missing_score` option, and the
-errors for an item that is not the framework's object or has no score."""
+error for an item of the right type that the packer cannot use."""
 
 from __future__ import annotations
 
@@ -9,15 +9,10 @@ from .. import _messages
 from .._values import plain_str, safe_isinstance
 from ..errors import FragmentTypeError
 
-__all__ = [
-    "RAISE",
-    "checked_missing_score",
-    "not_item_error",
-    "unscored_error",
-    "unusable_item_error",
-]
+__all__ = ["MISSING_SCORE_REMEDY", "RAISE", "checked_missing_score", "unusable_item_error"]
 
 RAISE = "raise"
+MISSING_SCORE_REMEDY = "give missing_score= a number in [0, 1] to score such items"
 _EXPECTED = "missing_score must be 'raise' or a real number in [0, 1]"
 
 
@@ -40,26 +35,9 @@ def checked_missing_score(value: object) -> float | None:
     return score + 0.0  # -0.0 scores as 0.0
 
 
-def not_item_error(container: str, index: int, item: object, expected: str) -> FragmentTypeError:
-    """`<container>[i] must be <expected>, got ...` (kind `not_fragment`)."""
-    detail = f"must be {expected}, got {_messages.describe(item)} ({type(item).__name__})"
-    return _messages._error(FragmentTypeError, "not_fragment", index, None, container, detail)
-
-
 def unusable_item_error(
     container: str, index: int, item_id: str | None, detail: str
 ) -> FragmentTypeError:
     """`<container>[i] (id ...) <detail>` for an item of the right type the packer cannot
     use (kind `not_fragment`)."""
     return _messages._error(FragmentTypeError, "not_fragment", index, item_id, container, detail)
-
-
-def unscored_error(
-    container: str, index: int, item_id: str | None, field: str
-) -> FragmentTypeError:
-    """An item whose score is None while `missing_score="raise"` (kind `relevance_type`)."""
-    detail = (
-        f"no relevance score: {field} is None (give missing_score= a number in [0, 1] to "
-        f"score such items)"
-    )
-    return _messages._error(FragmentTypeError, "relevance_type", index, item_id, container, detail)

@@ -15,12 +15,11 @@ from haystack.utils import deserialize_callable, serialize_callable
 from .._messages import describe
 from .._values import plain_str
 from ..tokens import Counter, TokenCounter
-from ._packing import Packing
+from ._packing import Packing, missing_score_error, not_item_error
 from ._scored_items import (
+    MISSING_SCORE_REMEDY,
     RAISE,
     checked_missing_score,
-    not_item_error,
-    unscored_error,
     unusable_item_error,
 )
 
@@ -140,7 +139,13 @@ class SkeletonDocumentPacker:
             score = document.score
             if score is None:
                 if missing is None:
-                    raise unscored_error(_CONTAINER, index, document_id, "Document.score")
+                    raise missing_score_error(
+                        _CONTAINER,
+                        index,
+                        document_id,
+                        "Document.score is None",
+                        MISSING_SCORE_REMEDY,
+                    )
                 score = missing
             texts.append(content)
             ids.append(document_id)

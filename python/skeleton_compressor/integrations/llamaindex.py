@@ -15,8 +15,8 @@ from .._messages import describe
 from .._values import plain_str
 from ..tokens import Counter
 from ..types import SkeletonMetadata
-from ._packing import Packing
-from ._scored_items import checked_missing_score, not_item_error, unscored_error
+from ._packing import Packing, missing_score_error, not_item_error
+from ._scored_items import MISSING_SCORE_REMEDY, checked_missing_score
 
 __all__ = ["SkeletonNodePostprocessor"]
 
@@ -148,7 +148,13 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
             score = item.score
             if score is None:
                 if missing is None:
-                    raise unscored_error(_CONTAINER, index, node_id, "NodeWithScore.score")
+                    raise missing_score_error(
+                        _CONTAINER,
+                        index,
+                        node_id,
+                        "NodeWithScore.score is None",
+                        MISSING_SCORE_REMEDY,
+                    )
                 score = missing
             texts.append(node.get_content(metadata_mode=mode))
             ids.append(node_id)

@@ -38,7 +38,7 @@ from pydantic_ai.messages import (
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
 from ._history import MessageShape, pack_history, tool_groups
-from ._packing import Packing
+from ._packing import Packing, not_item_error
 
 __all__ = ["PackedHistory", "SkeletonHistoryProcessor", "message_text"]
 
@@ -339,10 +339,7 @@ def _checked(messages: object) -> Sequence[ModelMessage]:
         )
     for index, message in enumerate(messages):
         if not isinstance(message, (ModelRequest, ModelResponse)):
-            raise TypeError(
-                f"{CONTAINER}[{index}] must be a ModelRequest or a ModelResponse, "
-                f"got {type(message).__name__}"
-            )
+            raise not_item_error(CONTAINER, index, message, "a ModelRequest or a ModelResponse")
     return messages
 
 
