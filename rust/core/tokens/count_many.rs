@@ -175,9 +175,12 @@ fn count_on_threads(
     let take = || queue.take();
     let stop = Stop::default();
     let work = |go_on: &mut dyn FnMut() -> Result<(), Interrupted>| {
+        // Memory of its own for each thread: the pre-tokenizer's shared pool would take a
+        // lock for every piece on all threads but one.
+        let mut scratch = encoding.scratch();
         while let Some((block, place)) = take() {
             for (count, text) in place.iter_mut().zip(block) {
-                *count = encoding.count_bytes_with(text, &mut *go_on)?;
+                *count = encoding.count_bytes_in(&mut scratch, text, &mut *go_on)?;
             }
         }
         Ok(())

@@ -11,7 +11,8 @@ use std::convert::Infallible;
 use std::sync::OnceLock;
 
 use bpe_openai::byte_pair_encoding::BytePairEncoding;
-use bpe_openai::Tokenizer;
+use regex_automata::meta::{Cache, Regex};
+use regex_automata::{Anchored, Input, Match};
 
 use crate::core::tokens::surrogates::tiktoken_text;
 use crate::core::tokens::table::{self, Ranks};
@@ -23,47 +24,94 @@ pub enum Encoding {
     Cl100kBase,
 }
 
-/// An encoding once loaded: the crate's tokenizer, and the bytes of every token, so that a
-/// piece of text that is a token counts one without running the encoder (as tiktoken does
-/// too: most words are one token).
+/// An encoding once loaded: the crate's encoder, the pre-tokenizer that cuts text into the
+/// pieces it encodes, and the bytes of every token, so that a piece of text that is a token
+/// counts one without running the encoder (as tiktoken does too: most words are one token).
 struct Loaded {
-    tokenizer: Tokenizer,
+    bpe: BytePairEncoding,
+    pieces: Regex,
+    /// Per pattern of `pieces`: whether its match ends with one character looked at, not
+    /// taken.
+    looks_ahead: Vec<bool>,
     whole_tokens: Ranks<'static>,
 }
 
 impl Loaded {
-    /// The crate's tokenizer, its encoder rebuilt from the compact table (serde is the only
-    /// way into its fields).
+    /// The crate's encoder rebuilt from the compact table (serde is the only way into its
+    /// fields), and the pre-tokenizer built from the patterns.
     fn new(encoding: Encoding) -> Loaded {
         let (fields, whole_tokens) = table::read(encoding.table());
         let fields = rmp_serde::to_vec(&fields).expect("the fields serialize");
         let bpe: BytePairEncoding = rmp_serde::from_slice(&fields).expect("the crate's fields");
         let patterns = encoding.patterns();
-        let patterns: Vec<(&str, bool)> = patterns
-            .iter()
-            .map(|(pattern, ahead)| (pattern.as_str(), *ahead))
-            .collect();
+        let pieces = Regex::new_many(&patterns.iter().map(|(p, _)| p.as_str()).collect::<Vec<_>>())
+            .expect("valid patterns");
         Loaded {
-            tokenizer: Tokenizer::new_lookahead(bpe, &patterns, false).expect("valid patterns"),
+            bpe,
+            pieces,
+            looks_ahead: patterns.iter().map(|(_, ahead)| *ahead).collect(),
             whole_tokens,
         }
     }
 
-    /// The count of `text`, the sum over its pieces (these encodings do not normalize text,
-    /// so the tokenizer's own `count` is that sum too); `go_on` is asked before each piece.
-    fn count<E>(&self, text: &str, mut go_on: impl FnMut() -> Result<(), E>) -> Result<usize, E> {
+    /// The count of `text`, the sum over its pieces (these encodings do not normalize text);
+    /// `go_on` is asked before each piece. `find` runs the pre-tokenizer on what is left.
+    fn count<E>(
+        &self,
+        text: &str,
+        find: impl FnMut(&Input<'_>) -> Option<Match>,
+        mut go_on: impl FnMut() -> Result<(), E>,
+    ) -> Result<usize, E> {
         let mut count = 0;
-        for piece in self.tokenizer.split(text) {
+        self.each_piece(text, find, |piece| {
             go_on()?;
-            let bytes = piece.as_bytes();
-            count += if self.whole_tokens.contains_key(bytes) {
+            count += if self.whole_tokens.contains_key(piece) {
                 1
             } else {
-                self.tokenizer.bpe.count(bytes)
+                self.bpe.count(piece)
             };
-        }
+            Ok(())
+        })?;
         Ok(count)
     }
+
+    /// Cuts `text` into the pieces the encoder encodes one by one, as tiktoken's pattern does:
+    /// each the longest match at the start of what is left, less the one character a
+    /// looking-ahead pattern only looks at.
+    fn each_piece<E>(
+        &self,
+        text: &str,
+        mut find: impl FnMut(&Input<'_>) -> Option<Match>,
+        mut piece: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let mut start = 0;
+        while start < text.len() {
+            // The rest alone, as the crate's pre-tokenizer sees it: `$` is the text's end.
+            let rest = Input::new(&text[start..]).anchored(Anchored::Yes);
+            let Some(found) = find(&rest) else { break };
+            let mut end = start + found.end();
+            if self.looks_ahead[found.pattern().as_usize()] {
+                end -= text[start..end]
+                    .chars()
+                    .next_back()
+                    .map_or(0, char::len_utf8);
+            }
+            // The patterns that look ahead take two characters at least; a piece of nothing
+            // would never end.
+            assert!(end > start, "an empty piece at byte {start}");
+            piece(&text.as_bytes()[start..end])?;
+            start = end;
+        }
+        Ok(())
+    }
+}
+
+/// The pre-tokenizer's working memory, for a thread counting many texts: the regex's own
+/// pool hands its memory out fast only to the first thread that used it, and takes a lock
+/// for every piece on the others (counting on two threads was slower than on one).
+pub struct Scratch {
+    encoding: Encoding,
+    cache: Cache,
 }
 
 static O200K_BASE: OnceLock<Loaded> = OnceLock::new();
@@ -73,7 +121,7 @@ static CL100K_BASE: OnceLock<Loaded> = OnceLock::new();
 named!(Encoding { O200kBase => "o200k_base", Cl100kBase => "cl100k_base" });
 
 impl Encoding {
-    /// The one way to the crate's tokenizer, so that `is_loaded` knows whether it was built.
+    /// The one way to the loaded encoding, so that `is_loaded` knows whether it was built.
     fn slot(self) -> &'static OnceLock<Loaded> {
         match self {
             Encoding::O200kBase => &O200K_BASE,
@@ -131,8 +179,35 @@ impl Encoding {
     /// The number of tokens tiktoken's `encode_ordinary` gives for `text` (special tokens such
     /// as `<|endoftext|>` are ordinary text).
     pub fn count(self, text: &str) -> usize {
-        let Ok(count) = self.loaded().count(text, || Ok::<(), Infallible>(()));
+        let Ok(count) = self.count_with(text, || Ok::<(), Infallible>(()));
         count
+    }
+
+    fn count_with<E>(self, text: &str, go_on: impl FnMut() -> Result<(), E>) -> Result<usize, E> {
+        let loaded = self.loaded();
+        loaded.count(text, |rest| loaded.pieces.find(rest.clone()), go_on)
+    }
+
+    /// Working memory for [`Encoding::count_bytes_in`] (loading the encoding first).
+    pub fn scratch(self) -> Scratch {
+        Scratch {
+            encoding: self,
+            cache: self.loaded().pieces.create_cache(),
+        }
+    }
+
+    /// [`Encoding::count_bytes_with`], in `scratch`'s memory (made by this encoding).
+    pub fn count_bytes_in<E>(
+        self,
+        scratch: &mut Scratch,
+        text: &[u8],
+        go_on: impl FnMut() -> Result<(), E>,
+    ) -> Result<usize, E> {
+        assert_eq!(scratch.encoding, self, "scratch made by another encoding");
+        let loaded = self.loaded();
+        let cache = &mut scratch.cache;
+        let find = |rest: &Input<'_>| loaded.pieces.search_with(cache, rest);
+        loaded.count(&tiktoken_text(text), find, go_on)
     }
 
     /// [`Encoding::count`] for the bytes of a Python `str`: its UTF-8, where lone surrogates
@@ -148,13 +223,13 @@ impl Encoding {
         text: &[u8],
         go_on: impl FnMut() -> Result<(), E>,
     ) -> Result<usize, E> {
-        self.loaded().count(&tiktoken_text(text), go_on)
+        self.count_with(&tiktoken_text(text), go_on)
     }
 
     /// The bytes of every token, by rank (the token's number): the table this library was
     /// built with, for comparing it with the published one.
     pub fn tokens(self) -> Vec<&'static [u8]> {
-        let bpe = &self.loaded().tokenizer.bpe;
+        let bpe = &self.loaded().bpe;
         (0..bpe.num_tokens())
             .map(|rank| bpe.token_bytes(rank as u32))
             .collect()
@@ -166,7 +241,7 @@ mod tests {
     use super::*;
 
     /// The crate's own tokenizer, deserialized whole, which the rebuilt one must match.
-    fn crates_tokenizer(encoding: Encoding) -> &'static Tokenizer {
+    fn crates_tokenizer(encoding: Encoding) -> &'static bpe_openai::Tokenizer {
         match encoding {
             Encoding::O200kBase => bpe_openai::o200k_base(),
             Encoding::Cl100kBase => bpe_openai::cl100k_base(),
@@ -223,11 +298,26 @@ mod tests {
         let text = "Hello,  World!\n\n  def f(x):\r\n\treturn x**2 # 12345 don't\u{a0} \
                     HTTPServer's URLs Ünïcödé 東京都 😀👩‍👩‍👧‍👦 🇫🇷 \u{fffd}   \n";
         for encoding in Encoding::ALL {
-            let ours = &encoding.loaded().tokenizer;
+            let loaded = encoding.loaded();
             let crates = crates_tokenizer(encoding);
-            let split = |tokenizer: &'static Tokenizer| tokenizer.split(text).collect::<Vec<_>>();
-            assert_eq!(split(ours), split(crates));
-            let (ours, crates) = (&ours.bpe, &crates.bpe);
+            let crates_pieces: Vec<&[u8]> = crates.split(text).map(str::as_bytes).collect();
+            let mut scratch = encoding.scratch();
+            let mut pooled = Vec::new();
+            let mut scratched = Vec::new();
+            let find = |rest: &Input<'_>| loaded.pieces.find(rest.clone());
+            let _ = loaded.each_piece(text, find, |piece| {
+                pooled.push(piece.to_vec());
+                Ok::<(), Infallible>(())
+            });
+            let cache = &mut scratch.cache;
+            let find = |rest: &Input<'_>| loaded.pieces.search_with(cache, rest);
+            let _ = loaded.each_piece(text, find, |piece| {
+                scratched.push(piece.to_vec());
+                Ok::<(), Infallible>(())
+            });
+            assert_eq!(pooled, crates_pieces);
+            assert_eq!(scratched, crates_pieces);
+            let (ours, crates) = (&loaded.bpe, &crates.bpe);
             assert_eq!(ours.num_tokens(), crates.num_tokens());
             // Every token, and every token after the one before it: the merges across a split.
             let mut previous: &[u8] = b"";
