@@ -59,6 +59,7 @@ class Compressor:
         required: Sequence[Any] | None,
         groups: Sequence[Any] | None,
         skeleton_budget: int,
+        variants: Sequence[Any] | None = None,
     ) -> tuple[array[int], int, int, int, int, int]: ...
     def compress_records(
         self,

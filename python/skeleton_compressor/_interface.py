@@ -88,6 +88,7 @@ class BackendCompressor(Protocol):
         required: Sequence[Any] | None,
         groups: Sequence[Any] | None,
         skeleton_budget: int,
+        variants: Sequence[Any] | None = None,
     ) -> tuple[array[int], int, int, int, int, int]: ...
 
     def compress_records(

@@ -26,10 +26,18 @@ _FRAGMENT_PROBLEMS: dict[str, tuple[type[FragmentError], str]] = {
     "required_type": (FragmentTypeError, "required must be a bool, got {got}"),
     "group_type": (FragmentTypeError, "group must be None or a str, got {got}"),
     "group_empty": (FragmentValueError, "group must be non-empty"),
+    "variant_type": (FragmentTypeError, "variant_of must be None or a str, got {got}"),
+    "variant_empty": (FragmentValueError, "variant_of must be non-empty"),
 }
 
 # Every `FragmentError.kind`, in this order; the Rust core's enum of problems has the same names.
-KINDS: tuple[str, ...] = (*_FRAGMENT_PROBLEMS, "unreadable", "duplicate")
+KINDS: tuple[str, ...] = (
+    *_FRAGMENT_PROBLEMS,
+    "unreadable",
+    "duplicate",
+    "variant_group_mismatch",
+    "variant_required_twice",
+)
 
 _Error = TypeVar("_Error", bound=FragmentError)
 
@@ -139,7 +147,14 @@ def fragments_type_error(fragments: object) -> TypeError:
     )
 
 
-_COLUMN_NAMES = ("fragment_ids", "token_counts", "relevance_scores", "required", "groups")
+_COLUMN_NAMES = (
+    "fragment_ids",
+    "token_counts",
+    "relevance_scores",
+    "required",
+    "groups",
+    "variants",
+)
 
 
 def column_lengths_error(*lengths: int | None) -> ValueError:
@@ -185,6 +200,55 @@ def duplicate_error(
 ) -> FragmentValueError:
     detail = f"duplicate fragment_id {describe(fragment_id)}"
     return _error(FragmentValueError, "duplicate", second, fragment_id, container, detail, first)
+
+
+def variant_group_mismatch_error(
+    fragment_id: str,
+    index: int,
+    variant_of: str | None,
+    group: str,
+    first_index: int,
+    first_variant_of: str | None,
+    container: str = "fragments",
+) -> FragmentValueError:
+    """A member of a group renders another thing than the group's first member."""
+    detail = (
+        f"variant_of {describe(variant_of)} differs from {describe(first_variant_of)}, the "
+        f"variant_of of {container}[{first_index}] in group {describe(group)}: a group's "
+        "members share one variant_of"
+    )
+    return _error(
+        FragmentValueError,
+        "variant_group_mismatch",
+        index,
+        fragment_id,
+        container,
+        detail,
+        first_index,
+    )
+
+
+def variant_required_twice_error(
+    fragment_id: str,
+    index: int,
+    variant_of: str,
+    first_index: int,
+    container: str = "fragments",
+) -> FragmentValueError:
+    """A second required unit in one variant set; `first_index` is the first one's."""
+    detail = (
+        f"required, and so is {container}[{first_index}] of another unit with variant_of "
+        f"{describe(variant_of)}: at most one unit of a variant set can be required"
+    )
+    return _error(
+        FragmentValueError,
+        "variant_required_twice",
+        index,
+        fragment_id,
+        container,
+        detail,
+        first_index,
+    )
 
 
 def budget_exceeded_error(budget: int, needed: int, required: bool) -> BudgetExceededError:

@@ -141,3 +141,14 @@ def group(value: object, index: int, fid: str, container: str) -> str | None:
     if not name:
         raise _messages.fragment_error("group_empty", index, fid, value, container)
     return name
+
+
+def variant_of(value: object, index: int, fid: str, container: str) -> str | None:
+    if value is None:
+        return None
+    name = plain_str(value)
+    if name is None:
+        raise _messages.fragment_error("variant_type", index, fid, value, container)
+    if not name:
+        raise _messages.fragment_error("variant_empty", index, fid, value, container)
+    return name

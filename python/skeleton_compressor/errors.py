@@ -23,7 +23,9 @@ class FragmentError(Exception):
         container: `"fragments"` (compress, validate) or `"rows"` (compress_arrays).
         detail: the message without the place, e.g. `token_count must be >= 0, got -1`; for a
             duplicate, the message without its two places (`duplicate fragment_id 'a'`).
-        first_index: for a duplicate, the index of the id's first occurrence; else None.
+        first_index: for a duplicate, the index of the id's first occurrence; for
+            `variant_group_mismatch`, the group's first member; for
+            `variant_required_twice`, the variant set's first required fragment; else None.
 
     `str(error)` is the full message, e.g. `fragments[3] (id 'a'): token_count must be >= 0,
     got -1`.

@@ -212,9 +212,11 @@ class SkeletonCompressorService:
         *,
         required: Any = None,
         groups: Any = None,
+        variants: Any = None,
     ) -> SkeletonIndices:
         """`compress` on columns: row i is (fragment_ids[i], token_counts[i],
-        relevance_scores[i]), with `required[i]` and `groups[i]` when those columns are given.
+        relevance_scores[i]), with `required[i]`, `groups[i]` and `variants[i]` when those
+        columns are given.
 
         Args:
             fragment_ids: a sequence (or iterable) of str.
@@ -223,6 +225,7 @@ class SkeletonCompressorService:
             skeleton_budget: as for `compress`.
             required: None, or a column of bool.
             groups: None, or a column of group names (None or a non-empty str).
+            variants: None, or a column of variant_of names (None or a non-empty str).
 
         Returns:
             A `SkeletonIndices`: the kept row numbers in output order as an int64
@@ -237,10 +240,15 @@ class SkeletonCompressorService:
                 repeated id.
             BudgetExceededError: as for `compress`.
         """
-        columns = checked_columns(fragment_ids, token_counts, relevance_scores, required, groups)
+        ids, tokens, scores, flags, names, renders = checked_columns(
+            fragment_ids, token_counts, relevance_scores, required, groups, variants
+        )
         budget = checked_budget(skeleton_budget)
+        # The column goes to the backend only when given: a core built before variants
+        # still serves every call without them.
+        by_name = {} if renders is None else {"variants": renders}
         kept, original, compressed, rows, value, bound = self._compressor.compress_arrays(
-            *columns, budget
+            ids, tokens, scores, flags, names, budget, **by_name
         )
         metadata = SkeletonMetadata.of(original, compressed, budget, rows, len(kept), value, bound)
         return SkeletonIndices(kept, metadata)
@@ -334,6 +342,7 @@ def compress_arrays(
     *,
     required: Any = None,
     groups: Any = None,
+    variants: Any = None,
     strategy: str = "greedy",
     backend: str = "auto",
     min_relevance: float = 0.0,
@@ -351,6 +360,7 @@ def compress_arrays(
         skeleton_budget,
         required=required,
         groups=groups,
+        variants=variants,
     )
 
 

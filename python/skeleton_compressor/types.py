@@ -41,6 +41,8 @@ class ContextFragment:
         content: the text itself (not read by the compressor).
         required: kept whatever its relevance.
         group: fragments sharing a group are kept or dropped together.
+        variant_of: fragments sharing a variant_of are renderings of one thing (the full
+            text, an outline, a summary): at most one of them is kept.
 
     A frozen dataclass. Construction does not validate; the compressor does, and raises
     `FragmentTypeError` or `FragmentValueError` naming the fragment.
@@ -54,6 +56,8 @@ class ContextFragment:
     """Kept whatever its relevance; see the overflow policy for a budget it alone exceeds."""
     group: str | None = None
     """Fragments sharing a group are kept or dropped together, in their input order."""
+    variant_of: str | None = None
+    """Fragments sharing a variant_of render one thing; at most one unit of them is kept."""
 
     @classmethod
     def from_text(

@@ -134,7 +134,7 @@ def _flag_column(column: object) -> list[object] | tuple[object, ...]:
 
 
 # Union, not `|`: the alias is evaluated at run time, and Python 3.9 has no `|` for types.
-Columns = tuple[Union[list[object], tuple[object, ...]], Any, Any, Any, Any]
+Columns = tuple[Union[list[object], tuple[object, ...]], Any, Any, Any, Any, Any]
 
 
 def checked_columns(
@@ -143,10 +143,11 @@ def checked_columns(
     relevance_scores: Any,
     required: Any = None,
     groups: Any = None,
+    variants: Any = None,
 ) -> Columns:
     """The columns in forms both backends read: lists and tuples (subclasses read as the
-    items they store), and numeric buffers as one-dimensional native memoryviews; `required`
-    and `groups` stay None when not given.
+    items they store), and numeric buffers as one-dimensional native memoryviews; `required`,
+    `groups` and `variants` stay None when not given.
 
     The backends check that the columns have one length, on the snapshot they read.
     """
@@ -155,4 +156,5 @@ def checked_columns(
     scores = _numeric_column(relevance_scores, "relevance_scores")
     flags = None if required is None else _flag_column(required)
     names = None if groups is None else _object_column(groups, "groups", "None or str")
-    return ids, tokens, scores, flags, names
+    renders = None if variants is None else _object_column(variants, "variants", "None or str")
+    return ids, tokens, scores, flags, names, renders

@@ -318,6 +318,65 @@ CASES = [
         "group must be non-empty",
         "fragments[1] (id 'g'): group must be non-empty",
     ),
+    Case(
+        "variant_type",
+        fragments(F("v", 1, 0.5, group="g", variant_of=b"x")),  # type: ignore[arg-type]
+        FragmentTypeError,
+        "variant_type",
+        0,
+        "v",
+        "fragments",
+        "variant_of must be None or a str, got b'x' (bytes)",
+        "fragments[0] (id 'v'): variant_of must be None or a str, got b'x' (bytes)",
+    ),
+    Case(
+        "variant_empty",
+        fragments(OK, F("v", 1, 0.5, variant_of="")),
+        FragmentValueError,
+        "variant_empty",
+        1,
+        "v",
+        "fragments",
+        "variant_of must be non-empty",
+        "fragments[1] (id 'v'): variant_of must be non-empty",
+    ),
+    Case(
+        "variant_group_mismatch",
+        fragments(
+            F("a", 1, 0.5, group="g", variant_of="file"),
+            OK,
+            F("b", 1, 0.5, group="g", variant_of="file"),
+            F("c", 1, 0.5, group="g"),
+        ),
+        FragmentValueError,
+        "variant_group_mismatch",
+        3,
+        "c",
+        "fragments",
+        "variant_of None differs from 'file', the variant_of of fragments[0] in group 'g': "
+        "a group's members share one variant_of",
+        "fragments[3] (id 'c'): variant_of None differs from 'file', the variant_of of "
+        "fragments[0] in group 'g': a group's members share one variant_of",
+        first_index=0,
+    ),
+    Case(
+        "variant_required_twice",
+        fragments(
+            F("full", 9, 0.9, required=True, variant_of="file"),
+            OK,
+            F("outline", 3, 0.5, required=True, variant_of="file"),
+        ),
+        FragmentValueError,
+        "variant_required_twice",
+        2,
+        "outline",
+        "fragments",
+        "required, and so is fragments[0] of another unit with variant_of 'file': at most "
+        "one unit of a variant set can be required",
+        "fragments[2] (id 'outline'): required, and so is fragments[0] of another unit with "
+        "variant_of 'file': at most one unit of a variant set can be required",
+        first_index=0,
+    ),
 ]
 
 
@@ -332,7 +391,13 @@ def fields(error: FragmentError) -> dict[str, object]:
 
 
 def test_kinds() -> None:
-    assert (*_FRAGMENT_PROBLEMS, "unreadable", "duplicate") == KINDS
+    assert (
+        *_FRAGMENT_PROBLEMS,
+        "unreadable",
+        "duplicate",
+        "variant_group_mismatch",
+        "variant_required_twice",
+    ) == KINDS
     assert KINDS[:8] == (
         "not_fragment",
         "id_type",

@@ -27,6 +27,7 @@ class Columns:
         "original_tokens",
         "required",
         "token_counts",
+        "variants",
     )
 
     def __init__(self) -> None:
@@ -35,10 +36,12 @@ class Columns:
         self.negated_scores: list[float] = []
         self.required: list[int] = []  # indices of required fragments
         self.grouped: dict[int, str] = {}  # index: group, for fragments in a group
+        self.variants: dict[int, str] = {}  # index: variant_of, for fragments that have one
         self.original_tokens = 0
 
     def finish(self, container: str) -> Columns:
-        """Rejects a repeated id (naming its first two places), and totals the tokens."""
+        """Rejects a repeated id (naming its first two places), then breaks of the variant
+        rules; and totals the tokens."""
         fragment_ids = self.fragment_ids
         if len(set(fragment_ids)) != len(fragment_ids):
             first_index: dict[str, int] = {}
@@ -46,8 +49,41 @@ class Columns:
                 first = first_index.setdefault(fid, index)
                 if first != index:
                     raise _messages.duplicate_error(fid, first, index, container)
+        if self.variants:
+            self._check_variants(container)
         self.original_tokens = sum(self.token_counts)
         return self
+
+    def _check_variants(self, container: str) -> None:
+        """A group's members share its first member's variant_of (else the error is at the
+        first member, in input order, that differs); then a variant set has at most one
+        required unit (else the error is at the first required member of the unit whose
+        first required member comes second in input order)."""
+        variants, grouped = self.variants, self.grouped
+        group_first: dict[str, int] = {}
+        for index, group in grouped.items():  # in input order: filled in index order
+            first = group_first.setdefault(group, index)
+            if variants.get(index) != variants.get(first):
+                raise _messages.variant_group_mismatch_error(
+                    self.fragment_ids[index],
+                    index,
+                    variants.get(index),
+                    group,
+                    first,
+                    variants.get(first),
+                    container,
+                )
+        settled: dict[str, tuple[object, int]] = {}  # variant_of: (its required unit, index)
+        for index in self.required:
+            variant = variants.get(index)
+            if variant is None:
+                continue
+            unit = grouped.get(index, index)
+            first_unit, first = settled.setdefault(variant, (unit, index))
+            if first_unit != unit:
+                raise _messages.variant_required_twice_error(
+                    self.fragment_ids[index], index, variant, first, container
+                )
 
     def ranking(self) -> list[int]:
         """Indices by relevance descending, then id ascending.
@@ -98,7 +134,7 @@ def _attribute(fragment: object, attribute: str, index: int, fid: str | None) ->
         raise _messages.unreadable_error(index, fid, attribute, error) from error
 
 
-_Fields = tuple[str, int, float, bool, "str | None"]
+_Fields = tuple[str, int, float, bool, "str | None", "str | None"]
 
 
 def _read_optional(
@@ -131,7 +167,10 @@ def _checked_fragment(fragment: object, index: int) -> _Fields:
     group = _values.group(
         _read_optional(fragment, "group", None, index, fid), index, fid, "fragments"
     )
-    return fid, tokens, score, pinned, group
+    variant = _values.variant_of(
+        _read_optional(fragment, "variant_of", None, index, fid), index, fid, "fragments"
+    )
+    return fid, tokens, score, pinned, group, variant
 
 
 def _checked_row(row: tuple[object, object, object], index: int) -> tuple[str, int, float]:
@@ -166,6 +205,7 @@ def fragment_columns(fragments: tuple[ContextFragment, ...]) -> Columns:
     add_score = columns.negated_scores.append
     pin = columns.required.append
     grouped = columns.grouped
+    variants = columns.variants
     for index, fragment in enumerate(fragments):
         # Plain fragments holding plain, valid values take the short way; anything else is
         # read again field by field, so that the first problem is the one reported.
@@ -176,8 +216,9 @@ def fragment_columns(fragments: tuple[ContextFragment, ...]) -> Columns:
                 score = fragment.relevance_score
                 pinned = fragment.required
                 group = fragment.group
+                variant = fragment.variant_of
             except AttributeError:
-                fid, tokens, score, pinned, group = _checked_fragment(fragment, index)
+                fid, tokens, score, pinned, group, variant = _checked_fragment(fragment, index)
             if not (
                 type(fid) is str
                 and fid
@@ -187,10 +228,11 @@ def fragment_columns(fragments: tuple[ContextFragment, ...]) -> Columns:
                 and 0.0 <= score <= 1.0
                 and (pinned is False or pinned is True)
                 and (group is None or (type(group) is str and group))
+                and (variant is None or (type(variant) is str and variant))
             ):
-                fid, tokens, score, pinned, group = _checked_fragment(fragment, index)
+                fid, tokens, score, pinned, group, variant = _checked_fragment(fragment, index)
         else:
-            fid, tokens, score, pinned, group = _checked_fragment(fragment, index)
+            fid, tokens, score, pinned, group, variant = _checked_fragment(fragment, index)
         add_id(fid)
         add_tokens(tokens)
         add_score(-score)
@@ -198,6 +240,8 @@ def fragment_columns(fragments: tuple[ContextFragment, ...]) -> Columns:
             pin(index)
         if group is not None:
             grouped[index] = group
+        if variant is not None:
+            variants[index] = variant
     return columns.finish("fragments")
 
 
@@ -207,6 +251,7 @@ def row_columns(
     relevance_scores: Sequence[object] | memoryview,
     required: Sequence[object] | None,
     groups: Sequence[object] | None,
+    variants: Sequence[object] | None = None,
 ) -> Columns:
     # One snapshot of each column, taken before any value is read: user code run while
     # reading (an `__index__`, a `__float__`) cannot change which rows are read.
@@ -215,8 +260,9 @@ def row_columns(
     scores = _snapshot(relevance_scores)
     flags = None if required is None else _snapshot(required)
     names = None if groups is None else _snapshot(groups)
+    renders = None if variants is None else _snapshot(variants)
     lengths: list[int | None] = [len(ids), len(tokens), len(scores)]
-    lengths += [None if column is None else len(column) for column in (flags, names)]
+    lengths += [None if column is None else len(column) for column in (flags, names, renders)]
     if len({length for length in lengths if length is not None}) > 1:
         raise _messages.column_lengths_error(*lengths)
     columns = Columns()
@@ -236,6 +282,10 @@ def row_columns(
             group = _values.group(names[index], index, fid, "rows")
             if group is not None:
                 columns.grouped[index] = group
+        if renders is not None:
+            variant = _values.variant_of(renders[index], index, fid, "rows")
+            if variant is not None:
+                columns.variants[index] = variant
     return columns.finish("rows")
 
 

@@ -57,7 +57,13 @@ class Compressor:
     ) -> tuple[list[_Selection], list[Decision]]:
         """What is kept for each budget; decisions for the first when explaining."""
         ranking = columns.ranking()
-        if self._plain and not explain and not columns.required and not columns.grouped:
+        if (
+            self._plain
+            and not explain
+            and not columns.required
+            and not columns.grouped
+            and not columns.variants
+        ):
             return self._select_plain(columns, ranking, budgets), []
         policy = self._policy
         units = Units(
@@ -67,6 +73,7 @@ class Compressor:
             columns.grouped,
             ranking,
             policy.min_relevance,
+            columns.variants,
         )
         selections = []
         decisions: list[Decision] = []
@@ -144,8 +151,11 @@ class Compressor:
         required: Sequence[object] | None,
         groups: Sequence[object] | None,
         skeleton_budget: int,
+        variants: Sequence[object] | None = None,
     ) -> tuple[array[int], int, int, int, int, int]:
-        columns = row_columns(fragment_ids, token_counts, relevance_scores, required, groups)
+        columns = row_columns(
+            fragment_ids, token_counts, relevance_scores, required, groups, variants
+        )
         [(kept, compressed_tokens, value, bound)], _ = self._select(columns, [skeleton_budget])
         rows = len(columns.fragment_ids)
         return array("q", kept), columns.original_tokens, compressed_tokens, rows, value, bound

@@ -18,7 +18,7 @@ from operator import itemgetter, lt
 
 from .value import Densities
 
-__all__ = ["optimal_set"]
+__all__ = ["optimal_set", "pareto_states"]
 
 _second = itemgetter(1)
 
@@ -154,8 +154,8 @@ def _core_optimum(
                 if v * remove_tokens + t * remove_value <= limit
             ]
             if len(branches) > 4 * len(states) + 1024:
-                branches = _pareto(branches)
-        states = _pareto(branches)
+                branches = pareto_states(branches)
+        states = pareto_states(branches)
         fitting = bisect_right(states, (room + 1,))
         if fitting:
             floor = max(floor, -states[fitting - 1][1])
@@ -184,7 +184,7 @@ def _bounding_densities(
     return adding[::-1], removing[::-1]
 
 
-def _pareto(states: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+def pareto_states(states: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
     """The states no other beats: by tokens, each of more value than all before it."""
     states.sort()
     negated_values = list(map(_second, states))

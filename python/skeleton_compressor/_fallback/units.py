@@ -1,6 +1,7 @@
 """The selection policy in plain Python, for the fallback backend: fragments of one group form
-a unit, kept or dropped whole; required units first; a relevance floor; an overflow policy; an
-output order; and the reason for every decision."""
+a unit, kept or dropped whole; units of one variant set, of which at most one is kept; required
+units first (settling their variant sets); a relevance floor; an overflow policy; an output
+order; and the reason for every decision."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from typing import NamedTuple
 
 from .. import _messages
 from .density import density_set
+from .multiple_choice import multiple_choice_set
 from .optimal import optimal_set
 from .value import Densities, fragment_values
+from .variants import multiple_choice_bound
 
 __all__ = ["Decision", "Units"]
 
@@ -27,12 +30,17 @@ class _Walk(NamedTuple):
     walked: list[tuple[int, bool, str, int | None]]  # (unit, kept, reason, what was left)
     top_over_budget: int | None
     required_overflow: bool
+    kept_sets: frozenset[int]  # the variant sets of the units kept by the strategy
 
 
 class Units:
     """Units ranked by their leads (each unit's first member in the fragment ranking).
 
-    Without groups each fragment is the unit of the same index, and `members` is None."""
+    Without groups each fragment is the unit of the same index, and `members` is None.
+    Without variants `set_of` is None; with them, `set_of[unit]` is the unit's variant set
+    (-1 for none), and `settled[unit]` tells a unit whose set has a required unit: it is
+    never a candidate, nor counted by the bound, and its reason is `variant_kept` (unless it
+    is below the floor, which is told first as for every unit)."""
 
     __slots__ = (
         "_densities",
@@ -46,6 +54,8 @@ class Units:
         "required",
         "required_tokens",
         "required_value",
+        "set_of",
+        "settled",
         "tokens",
         "values",
     )
@@ -58,6 +68,7 @@ class Units:
         grouped: dict[int, str],
         ranking: list[int],
         min_relevance: float,
+        variants: dict[int, str] | None = None,
     ) -> None:
         count = len(token_counts)
         values = fragment_values(negated_scores)
@@ -104,12 +115,34 @@ class Units:
                 candidate[index] = False
         self.ranked = ranked
         self.candidate = candidate
-        self.candidates = list(compress(ranked, map(candidate.__getitem__, ranked)))
         self.pinned = [unit for unit, pinned in enumerate(self.required) if pinned]
+        self.set_of: list[int] | None = None
+        self.settled: list[bool] | None = None
+        self.candidates = list(compress(ranked, map(candidate.__getitem__, ranked)))
+        if variants:
+            self._settle(variants)
         self.required_tokens = sum(map(self.tokens.__getitem__, self.pinned))
         self.required_value = sum(map(self.values.__getitem__, self.pinned))
         self._densities: Densities | None = None
         self._rank: list[int] | None = None
+
+    def _settle(self, variants: dict[int, str]) -> None:
+        """Numbers the variant sets; a unit whose set has a required unit stops being a
+        candidate (a group's members share their variant_of: the first member's is the
+        unit's). Eligibility (`candidate`) is left as the floor says, for the reasons."""
+        members = self.members
+        set_number: dict[str, int] = {}
+        set_of = []
+        for unit in range(len(self.required)):
+            name = variants.get(unit if members is None else members[unit][0])
+            set_of.append(-1 if name is None else set_number.setdefault(name, len(set_number)))
+        settled_sets = {set_of[unit] for unit in self.pinned} - {-1}
+        settled = [
+            variant in settled_sets and not pinned for variant, pinned in zip(set_of, self.required)
+        ]
+        self.set_of, self.settled = set_of, settled
+        if settled_sets:
+            self.candidates = [unit for unit in self.candidates if not settled[unit]]
 
     @property
     def densities(self) -> Densities:
@@ -133,6 +166,10 @@ class Units:
         room = budget - self.required_tokens
         if not budget or room < 0:
             return self.required_value
+        if self.set_of is not None:
+            return self.required_value + multiple_choice_bound(
+                self.values, self.tokens, self.candidates, self.set_of, room
+            )
         return self.required_value + self.densities.bound(room)
 
     def walk(self, budget: int, strategy: str, on_overflow: str, explain: bool) -> _Walk:
@@ -140,10 +177,10 @@ class Units:
         if self.required_tokens > budget:
             if on_overflow != "keep_top":
                 raise _messages.budget_exceeded_error(budget, self.required_tokens, True)
-            return _Walk(required_units, [], None, True)
+            return _Walk(required_units, [], None, True, frozenset())
         candidates, tokens = self.candidates, self.tokens
         if not budget or not candidates:
-            return _Walk(required_units, [], None, False)
+            return _Walk(required_units, [], None, False, frozenset())
         room = budget - self.required_tokens
         prefix = strategy == "prefix"
         walked: list[tuple[int, bool, str, int | None]] = []
@@ -152,10 +189,20 @@ class Units:
             kept = self._walk_ranking(room, prefix, walked if explain else None)
             overflow = not kept
         else:
-            if strategy == "optimal":
-                kept = optimal_set(self.densities, room, self.rank)
+            set_of = self.set_of
+            if set_of is None:
+                kept = (
+                    optimal_set(self.densities, room, self.rank)
+                    if strategy == "optimal"
+                    else density_set(self.densities, candidates, room)
+                )
             else:
-                kept = density_set(self.densities, candidates, room)
+                kept = density_set(self.densities, candidates, room, set_of)
+                if strategy == "optimal":
+                    reached = sum(map(self.values.__getitem__, kept))
+                    kept = multiple_choice_set(
+                        self.values, tokens, candidates, set_of, room, self.rank, reached
+                    )
             # Under `optimal` a unit of no value that fits is left out, and that is no overflow.
             overflow = not kept and min(map(tokens.__getitem__, candidates)) > room
         top_over_budget = None
@@ -167,10 +214,15 @@ class Units:
             elif on_overflow == "raise":
                 needed = tokens[top] if prefix else min(map(tokens.__getitem__, candidates))
                 raise _messages.budget_exceeded_error(budget, needed, False)
+        kept_sets = (
+            frozenset()
+            if self.set_of is None
+            else frozenset(map(self.set_of.__getitem__, kept)) - {-1}
+        )
         if explain and not by_rank:
             chosen = set(kept)
-            walked = [self._chosen(unit, unit in chosen, room) for unit in candidates]
-        return _Walk(required_units + kept, walked, top_over_budget, False)
+            walked = [self._chosen(unit, unit in chosen, room, kept_sets) for unit in candidates]
+        return _Walk(required_units + kept, walked, top_over_budget, False, kept_sets)
 
     def _walk_ranking(
         self, room: int, prefix: bool, walked: list[tuple[int, bool, str, int | None]] | None
@@ -178,6 +230,9 @@ class Units:
         """`greedy` and `prefix`: the units in rank order, each kept while it fits."""
         tokens = self.tokens
         kept = []
+        set_of = self.set_of
+        if set_of is not None:
+            return self._walk_variants(room, prefix, walked, set_of)
         for unit in self.candidates:
             size = tokens[unit]
             fits = size <= room
@@ -190,12 +245,48 @@ class Units:
                 break
         return kept
 
-    def _chosen(self, unit: int, kept: bool, room: int) -> tuple[int, bool, str, int | None]:
+    def _walk_variants(
+        self,
+        room: int,
+        prefix: bool,
+        walked: list[tuple[int, bool, str, int | None]] | None,
+        set_of: list[int],
+    ) -> list[int]:
+        """The walk in rank order passing over a unit whose variant set has a kept unit
+        (which does not stop `prefix`)."""
+        tokens = self.tokens
+        kept = []
+        taken: set[int] = set()
+        for unit in self.candidates:
+            variant = set_of[unit]
+            if variant in taken:
+                if walked is not None:
+                    walked.append((unit, False, "variant_kept", room))
+                continue
+            size = tokens[unit]
+            fits = size <= room
+            if walked is not None:
+                walked.append((unit, fits, "fits" if fits else "no_room", room))
+            if fits:
+                room -= size
+                kept.append(unit)
+                if variant >= 0:
+                    taken.add(variant)
+            elif prefix:
+                break
+        return kept
+
+    def _chosen(
+        self, unit: int, kept: bool, room: int, kept_sets: frozenset[int]
+    ) -> tuple[int, bool, str, int | None]:
         """A value strategy's decision on a unit, with no budget left to tell; but the unit
-        kept alone over budget is told as the walks in rank order tell it."""
+        kept alone over budget is told as the walks in rank order tell it, and a unit left
+        out while a unit of its variant set is kept says so."""
         fits = self.tokens[unit] <= room
         if kept:
             return (unit, True, "chosen", None) if fits else (unit, True, "top_over_budget", room)
+        if kept_sets and self.set_of is not None and self.set_of[unit] in kept_sets:
+            return unit, False, "variant_kept", None
         return unit, False, "not_chosen" if fits else "no_room", None
 
     def _fragments(self, units: list[int]) -> list[int]:
@@ -218,12 +309,15 @@ class Units:
     def decisions(self, walk: _Walk, budget: int) -> list[Decision]:
         """One decision per fragment, in input order."""
         rank = self.rank
+        settled = self.settled
         by_unit: list[Decision] = []
         for unit, pinned in enumerate(self.required):
             if pinned:
                 decision = Decision(True, "required", rank[unit], None)
             elif not self.candidate[unit]:
                 decision = Decision(False, "below_min_relevance", rank[unit], None)
+            elif settled is not None and settled[unit]:
+                decision = Decision(False, "variant_kept", rank[unit], None)
             elif budget == 0:
                 decision = Decision(False, "zero_budget", rank[unit], None)
             elif walk.required_overflow:
