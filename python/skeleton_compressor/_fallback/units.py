@@ -30,7 +30,6 @@ class _Walk(NamedTuple):
     walked: list[tuple[int, bool, str, int | None]]  # (unit, kept, reason, what was left)
     top_over_budget: int | None
     required_overflow: bool
-    kept_sets: frozenset[int]  # the variant sets of the units kept by the strategy
 
 
 class Units:
@@ -177,10 +176,10 @@ class Units:
         if self.required_tokens > budget:
             if on_overflow != "keep_top":
                 raise _messages.budget_exceeded_error(budget, self.required_tokens, True)
-            return _Walk(required_units, [], None, True, frozenset())
+            return _Walk(required_units, [], None, True)
         candidates, tokens = self.candidates, self.tokens
         if not budget or not candidates:
-            return _Walk(required_units, [], None, False, frozenset())
+            return _Walk(required_units, [], None, False)
         room = budget - self.required_tokens
         prefix = strategy == "prefix"
         walked: list[tuple[int, bool, str, int | None]] = []
@@ -214,15 +213,17 @@ class Units:
             elif on_overflow == "raise":
                 needed = tokens[top] if prefix else min(map(tokens.__getitem__, candidates))
                 raise _messages.budget_exceeded_error(budget, needed, False)
-        kept_sets = (
-            frozenset()
-            if self.set_of is None
-            else frozenset(map(self.set_of.__getitem__, kept)) - {-1}
-        )
         if explain and not by_rank:
             chosen = set(kept)
+            # A unit kept alone over budget was not chosen: its set's others are told as
+            # the walks in rank order tell them.
+            kept_sets: frozenset[int] = (
+                frozenset()
+                if self.set_of is None or top_over_budget is not None
+                else frozenset(map(self.set_of.__getitem__, kept)) - {-1}
+            )
             walked = [self._chosen(unit, unit in chosen, room, kept_sets) for unit in candidates]
-        return _Walk(required_units + kept, walked, top_over_budget, False, kept_sets)
+        return _Walk(required_units + kept, walked, top_over_budget, False)
 
     def _walk_ranking(
         self, room: int, prefix: bool, walked: list[tuple[int, bool, str, int | None]] | None
