@@ -25,7 +25,13 @@ from hypothesis import strategies as st
 from skeleton_compressor import BudgetExceededError, ContextFragment
 from support import value_reference
 from support.value_reference import SCALE, STRATEGIES, Outcome, Refusal, value_of
-from support.variant_reference import multiple_choice_bound, reference, units_of
+from support.variant_reference import (
+    multiple_choice_bound,
+    optimal_by_brute_force,
+    optimal_by_table,
+    reference,
+    units_of,
+)
 from test_value_reference import (
     OVERFLOWS,
     SETTINGS,
@@ -47,11 +53,11 @@ NAMES = ["file", "file", "doc", "log"]
 
 @st.composite
 def variant_sets(
-    draw: st.DrawFn, min_units: int = 0, max_units: int = 12
+    draw: st.DrawFn, min_units: int = 0, max_units: int = 12, huge: bool = True
 ) -> tuple[ContextFragment, ...]:
     """`fragment_sets` with a variant_of given to most units (all members of a group alike),
     at most one pinned unit per name."""
-    fragments = draw(fragment_sets(min_units=min_units, max_units=max_units))
+    fragments = draw(fragment_sets(min_units=min_units, max_units=max_units, huge=huge))
     unit_of = [
         ("group", f.group) if f.group is not None else ("alone", i) for i, f in enumerate(fragments)
     ]
@@ -242,6 +248,16 @@ def test_oracle_properties(
             assert bound - required_value == value_reference.fractional_bound(plain, room)
 
 
+@SETTINGS
+@given(fragments=variant_sets(max_units=12, huge=False), data=st.data())
+def test_oracle_optimal_by_two_algorithms(
+    fragments: tuple[ContextFragment, ...], data: st.DataObject
+) -> None:
+    candidates = [unit for unit in units_of(fragments) if not unit.required]
+    room = data.draw(st.integers(0, 60))
+    assert optimal_by_brute_force(candidates, room) == optimal_by_table(candidates, room)
+
+
 # --- the backends against the oracle -------------------------------------------------------
 
 
@@ -338,6 +354,32 @@ def test_compress_arrays_follows_the_oracle(
     assert not isinstance(result, BaseException), result
     assert list(result.indices) == outcome.kept
     check_metadata(result.metadata, fragments, budget, outcome)
+
+
+@backend_settings(4)
+@given(
+    fragments=variant_sets(min_units=13, max_units=40, huge=False),
+    strategy=st.sampled_from(STRATEGIES),
+    policy=policies,
+    data=st.data(),
+)
+def test_more_units_follow_the_oracle(
+    backend: str,
+    fragments: tuple[ContextFragment, ...],
+    strategy: str,
+    policy: tuple[float, str, str],
+    data: st.DataObject,
+) -> None:
+    """Past 12 candidates the oracle solves `optimal` by its table (small token counts)."""
+    budget = data.draw(budgets_for(fragments))
+    outcome = expected(fragments, budget, strategy, policy)
+    each = service(backend, strategy, *policy)
+    check_result(attempt(lambda: each.compress(fragments, budget)), fragments, budget, outcome)
+    if isinstance(outcome, Outcome):
+        explanation = each.explain(fragments, budget)
+        assert [(d.kept, d.reason, d.rank, d.budget_left) for d in explanation.decisions] == [
+            (d.kept, d.reason, d.rank, d.budget_left) for d in outcome.decisions
+        ]
 
 
 # --- properties of the backends' answers, past what the oracle tries -----------------------

@@ -30,7 +30,17 @@ from typing import Any
 
 from .value_reference import STRATEGIES, Decision, Outcome, Refusal, value_of
 
-__all__ = ["VariantUnit", "multiple_choice_bound", "reference", "units_of"]
+__all__ = [
+    "VariantUnit",
+    "multiple_choice_bound",
+    "optimal_by_brute_force",
+    "optimal_by_table",
+    "reference",
+    "units_of",
+]
+
+# Past this many candidates `optimal` is solved by the table, not by trying every subset.
+BRUTE_FORCE_LIMIT = 12
 
 
 @dataclass(frozen=True)
@@ -130,6 +140,34 @@ def density_set(candidates: Sequence[VariantUnit], room: int) -> list[VariantUni
 
 
 def optimal_set(candidates: Sequence[VariantUnit], room: int) -> list[VariantUnit]:
+    if len(candidates) <= BRUTE_FORCE_LIMIT:
+        return optimal_by_brute_force(candidates, room)
+    return optimal_by_table(candidates, room)
+
+
+def optimal_by_table(candidates: Sequence[VariantUnit], room: int) -> list[VariantUnit]:
+    """The same set by dynamic programming over the sets, for more candidates and a small
+    room: `best[c]` is the greatest (value, -tokens, flags) of a choice from the sets so far
+    within c tokens, the flags an int whose bits are the kept units, the best-ranked unit the
+    highest bit (sets own disjoint bits, so the three add up and compare as the rule says)."""
+    room = min(room, sum(unit.tokens for unit in candidates))
+    assert room <= 100_000, "the table is for small token counts"
+    top = max((unit.rank for unit in candidates), default=0)
+    best = [(0, 0, 0)] * (room + 1)
+    for members in _classes(candidates):
+        before = best
+        best = list(before)
+        for unit in members:
+            add = (unit.value, -unit.tokens, 1 << (top - unit.rank))
+            for c in range(unit.tokens, room + 1):
+                grown = tuple(a + b for a, b in zip(before[c - unit.tokens], add))
+                if grown > best[c]:
+                    best[c] = grown  # type: ignore[assignment]
+    flags = best[room][2]
+    return [unit for unit in candidates if flags >> (top - unit.rank) & 1]
+
+
+def optimal_by_brute_force(candidates: Sequence[VariantUnit], room: int) -> list[VariantUnit]:
     """Every subset with at most one unit per set that fits: most value, fewest tokens, then
     the greatest tuple of kept flags in rank order."""
     assert len(candidates) <= 14, "too many candidates to try every subset"

@@ -3,11 +3,16 @@ variant set a class keeping at most one of its units (a unit of no set, a class 
 the tie rule of `optimal` (most value, then fewest tokens, then the set that keeps the
 better-ranked unit at the first rank where two differ).
 
-A dynamic program over Pareto states (tokens, value), a class at a time as in Pisinger's
-algorithm for the multiple-choice problem: each state carries its set as a bit mask ordered by
-rank, so that of two states alike in tokens and value the better set survives. A state whose
-value and the most the classes still to come could add stays below a value already reached is
-cut (strictly, so no set of most value is ever lost).
+First a set within the capacity: each class climbs its convex hull a step at a time, the
+steps of all classes by efficiency, while a step fits; the first step that does not fit gives
+a price per token (the relaxation's, as in Sinha and Zoltners). At that price each class adds
+at most its best margin (value less the price of its tokens, or 0): choices that would lose
+more than that bound exceeds the set's value are dropped, and classes left with one choice
+are decided (Dembo and Hammer's reduction, for classes). The rest is a dynamic program over
+Pareto states (tokens, value), a class at a time: each state carries its set as a bit mask
+ordered by rank, so that of two states alike in tokens and value the better set survives,
+and a state the bound says cannot reach the set's value is cut. Every cut is strict, so no set
+of most value is ever lost.
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from collections.abc import Sequence
 from itertools import islice
 
 from .optimal import pareto_states
-from .variants import variant_classes
+from .variants import upper_hull, variant_classes
+
+_INF = float("inf")
 
 __all__ = ["multiple_choice_set"]
 
@@ -45,71 +52,84 @@ def multiple_choice_set(
     set_of: Sequence[int],
     capacity: int,
     rank: Sequence[int],
-    reached: int,
 ) -> list[int]:
-    """The canonical optimal set of `candidates` within `capacity`, knowing a set of value
-    `reached` fits; `rank[unit]` is the unit's rank among `len(rank)` units."""
+    """The canonical optimal set of `candidates` within `capacity`; `rank[unit]` is the
+    unit's rank among `len(rank)` units."""
     fitting = [unit for unit in candidates if tokens[unit] <= capacity]
     classes = [
         useful
         for members in variant_classes(fitting, set_of)
         if (useful := _useful_members(members, values, tokens, rank))
     ]
-    # The densest classes first: what is left to add is then the least dense, and bounds cut
-    # more. Any order is exact.
-    density = [
-        max(values[unit] / tokens[unit] if tokens[unit] else float("inf") for unit in members)
-        for members in classes
+    hulls = [upper_hull(members, values, tokens) for members in classes]
+    reached, (per, price) = _filled_by_steps(hulls, values, tokens, capacity)
+    # At any price per token, a class adds at most its best margin (value beyond the price
+    # of its tokens, or 0 for none of it): a bound on every set (Lagrange), in ints scaled
+    # by `per`. A choice whose margin falls short of its class's best by more than the
+    # bound exceeds what was reached is in no set of most value (strictly: none is lost);
+    # a class left with one choice is decided.
+    margins = [
+        [values[unit] * per - price * tokens[unit] for unit in members] for members in classes
     ]
-    order = sorted(range(len(classes)), key=density.__getitem__, reverse=True)
-    classes = [classes[position] for position in order]
-    # For each class, what the classes after it could add at most: the sum of their best
-    # values, and their best density as (tokens, value), None where a free unit has value.
-    rest_values = [0] * (len(classes) + 1)
-    rest_density: list[tuple[int, int] | None] = [(1, 0)] * (len(classes) + 1)
-    for position in range(len(classes) - 1, -1, -1):
-        members = classes[position]
-        rest_values[position] = rest_values[position + 1] + max(map(values.__getitem__, members))
-        best = rest_density[position + 1]
-        for unit in members:
-            if best is None:
-                break
-            if not tokens[unit]:
-                best = None if values[unit] else best
-            elif values[unit] * best[0] > best[1] * tokens[unit]:
-                best = (tokens[unit], values[unit])
-        rest_density[position] = best
+    best = [max(0, *margin) for margin in margins]
+    slack = sum(best) + price * capacity - reached * per
     top = len(rank) - 1
-    states = [(0, 0, 0)]  # (tokens, -value, -mask), sorted: the better state first
-    for position, members in enumerate(classes, 1):
+    fixed_tokens = fixed_value = fixed_mask = 0
+    open_classes: list[list[int]] = []
+    open_best: list[int] = []
+    for members, margin, most in zip(classes, margins, best):
+        kept = [unit for unit, gain in zip(members, margin) if most - gain <= slack]
+        if len(kept) == 1 and most > slack:  # keeping none of the class is ruled out too
+            unit = kept[0]
+            fixed_tokens += tokens[unit]
+            fixed_value += values[unit]
+            fixed_mask += 1 << (top - rank[unit])
+        elif kept:
+            open_classes.append(kept)
+            open_best.append(most)
+    after = [0] * (len(open_classes) + 1)  # what the classes after each could add, at most
+    for position in range(len(open_classes) - 1, -1, -1):
+        after[position] = after[position + 1] + open_best[position]
+    floor = reached * per
+    states = [(fixed_tokens, -fixed_value, -fixed_mask)]  # sorted: the better state first
+    for position, members in enumerate(open_classes, 1):
         grown = list(states)
         for unit in members:
             size, value, bit = tokens[unit], values[unit], 1 << (top - rank[unit])
             room = bisect_right(states, (capacity - size + 1,))
             grown += [(t + size, v - value, m - bit) for t, v, m in islice(states, room)]
-        states = pareto_states(grown)
-        reached = max(reached, -states[-1][1])
-        states = _within_reach(
-            states, reached, rest_values[position], rest_density[position], capacity
-        )
+        # A state that cannot reach a value already reached is cut, strictly.
+        rest = after[position] + price * capacity - floor
+        states = [
+            state for state in pareto_states(grown) if price * state[0] + per * state[1] <= rest
+        ]
     mask = -states[-1][2]
     return [unit for members in classes for unit in members if mask >> (top - rank[unit]) & 1]
 
 
-def _within_reach(
-    states: list[tuple[int, int, int]],
-    reached: int,
-    rest_value: int,
-    rest_density: tuple[int, int] | None,
-    capacity: int,
-) -> list[tuple[int, int, int]]:
-    """The states that may still grow into a set of value `reached` or more."""
-    least = reached - rest_value  # -value must be at most -least
-    kept = [state for state in states if -state[1] >= least]
-    if rest_density is None:
-        return kept
-    per, gain = rest_density
-    # value + (capacity - tokens) * gain / per >= reached, in ints.
-    return [
-        state for state in kept if -state[1] * per + (capacity - state[0]) * gain >= reached * per
-    ]
+def _filled_by_steps(
+    hulls: list[list[int]], values: Sequence[int], tokens: Sequence[int], capacity: int
+) -> tuple[int, tuple[int, int]]:
+    """The value of a set within `capacity` (each class climbs its hull a step at a time, the
+    steps of all classes by efficiency, while a step fits), and the price per token of the
+    relaxation's first step that does not fit, as (tokens, value): (1, 0) if all fit."""
+    steps = []  # (-efficiency, class, level, tokens, value)
+    for number, hull in enumerate(hulls):
+        last_tokens, last_value = 0, 0
+        for level, unit in enumerate(hull, 1):
+            size, value = tokens[unit] - last_tokens, values[unit] - last_value
+            steps.append((-value / size if size else -_INF, number, level, size, value))
+            last_tokens, last_value = tokens[unit], values[unit]
+    steps.sort()
+    levels = [0] * len(hulls)
+    left = capacity
+    price: tuple[int, int] | None = None
+    for _, number, level, size, value in steps:
+        if size > left:
+            if price is None:
+                price = (size, value)
+        elif levels[number] == level - 1:
+            levels[number] = level
+            left -= size
+    reached = sum(values[hull[level - 1]] for hull, level in zip(hulls, levels) if level)
+    return reached, price or (1, 0)

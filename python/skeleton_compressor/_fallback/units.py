@@ -196,12 +196,11 @@ class Units:
                     else density_set(self.densities, candidates, room)
                 )
             else:
-                kept = density_set(self.densities, candidates, room, set_of)
-                if strategy == "optimal":
-                    reached = sum(map(self.values.__getitem__, kept))
-                    kept = multiple_choice_set(
-                        self.values, tokens, candidates, set_of, room, self.rank, reached
-                    )
+                kept = (
+                    multiple_choice_set(self.values, tokens, candidates, set_of, room, self.rank)
+                    if strategy == "optimal"
+                    else density_set(self.densities, candidates, room, set_of)
+                )
             # Under `optimal` a unit of no value that fits is left out, and that is no overflow.
             overflow = not kept and min(map(tokens.__getitem__, candidates)) > room
         top_over_budget = None

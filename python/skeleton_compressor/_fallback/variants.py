@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 
 from .value import Densities
 
-__all__ = ["hull_steps", "multiple_choice_bound", "variant_classes"]
+__all__ = ["hull_steps", "multiple_choice_bound", "upper_hull", "variant_classes"]
 
 
 def variant_classes(units: Iterable[int], set_of: Sequence[int]) -> list[list[int]]:
@@ -33,23 +33,46 @@ def variant_classes(units: Iterable[int], set_of: Sequence[int]) -> list[list[in
     return classes
 
 
-def hull_steps(points: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The steps (tokens, value) from (0, 0) along the upper convex hull of `points` and
-    (0, 0), each adding value, their efficiency (value per token) strictly decreasing; a
-    first step of 0 tokens when a point of 0 tokens has value."""
-    points.sort(key=lambda point: (point[0], -point[1]))
-    hull = [(0, 0)]
-    for tokens, value in points:
-        if value <= hull[-1][1]:
+def upper_hull(members: list[int], values: Sequence[int], tokens: Sequence[int]) -> list[int]:
+    """The members on the upper convex hull of their (tokens, value) points and (0, 0), by
+    tokens: each of more value than the one before, the efficiency of each step from the one
+    before (from (0, 0) for the first) strictly decreasing; the first may take 0 tokens."""
+    hull: list[int] = []
+    last_tokens, last_value = 0, 0
+    before_tokens, before_value = 0, 0  # the vertex before the last, (0, 0) if none
+    for unit in sorted(members, key=lambda unit: (tokens[unit], -values[unit])):
+        size, value = tokens[unit], values[unit]
+        if value <= last_value:
             continue  # no more value for at least as many tokens
-        while len(hull) >= 2:
-            (t_a, v_a), (t_b, v_b) = hull[-2], hull[-1]
-            # b lies on or below the segment from a to this point: not a vertex.
-            if (v_b - v_a) * (tokens - t_b) > (value - v_b) * (t_b - t_a):
+        while hull:
+            # The last vertex lies on or below the segment from the one before it to this
+            # point: not a vertex.
+            if (last_value - before_value) * (size - last_tokens) > (value - last_value) * (
+                last_tokens - before_tokens
+            ):
                 break
             hull.pop()
-        hull.append((tokens, value))
-    return [(t_b - t_a, v_b - v_a) for (t_a, v_a), (t_b, v_b) in zip(hull, hull[1:])]
+            last_tokens, last_value = before_tokens, before_value
+            if len(hull) >= 2:
+                before_tokens, before_value = tokens[hull[-2]], values[hull[-2]]
+            else:
+                before_tokens, before_value = 0, 0
+        hull.append(unit)
+        before_tokens, before_value = last_tokens, last_value
+        last_tokens, last_value = size, value
+    return hull
+
+
+def hull_steps(
+    members: list[int], values: Sequence[int], tokens: Sequence[int]
+) -> list[tuple[int, int]]:
+    """The steps (tokens, value) from (0, 0) along `upper_hull`."""
+    steps = []
+    last_tokens, last_value = 0, 0
+    for unit in upper_hull(members, values, tokens):
+        steps.append((tokens[unit] - last_tokens, values[unit] - last_value))
+        last_tokens, last_value = tokens[unit], values[unit]
+    return steps
 
 
 def multiple_choice_bound(
@@ -64,7 +87,7 @@ def multiple_choice_bound(
     step_tokens: list[int] = []
     step_values: list[int] = []
     for members in variant_classes(candidates, set_of):
-        for size, value in hull_steps([(tokens[unit], values[unit]) for unit in members]):
+        for size, value in hull_steps(members, values, tokens):
             step_tokens.append(size)
             step_values.append(value)
     # The steps of one class come in the order of their efficiency, which `Densities` keeps
