@@ -471,3 +471,18 @@ def test_a_required_unit_settles_its_set_under_every_overflow(
         else:
             with pytest.raises(BudgetExceededError):
                 each.compress(fragments, 12)
+
+
+def test_optimal_climbs_a_set_only_from_what_it_kept(backend: str) -> None:
+    """By efficiency: c, then a's first step (10 tokens) misses the 7 left, b fits, then a's
+    second step (2 tokens) would fit the 2 left, but it is a step from a.part, not kept: the
+    set is a.whole alone (110 in 12 tokens), not c, b and a.whole (22 tokens)."""
+    fragments = (
+        F("a.part", 10, 100 / 1024, variant_of="a"),
+        F("a.whole", 12, 110 / 1024, variant_of="a"),
+        F("b", 5, 45 / 1024),
+        F("c", 5, 55 / 1024),
+    )
+    optimal = service(backend, "optimal", 0.0, "keep_top", "ranking")
+    assert [f.fragment_id for f in optimal.compress(fragments, 12).fragments] == ["a.whole"]
+    assert reference(fragments, 12, "optimal").kept == [1]
