@@ -108,8 +108,8 @@ class Plan:
 
     def to_cli_dict(self) -> dict[str, Any]:
         """The plan as JSON-ready data: ids, goal, the context's fragments (their ids, token
-        counts and scores, with `required` and `group` where set; not their content) and
-        the metadata as `SkeletonMetadata.to_dict` gives it (or None)."""
+        counts and scores, with `required`, `group` and `variant_of` where set; not their
+        content) and the metadata as `SkeletonMetadata.to_dict` gives it (or None)."""
         return {
             "plan_id": self.plan_id,
             "goal": self.goal,
@@ -121,6 +121,11 @@ class Plan:
                     "relevance_score": fragment.relevance_score,
                     **({"required": True} if fragment.required else {}),
                     **({"group": fragment.group} if fragment.group is not None else {}),
+                    **(
+                        {"variant_of": fragment.variant_of}
+                        if fragment.variant_of is not None
+                        else {}
+                    ),
                 }
                 for fragment in self.context
             ],

@@ -52,10 +52,12 @@ def fragments_from_texts(
     relevance_scores: Iterable[float],
     *,
     counter: Counter | None = None,
+    variant_of: Iterable[str | None] | None = None,
 ) -> tuple[ContextFragment, ...]:
     """One fragment per row of the three columns, its `token_count` counted from its
     content: `ContextFragment(fragment_ids[i], count(contents[i]), relevance_scores[i],
-    contents[i])`, as a tuple ready for `compress`.
+    contents[i])`, with `variant_of=variant_of[i]` when that column is given, as a tuple
+    ready for `compress`.
 
     `counter` is a `TokenCounter`, an encoding's name, or a callable `str -> int`; by default
     the `o200k_base` encoding. A `TokenCounter` counts all the texts in one call, on several
@@ -65,10 +67,12 @@ def fragments_from_texts(
         fragment_ids, contents, relevance_scores: three iterables of one length; only the
             contents (a str each) are checked here, the rest by `compress`.
         counter: a `TokenCounter`, an encoding's name, a callable `str -> int`, or None.
+        variant_of: None, or a fourth column of that length: each row's `variant_of`
+            (None or a str, checked by `compress`).
 
     Raises:
-        TypeError: a content that is not a str (named `contents[i]`), or a `counter` of
-            another type.
+        TypeError: a content that is not a str (named `contents[i]`), a `counter` of
+            another type, or a `variant_of` that is a str rather than a column.
         ValueError: columns of different lengths, or an unknown encoding.
         ImportError: a built-in encoding where the compiled extension is not built (or
             `SKELETON_COMPRESSOR_BACKEND=python`).
@@ -78,14 +82,28 @@ def fragments_from_texts(
     """
     count_many, from_user_code = counting(counter)
     ids, texts, scores = list(fragment_ids), list(contents), list(relevance_scores)
-    if not len(ids) == len(texts) == len(scores):
-        raise _messages.lengths_error(
-            ["fragment_ids", "contents", "relevance_scores"], [len(ids), len(texts), len(scores)]
-        )
+    names = ["fragment_ids", "contents", "relevance_scores"]
+    lengths = [len(ids), len(texts), len(scores)]
+    renders: list[str | None] | None = None
+    if variant_of is not None:
+        if isinstance(variant_of, str):
+            raise TypeError(
+                "variant_of must be a column of None or str, one per fragment, got a str"
+            )
+        renders = list(variant_of)
+        names.append("variant_of")
+        lengths.append(len(renders))
+    if len(set(lengths)) > 1:
+        raise _messages.lengths_error(names, lengths)
     for index, text in enumerate(texts):
         if not isinstance(text, str):
             raise _messages.text_type_error(f"contents[{index}]", text)
     counts = count_many(texts)
     if from_user_code:
         counts = _checked_counts(counts, ids)
-    return tuple(map(ContextFragment, ids, counts, scores, texts))
+    if renders is None:
+        return tuple(map(ContextFragment, ids, counts, scores, texts))
+    return tuple(
+        ContextFragment(fid, count, score, text, variant_of=render)
+        for fid, count, score, text, render in zip(ids, counts, scores, texts, renders)
+    )

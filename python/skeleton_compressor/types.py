@@ -8,7 +8,11 @@ from array import array
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from ._messages import describe
+
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from .tokens import Counter
 
 __all__ = [
@@ -69,12 +73,13 @@ class ContextFragment:
         counter: Counter | None = None,
         required: bool = False,
         group: str | None = None,
+        variant_of: str | None = None,
     ) -> _Fragment:
         """A fragment whose `token_count` is counted from `content`.
 
         Args:
-            fragment_id, content, relevance_score, required, group: the fields, as in
-                `ContextFragment(...)`; only `content` is checked here.
+            fragment_id, content, relevance_score, required, group, variant_of: the fields,
+                as in `ContextFragment(...)`; only `content` is checked here.
             counter: a `TokenCounter`, an encoding's name (`"o200k_base"`,
                 `"cl100k_base"`) or a callable `str -> int`; None means `o200k_base`.
 
@@ -91,7 +96,7 @@ class ContextFragment:
         from .text_fragments import fragment_from_text
 
         fragment = fragment_from_text(cls, fragment_id, content, relevance_score, counter)
-        if required is False and group is None:
+        if required is False and group is None and variant_of is None:
             return fragment
         return cls(
             fragment.fragment_id,
@@ -100,6 +105,66 @@ class ContextFragment:
             fragment.content,
             required,
             group,
+            variant_of,
+        )
+
+    @classmethod
+    def variants(
+        cls,
+        base_id: str,
+        renderings: Iterable[tuple[str, str, float]],
+        *,
+        counter: Counter | None = None,
+    ) -> tuple[ContextFragment, ...]:
+        """Renderings of one thing (the full text, an outline, a summary), of which a
+        compression keeps at most one: for each `(suffix, content, relevance_score)`, a
+        fragment with id `base_id + suffix`, `variant_of=base_id`, and its `token_count`
+        counted from `content` (all in one call to the counter).
+
+        >>> full, outline = ContextFragment.variants(
+        ...     "main.py", [("", "def f(): return 1", 0.9), ("#outline", "def f()", 0.6)],
+        ...     counter=lambda text: len(text.split()),
+        ... )
+        >>> (outline.fragment_id, outline.token_count, outline.variant_of)
+        ('main.py#outline', 2, 'main.py')
+
+        Args:
+            base_id: what the renderings render, their `variant_of` and the start of their ids.
+            renderings: `(suffix, content, relevance_score)` triples; the suffixes make the
+                ids unique (one may be "", the id then `base_id` itself).
+            counter: as for `from_text`.
+
+        Raises:
+            TypeError: `base_id` or a suffix is not a str, a rendering is not a triple, or
+                what `fragments_from_texts` raises for the contents and counts.
+        """
+        # A lazy import: text_fragments imports this module.
+        from .text_fragments import fragments_from_texts
+
+        if not isinstance(base_id, str):
+            raise TypeError(f"base_id must be a str, got {type(base_id).__name__}")
+        suffixes: list[str] = []
+        contents: list[str] = []
+        scores: list[float] = []
+        for index, rendering in enumerate(renderings):
+            try:
+                suffix, content, score = rendering
+            except (TypeError, ValueError):
+                suffix = None
+            if not isinstance(suffix, str):
+                raise TypeError(
+                    f"renderings[{index}] must be a (suffix, content, relevance_score) "
+                    f"triple with a str suffix, got {describe(rendering)}"
+                )
+            suffixes.append(suffix)
+            contents.append(content)
+            scores.append(score)
+        return fragments_from_texts(
+            [base_id + suffix for suffix in suffixes],
+            contents,
+            scores,
+            counter=counter,
+            variant_of=[base_id] * len(suffixes),
         )
 
 
@@ -322,7 +387,9 @@ class FragmentDecision(NamedTuple):
 
     `reason` is one of `required`, `fits`, `top_over_budget`, `no_room`, `after_stop`,
     `below_min_relevance`, `zero_budget`, and under the value strategies `chosen` and
-    `not_chosen` (fits the budget on its own, not part of the chosen set); `rank` is the
+    `not_chosen` (fits the budget on its own, not part of the chosen set), and
+    `variant_kept` (another unit of its variant set is kept: a required one, whatever the
+    budget, or the one a strategy kept); `rank` is the
     0-based rank of the fragment's unit (its group, or itself) among all units; `budget_left`
     is what was left of the budget when the walk reached the unit, or None where no walk
     decided it.

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from skeleton_compressor import BudgetExceededError, ContextFragment
+from skeleton_compressor import BudgetExceededError, ContextFragment, Plan
 from support import value_reference
 from support.value_reference import SCALE, STRATEGIES, Outcome, Refusal, value_of
 from support.variant_reference import (
@@ -486,3 +486,26 @@ def test_optimal_climbs_a_set_only_from_what_it_kept(backend: str) -> None:
     optimal = service(backend, "optimal", 0.0, "keep_top", "ranking")
     assert [f.fragment_id for f in optimal.compress(fragments, 12).fragments] == ["a.whole"]
     assert reference(fragments, 12, "optimal").kept == [1]
+
+
+def test_a_subplan_inherits_one_rendering(backend: str) -> None:
+    parent = Plan(
+        "p",
+        "goal",
+        context=(
+            F("main.py", 40, 0.9, variant_of="main.py"),
+            F("main.py#outline", 8, 0.7, variant_of="main.py"),
+            F("notes", 4, 0.5),
+        ),
+    )
+    compressor = service(backend, "greedy", 0.0, "keep_top", "ranking")
+    child = parent.spawn_subplan("c", "sub", 20, compressor=compressor)
+    assert [f.fragment_id for f in child.context] == ["main.py#outline", "notes"]
+    assert child.to_cli_dict()["context"][0] == {
+        "fragment_id": "main.py#outline",
+        "token_count": 8,
+        "relevance_score": 0.7,
+        "variant_of": "main.py",
+    }
+    whole = parent.spawn_subplan("c", "sub", 50, compressor=compressor)
+    assert [f.fragment_id for f in whole.context] == ["main.py", "notes"]
