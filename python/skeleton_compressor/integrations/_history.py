@@ -144,9 +144,9 @@ def _select(
         ids=None if ids is None else [ids[index] for index in rows],
         required=[shapes[index].pinned for index in rows],
         groups=row_groups if any(group is not None for group in row_groups) else None,
-        order="input",
     )
-    return [rows[row] for row in result.indices], result.metadata
+    # In input order whatever the packing's order: rows are in input order.
+    return [rows[row] for row in sorted(result.indices)], result.metadata
 
 
 def _of_whole_history(second: SkeletonMetadata, first: SkeletonMetadata) -> SkeletonMetadata:
