@@ -24,8 +24,9 @@ def test_a_text_that_is_not_a_str_is_named(backend: str) -> None:
 
 def test_a_callables_bad_count_is_the_librarys_error(backend: str) -> None:
     packing = Packing(10, lambda text: -1 if text == "bad" else 1, backend=backend)
+    counts = packing.token_counts(["ok", "bad"], "nodes")
     with pytest.raises(FragmentValueError) as raised:
-        packing.token_counts(["ok", "bad"], "nodes", ids=["n0", "n1"])
+        packing.select(counts, [0.5, 0.5], "nodes", ids=["n0", "n1"])
     assert (raised.value.kind, raised.value.index, raised.value.container) == (
         "token_negative",
         1,
@@ -57,14 +58,12 @@ def test_ties_keep_input_order_past_ten_items(backend: str) -> None:
     assert kept.metadata.fragments_total == 12
 
 
-def test_the_services_order_or_the_one_asked_for(backend: str) -> None:
+def test_the_services_order(backend: str) -> None:
     packing = Packing(5, words, backend=backend)
     assert list(packing.select([2, 2, 2], [0.1, 0.5, 0.9], "items").indices) == [2, 1]
-    assert list(packing.select([2, 2, 2], [0.1, 0.5, 0.9], "items", order="input").indices) == [
-        1,
-        2,
-    ]
-    assert list(packing.select([2, 2], [0.1, 0.9], "items", order="input").indices) == [0, 1]
+    in_input_order = Packing(5, words, order="input", backend=backend)
+    assert list(in_input_order.select([2, 2, 2], [0.1, 0.5, 0.9], "items").indices) == [1, 2]
+    assert list(in_input_order.select([2, 2], [0.1, 0.9], "items").indices) == [0, 1]
 
 
 def test_options_are_checked_when_made() -> None:

@@ -83,11 +83,9 @@ def line_after(process: subprocess.Popen[str], label: str) -> float:
     return float(value)
 
 
-@posix_only
-@pytest.mark.parametrize("kind", ["count", "count_many", "explain", "greedy", "density", "optimal"])
-def test_ctrl_c_stops_a_call_midway_and_promptly(backend: str, kind: str) -> None:
-    if backend == "python" and kind.startswith("count"):
-        pytest.skip("the built-in encodings count on the Rust backend only")
+def interrupted_midway(kind: str, backend: str) -> tuple[float, float, float]:
+    """How long the call takes uninterrupted, how long it ran when Ctrl-C came a quarter of
+    the way in, and how long after Ctrl-C it stopped."""
     process = subprocess.Popen(
         [sys.executable, str(MIDWAY), kind, backend], stdout=subprocess.PIPE, text=True
     )
@@ -103,6 +101,20 @@ def test_ctrl_c_stops_a_call_midway_and_promptly(backend: str, kind: str) -> Non
     finally:
         process.kill()
         process.communicate()
+    return whole, ran, answered
+
+
+@posix_only
+@pytest.mark.parametrize("kind", ["count", "count_many", "explain", "greedy", "density", "optimal"])
+def test_ctrl_c_stops_a_call_midway_and_promptly(backend: str, kind: str) -> None:
+    if backend == "python" and kind.startswith("count"):
+        pytest.skip("the built-in encodings count on the Rust backend only")
+    whole, ran, answered = interrupted_midway(kind, backend)
+    # A second try when the first is late: on a virtual machine the kernel now and then
+    # spends a few hundred milliseconds backing fresh memory, within one step of the work
+    # that cannot ask for signals; a call that does not ask is late on every try.
+    if ran >= 0.75 * whole or answered >= PROMPTLY:
+        whole, ran, answered = interrupted_midway(kind, backend)
     # Stopped well before an uninterrupted call ends: a call that only looked at signals
     # once done would run all of `whole`.
     assert ran < 0.75 * whole, f"ran {ran:.3f} s of {whole:.3f} s"

@@ -74,6 +74,7 @@ def pack_history(
     *,
     start_on_turn: bool = True,
     ids: Sequence[str | None] | None = None,
+    groups: Sequence[str | None] | None = None,
 ) -> tuple[list[int], SkeletonMetadata]:
     """The indices of the messages kept, in input order, and the metadata.
 
@@ -91,9 +92,11 @@ def pack_history(
     when nothing fits is not (nothing is kept instead), as a model refuses a history over
     its budget.
 
-    `ids` (optional) names the messages in errors beside their index. Counts and scores are
-    checked as the library checks them, errors naming `<container>[i]`."""
-    groups = tool_groups(shapes, container)
+    `ids` (optional) names the messages in errors beside their index; `groups` is
+    `tool_groups(shapes, container)` when the caller has worked it out already. Counts and
+    scores are checked as the library checks them, errors naming `<container>[i]`."""
+    if groups is None:
+        groups = tool_groups(shapes, container)
     counts = [
         _values.token_count(count, index, None if ids is None else ids[index], container)
         for index, count in enumerate(token_counts)
@@ -144,9 +147,9 @@ def _select(
         ids=None if ids is None else [ids[index] for index in rows],
         required=[shapes[index].pinned for index in rows],
         groups=row_groups if any(group is not None for group in row_groups) else None,
-        order="input",
     )
-    return [rows[row] for row in result.indices], result.metadata
+    # In input order whatever the packing's order: rows are in input order.
+    return [rows[row] for row in sorted(result.indices)], result.metadata
 
 
 def _of_whole_history(second: SkeletonMetadata, first: SkeletonMetadata) -> SkeletonMetadata:

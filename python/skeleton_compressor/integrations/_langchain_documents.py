@@ -129,7 +129,7 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
                 raise not_item_error(CONTAINER, index, document, "a Document")
         ids = [document.id for document in rows]
         scores = self._scores(rows)
-        counts = packing.token_counts([document.page_content for document in rows], CONTAINER, ids)
+        counts = packing.token_counts([document.page_content for document in rows], CONTAINER)
         result = packing.select(counts, scores, CONTAINER, ids=ids)
         metadata = result.metadata
         kept = [rows[index] for index in result.indices]

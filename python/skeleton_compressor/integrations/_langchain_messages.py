@@ -262,7 +262,7 @@ def _pack(
     if count_message is None:
         texts = [_text_sent(message) for message in messages]
         counts: list[Any] = [
-            count + MESSAGE_OVERHEAD for count in packing.token_counts(texts, CONTAINER, ids)
+            count + MESSAGE_OVERHEAD for count in packing.token_counts(texts, CONTAINER)
         ]
     else:
         counts = [count_message(message) for message in messages]

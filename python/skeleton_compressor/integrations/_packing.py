@@ -4,6 +4,7 @@ selection over the items a framework hands over, read as columns."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .. import _messages, _values
 from ..errors import FragmentTypeError
@@ -22,7 +23,7 @@ class Packing:
     Items are named in errors as `<container>[i]`, with their id when they have one, in the
     library's own error types (`FragmentTypeError`, `FragmentValueError`)."""
 
-    __slots__ = ("_count_many", "_counts_from_user_code", "service", "skeleton_budget")
+    __slots__ = ("_count_many", "service", "skeleton_budget")
 
     def __init__(
         self,
@@ -43,25 +44,16 @@ class Packing:
             on_overflow=on_overflow,
             order=order,
         )
-        self._count_many, self._counts_from_user_code = counting(
-            token_counter, self.service.backend
-        )
+        # Counts from a callable are checked once, by `select`, which every count goes to.
+        self._count_many, _ = counting(token_counter, self.service.backend)
 
-    def token_counts(
-        self, texts: Sequence[object], container: str, ids: Sequence[str | None] | None = None
-    ) -> list[int]:
-        """Each text's tokens; a text that is not a str is a TypeError naming
-        `<container>[i]`, a callable's bad count the library's error for a bad token_count."""
+    def token_counts(self, texts: Sequence[object], container: str) -> list[Any]:
+        """Each text's tokens, as the counter gives them (`select` checks a callable's); a
+        text that is not a str is a TypeError naming `<container>[i]`."""
         for index, text in enumerate(texts):
             if type(text) is not str:
                 raise _messages.text_type_error(f"{container}[{index}]", text)
-        counts = self._count_many(list(texts))  # type: ignore[arg-type]
-        if not self._counts_from_user_code:
-            return counts
-        return [
-            _values.token_count(count, index, None if ids is None else ids[index], container)
-            for index, count in enumerate(counts)
-        ]
+        return self._count_many(list(texts))  # type: ignore[arg-type]
 
     def select(
         self,
@@ -72,11 +64,10 @@ class Packing:
         ids: Sequence[str | None] | None = None,
         required: Sequence[bool] | None = None,
         groups: Sequence[str | None] | None = None,
-        order: str | None = None,
     ) -> SkeletonIndices:
-        """The rows kept within the budget, in the service's order (or `order`), and the
-        metadata. Counts and scores are checked here so that an error names the item
-        (`<container>[i]`, with its id from `ids`); ties in relevance keep input order."""
+        """The rows kept within the budget, in the service's order, and the metadata. Counts
+        and scores are checked here so that an error names the item (`<container>[i]`, with
+        its id from `ids`); ties in relevance keep input order."""
         size = len(token_counts)
         counts = [
             _values.token_count(count, index, _name(ids, index), container)
@@ -89,17 +80,7 @@ class Packing:
         # Row names whose order is the rows' order, so that ties are ranked by input order.
         width = len(str(size - 1)) if size else 1
         names = [f"{index:0{width}d}" for index in range(size)]
-        service = self.service
-        if order is not None and order != service.policy.order:
-            policy = service.policy
-            service = SkeletonCompressorService(
-                backend=service.backend,
-                strategy=service.strategy,
-                min_relevance=policy.min_relevance,
-                on_overflow=policy.on_overflow,
-                order=order,
-            )
-        return service.compress_arrays(
+        return self.service.compress_arrays(
             names, counts, scores, self.skeleton_budget, required=required, groups=groups
         )
 

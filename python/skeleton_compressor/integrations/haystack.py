@@ -150,7 +150,7 @@ class SkeletonDocumentPacker:
             texts.append(content)
             ids.append(document_id)
             scores.append(score)
-        counts = packing.token_counts(texts, _CONTAINER, ids)
+        counts = packing.token_counts(texts, _CONTAINER)
         kept = packing.select(counts, scores, _CONTAINER, ids=ids)
         return {
             "documents": [documents[index] for index in kept.indices],

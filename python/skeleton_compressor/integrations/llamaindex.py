@@ -160,7 +160,7 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
             ids.append(node_id)
             scores.append(score)
         packing = self._packing
-        counts = packing.token_counts(texts, _CONTAINER, ids)
+        counts = packing.token_counts(texts, _CONTAINER)
         kept = packing.select(counts, scores, _CONTAINER, ids=ids)
         return [nodes[index] for index in kept.indices], kept.metadata
 

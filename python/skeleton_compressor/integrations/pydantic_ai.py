@@ -163,7 +163,7 @@ class SkeletonHistoryProcessor:
                 exceed the budget.
         """
         items = _checked(messages)
-        shapes = _read(items)
+        shapes, groups = _read(items)
         if self._counts_messages:
             count = self._token_counter
             counts: list[object] = [count(message) for message in items]  # type: ignore[operator, misc]
@@ -175,7 +175,9 @@ class SkeletonHistoryProcessor:
         else:
             score = self._relevance
             scores = [score(message) for message in items]
-        kept, metadata = pack_history(self._packing, shapes, counts, scores, CONTAINER)
+        kept, metadata = pack_history(
+            self._packing, shapes, counts, scores, CONTAINER, groups=groups
+        )
         self.last_metadata = metadata
         return PackedHistory([items[index] for index in kept], metadata)
 
@@ -343,7 +345,7 @@ def _checked(messages: object) -> Sequence[ModelMessage]:
     return messages
 
 
-def _read(messages: Sequence[ModelMessage]) -> list[MessageShape]:
+def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[str | None]]:
     """Each message's shape and tool group. Call ids are paired by position, a return
     answering the latest earlier call with its id, so that a provider reusing ids across
     responses is read right: the shapes name each call by the index of the response making
@@ -409,8 +411,8 @@ def _read(messages: Sequence[ModelMessage]) -> list[MessageShape]:
     ]
     anchor = _anchor(messages, shapes)
     if anchor is not None:
-        shapes[anchor] = MessageShape(True, True)
-    return shapes
+        shapes[anchor] = MessageShape(True, True)  # a request answering no call: no group
+    return shapes, groups
 
 
 def _anchor(messages: Sequence[ModelMessage], shapes: Sequence[MessageShape]) -> int | None:
