@@ -38,7 +38,7 @@ impl Reading {
                 .group
                 .as_ref()
                 .map(|(name, hash)| (name.as_bytes(), *hash));
-            self.columns.mark_last(checked.required, group);
+            self.columns.mark_last(checked.required, group, None);
         }
         Ok(())
     }

@@ -117,7 +117,7 @@ impl Context {
             let hash = ffi::PyObject_Hash(id) as u64;
             columns.push(bytes, hash, token_count, relevance)?;
             if pinned || group.is_some() {
-                columns.mark_last(pinned, group);
+                columns.mark_last(pinned, group, None);
             }
         }
         Ok(true)

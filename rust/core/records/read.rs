@@ -536,7 +536,7 @@ impl<'a> Sink<'a, '_, '_> {
         }
         if checked.required || checked.group.is_some() {
             let group = checked.group.as_deref().map(|name| (name, hash_of(name)));
-            self.columns.mark_last(checked.required, group);
+            self.columns.mark_last(checked.required, group, None);
         }
         Ok(())
     }

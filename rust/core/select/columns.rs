@@ -23,6 +23,8 @@ pub struct Columns {
     pub(super) required: Vec<u32>,
     /// The group names of fragments in a group.
     pub(super) groups: GroupMarks,
+    /// The `variant_of` names of fragments that render one thing among others.
+    pub(super) variants: GroupMarks,
     /// The relevance keys' counts, for inputs of `tuning.count_keys_from` fragments on.
     pub(super) key_counts: KeyCounts,
 }
@@ -45,6 +47,7 @@ impl Columns {
             zero_token_fragments: 0,
             required: Vec::new(),
             groups: GroupMarks::default(),
+            variants: GroupMarks::default(),
             key_counts: if len >= tuning.count_keys_from {
                 KeyCounts::new()
             } else {
@@ -78,9 +81,15 @@ impl Columns {
         Ok(())
     }
 
-    /// Marks the fragment added last as required, or as a member of the group named `group`
-    /// (its bytes, and a hash that equal names share), or both.
-    pub fn mark_last(&mut self, required: bool, group: Option<(&[u8], u64)>) {
+    /// Marks the fragment added last as required, as a member of the group named `group`, as
+    /// a rendering of the thing named `variant` (names as their bytes, and a hash that equal
+    /// names share), or any of those.
+    pub fn mark_last(
+        &mut self,
+        required: bool,
+        group: Option<(&[u8], u64)>,
+        variant: Option<(&[u8], u64)>,
+    ) {
         let Some(last) = self.entries.len().checked_sub(1) else {
             return;
         };
@@ -91,11 +100,14 @@ impl Columns {
         if let Some((name, hash)) = group {
             self.groups.push(last, name, hash);
         }
+        if let Some((name, hash)) = variant {
+            self.variants.push(last, name, hash);
+        }
     }
 
-    /// Whether any fragment is required or grouped.
+    /// Whether any fragment is required, grouped or a variant.
     pub fn has_units(&self) -> bool {
-        !self.required.is_empty() || !self.groups.is_empty()
+        !self.required.is_empty() || !self.groups.is_empty() || !self.variants.is_empty()
     }
 
     pub fn len(&self) -> usize {
@@ -103,7 +115,7 @@ impl Columns {
     }
 
     /// One number per fragment, in input order, that changes whenever its id, token count,
-    /// relevance, `required` or group does alone (and otherwise but for a 64-bit collision):
+    /// relevance, `required`, group or `variant_of` does alone (and otherwise but for a 64-bit collision):
     /// to tell whether fragments read twice are the same.
     pub fn fingerprints(&self) -> Vec<u64> {
         let mut prints: Vec<u64> = self
@@ -120,6 +132,11 @@ impl Columns {
         for (index, name_hash) in self.groups.marks() {
             let print = &mut prints[index as usize];
             *print = mixed(*print, name_hash);
+        }
+        // Salted, so that a group and a variant of one name change a fingerprint differently.
+        for (index, name_hash) in self.variants.marks() {
+            let print = &mut prints[index as usize];
+            *print = mixed(mixed(*print, 2), name_hash);
         }
         prints
     }
@@ -157,32 +174,40 @@ mod tests {
 
     #[test]
     fn a_fingerprint_changes_with_any_one_field_and_only_then() {
-        // (id hash, tokens, relevance, required, group hash) of the second of two fragments.
-        let print = |(id, tokens, score, required, group): (u64, u64, f64, bool, Option<u64>)| {
+        // (id hash, tokens, relevance, required, group hash, variant hash) of the second of
+        // two fragments.
+        type Fields = (u64, u64, f64, bool, Option<u64>, Option<u64>);
+        let print = |(id, tokens, score, required, group, variant): Fields| {
             let mut columns = Columns::new(2, &Tuning::default()).unwrap();
             columns.push(b"first", 7, 3, 0.5).unwrap();
-            columns.mark_last(true, Some((b"g", 9)));
+            columns.mark_last(true, Some((b"g", 9)), Some((b"v", 9)));
             columns.push(b"second", id, tokens, score).unwrap();
-            columns.mark_last(required, group.map(|hash| (&b"g"[..], hash)));
+            let group = group.map(|hash| (&b"g"[..], hash));
+            columns.mark_last(required, group, variant.map(|hash| (&b"v"[..], hash)));
             let prints = columns.fingerprints();
             assert_eq!(prints.len(), 2);
             prints[1]
         };
-        let base = (1, 2, 0.25, false, None);
+        let base = (1, 2, 0.25, false, None, None);
         let changed = [
-            (5, 2, 0.25, false, None),
-            (1, 3, 0.25, false, None),
-            (1, 2, 0.5, false, None),
-            (1, 2, 0.25, true, None),
-            (1, 2, 0.25, false, Some(4)),
+            (5, 2, 0.25, false, None, None),
+            (1, 3, 0.25, false, None, None),
+            (1, 2, 0.5, false, None, None),
+            (1, 2, 0.25, true, None, None),
+            (1, 2, 0.25, false, Some(4), None),
+            (1, 2, 0.25, false, None, Some(4)),
         ];
         for fields in changed {
             assert_ne!(print(fields), print(base), "{fields:?}");
         }
         assert_eq!(print(base), print(base));
+        assert_ne!(
+            print((1, 2, 0.25, false, Some(4), None)),
+            print((1, 2, 0.25, false, None, Some(4)))
+        );
         assert_eq!(
-            print((1, 2, -0.0, false, None)),
-            print((1, 2, 0.0, false, None))
+            print((1, 2, -0.0, false, None, None)),
+            print((1, 2, 0.0, false, None, None))
         );
     }
 }

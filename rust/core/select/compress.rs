@@ -56,6 +56,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
         zero_token_fragments,
         required,
         groups,
+        variants: _,
         key_counts,
     } = columns;
     let ids: &IdArena = &arena;

@@ -483,7 +483,7 @@ fn a_policy_keeps_a_required_group_whole() {
                 input.scores[at],
             )
             .unwrap();
-        columns.mark_last(required, group.map(|name| (name.as_bytes(), 7)));
+        columns.mark_last(required, group.map(|name| (name.as_bytes(), 7)), None);
     }
     let compression = compress(columns, request, &InPlace).unwrap();
     // The required group {a, c} (4 tokens), then b (2) does not fit; d (4) neither.

@@ -52,7 +52,7 @@ fn run(
             let group = name
                 .as_ref()
                 .map(|n| (n.as_bytes(), group_hash(marks.groups[i].unwrap())));
-            columns.mark_last(marks.required[i], group);
+            columns.mark_last(marks.required[i], group, None);
         }
     }
     let detach = Counting(Cell::new(0));
