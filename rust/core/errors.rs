@@ -18,8 +18,12 @@ pub enum ErrorKind {
     RequiredType,
     GroupType,
     GroupEmpty,
+    VariantType,
+    VariantEmpty,
     Unreadable,
     Duplicate,
+    VariantGroupMismatch,
+    VariantRequiredTwice,
 }
 
 named!(ErrorKind {
@@ -34,8 +38,12 @@ named!(ErrorKind {
     RequiredType => "required_type",
     GroupType => "group_type",
     GroupEmpty => "group_empty",
+    VariantType => "variant_type",
+    VariantEmpty => "variant_empty",
     Unreadable => "unreadable",
     Duplicate => "duplicate",
+    VariantGroupMismatch => "variant_group_mismatch",
+    VariantRequiredTwice => "variant_required_twice",
 });
 
 /// Two fragments with one id: the earliest index whose id appeared before, where it did, and
