@@ -14,7 +14,7 @@ use super::context::context;
 use super::results::{decision_columns, int_of};
 use super::signals;
 use super::text::id_from_bytes;
-use crate::core::records::read::fragment_ids;
+use crate::core::records::read::{fragment_ids, record_names};
 use crate::core::{
     compress_record_file as compress_record_file_in_core, compress_records as compress_in_core,
     kept_len, kept_spans, read_whole_file, write_kept, Encoding, FileCompression, Form, Got,
@@ -43,7 +43,7 @@ pub fn compress_records<'py>(
     let counting = counting_with(encoding)?;
     let input = data.as_bytes();
     let outcome = py.detach(|| compress_in_core(input, counting, request));
-    let done = outcome.map_err(|refusal| refused(py, refusal))?;
+    let done = outcome.map_err(|refusal| refused(py, refusal, input))?;
     let selection = &done.compression.selections[0];
     let kept = KeptRecords {
         input: Input::Python(data.clone().unbind()),
@@ -178,7 +178,8 @@ pub fn compress_record_file<'py>(
         }
     });
     let outcome = outcome.map_err(|error| os_error(py, error, &path))?;
-    match outcome.map_err(|refusal| refused(py, refusal))? {
+    // A refusal naming records (a duplicate, a broken variant rule) comes as `Whole` bytes.
+    match outcome.map_err(|refusal| refused(py, refusal, &[]))? {
         FileCompression::Compressed {
             records,
             kept: (bytes, spans),
@@ -211,14 +212,18 @@ fn compress_whole<'py>(
             result(py, &done, kept, None)
         }
         // Its wording needs the text: lines, and malformed JSON as Python's reader says it.
-        Err(RecordsRefusal::Read(_) | RecordsRefusal::Duplicate { .. }) => {
+        Err(
+            RecordsRefusal::Read(_)
+            | RecordsRefusal::Duplicate { .. }
+            | RecordsRefusal::VariantRule { .. },
+        ) => {
             let copy = PyBytes::new_with(py, bytes.len(), |buffer| {
                 buffer.copy_from_slice(&bytes);
                 Ok(())
             })?;
             Ok(copy.into_any())
         }
-        Err(refusal) => Err(refused(py, refusal)),
+        Err(refusal) => Err(refused(py, refusal, &bytes)),
     }
 }
 
@@ -250,12 +255,12 @@ fn counting_with(encoding: Option<&str>) -> PyResult<Option<Encoding>> {
         .transpose()
 }
 
-fn refused(py: Python<'_>, refusal: RecordsRefusal) -> PyErr {
-    records_error(py, refusal).unwrap_or_else(|error| error)
+/// The refusal of the records read from `input` as the Python exception that carries it.
+fn refused(py: Python<'_>, refusal: RecordsRefusal, input: &[u8]) -> PyErr {
+    records_error(py, refusal, input).unwrap_or_else(|error| error)
 }
 
-/// The refusal as the Python exception that carries it.
-fn records_error(py: Python<'_>, refusal: RecordsRefusal) -> PyResult<PyErr> {
+fn records_error(py: Python<'_>, refusal: RecordsRefusal, input: &[u8]) -> PyResult<PyErr> {
     let fields = PyDict::new(py);
     let kind = match refusal {
         RecordsRefusal::BudgetExceeded(exceeded) => {
@@ -282,6 +287,30 @@ fn records_error(py: Python<'_>, refusal: RecordsRefusal) -> PyResult<PyErr> {
             fields.set_item("index", duplicate.second)?;
             fields.set_item("start", starts[1])?;
             "duplicate"
+        }
+        RecordsRefusal::VariantRule {
+            form,
+            kind,
+            index,
+            first_index,
+            starts,
+        } => {
+            // The records were read from `input`, so it is UTF-8 (a byte order mark included).
+            let text = std::str::from_utf8(input).unwrap_or_default();
+            let name =
+                |bytes: Option<&[u8]>| bytes.map(|bytes| id_from_bytes(py, bytes)).transpose();
+            let record = record_names(text, starts[0]);
+            let first = record_names(text, starts[1]);
+            fields.set_item("form", form_name(form))?;
+            fields.set_item("index", index)?;
+            fields.set_item("start", starts[0])?;
+            fields.set_item("first_index", first_index)?;
+            fields.set_item("first_start", starts[1])?;
+            fields.set_item("fragment_id", id_from_bytes(py, &record.fragment_id)?)?;
+            fields.set_item("group", name(record.group.as_deref())?)?;
+            fields.set_item("variant_of", name(record.variant_of.as_deref())?)?;
+            fields.set_item("first_variant_of", name(first.variant_of.as_deref())?)?;
+            kind.name()
         }
         RecordsRefusal::Read(ReadError::NotUtf8 { offset }) => {
             fields.set_item("start", offset)?;

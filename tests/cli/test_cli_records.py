@@ -343,7 +343,14 @@ def test_help_describes_the_input_and_every_option() -> None:
         "--encoding",
     ):
         assert option in text
-    for words in ("JSON Lines", "byte order mark", '"fragments"', "exit status", "NaN"):
+    for words in (
+        "JSON Lines",
+        "byte order mark",
+        '"fragments"',
+        "exit status",
+        "NaN",
+        "variant_of",
+    ):
         assert words in " ".join(text.split()), words
 
 
@@ -352,6 +359,7 @@ def test_record_problems_are_named_alike_in_rust_and_python() -> None:
     from skeleton_compressor.cli import record_errors
 
     whole_input = {"duplicate", "malformed", "fragments_not_array", "no_records", "not_utf8"}
+    whole_input |= {"variant_group_mismatch", "variant_required_twice"}
     named_in_python = set(record_errors.KINDS) - whole_input - {"too_many", "changed"}
     assert set(_core.RECORD_PROBLEMS) == named_in_python
 

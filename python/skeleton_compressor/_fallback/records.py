@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from .._encodings import check_encoding, python_backend_error
 from .._interface import CompressedRecords
 from ..cli.json_records import Records, read_records
-from ..cli.record_checks import record_columns
+from ..cli.record_checks import RecordColumns, record_columns
 from ..cli.record_errors import RecordsError
 from ..errors import FragmentError
 from ..types import ContextFragment
@@ -37,14 +37,14 @@ def compress_records(
 ) -> CompressedRecords:
     records = read_records(data)
     columns = record_columns(records, counting=encoding is not None)
-    ids, tokens, scores, required, groups, uncounted = columns
+    ids, tokens, scores, required, groups, variants, uncounted = columns
     if uncounted:
         # Only the compiled extension counts a built-in encoding.
         raise python_backend_error(check_encoding(encoding))
     try:
         if explain:
             fragments = tuple(
-                map(ContextFragment, ids, tokens, scores, repeat(""), required, groups)
+                map(ContextFragment, ids, tokens, scores, repeat(""), required, groups, variants)
             )
             kept_fragments, original, compressed, value, bound, decided = compressor.explain(
                 fragments, budget
@@ -54,11 +54,11 @@ def compress_records(
             decisions = (ids, decided)
         else:
             rows, original, compressed, _, value, bound = compressor.compress_arrays(
-                ids, tokens, scores, required, groups, budget
+                ids, tokens, scores, required, groups, budget, variants
             )
             kept, decisions = list(rows), None
     except FragmentError as error:
-        raise _duplicate(records, error) from None
+        raise _records_error(records, columns, error) from None
     text, spans = records.text, records.spans
     array = "[" + ", ".join([text[spans[i][0] : spans[i][1]] for i in kept]) + "]"
     return CompressedRecords(
@@ -74,15 +74,22 @@ def compress_records(
     )
 
 
-def _duplicate(records: Records, error: FragmentError) -> RecordsError:
+def _records_error(records: Records, columns: RecordColumns, error: FragmentError) -> RecordsError:
+    """A duplicate id or a broken variant rule (the errors left once every record is good)
+    about the records at `error.index` and `error.first_index`."""
     lines = records.lines
-    first, second = error.first_index, error.index
+    first, index = error.first_index, error.index
+    assert first is not None
+    rule = error.kind != "duplicate"
     return RecordsError(
-        "duplicate",
+        error.kind,
         form=records.form,
         fragment_id=error.fragment_id,
         first_index=first,
-        index=second,
-        first_line=lines[first] if lines is not None and first is not None else None,
-        line=lines[second] if lines is not None else None,
+        index=index,
+        first_line=lines[first] if lines is not None else None,
+        line=lines[index] if lines is not None else None,
+        group=columns.groups[index] if rule else None,
+        variant_of=columns.variants[index] if rule else None,
+        first_variant_of=columns.variants[first] if rule else None,
     )

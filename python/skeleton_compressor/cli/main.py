@@ -108,7 +108,9 @@ first key is "fragments" (this command's own output, to compress again for a gra
 UTF-8, with or without a byte order mark; standard JSON only (NaN and Infinity are refused).
 A record is an object with "fragment_id" (a non-empty string), "token_count" (an integer
 >= 0) and "relevance_score" (a number in [0, 1]), and may carry "required" (true or false),
-"group" (null or a non-empty string) and "content"; other fields are kept but not read.
+"group" (null or a non-empty string: a group is kept or dropped whole), "variant_of" (null or
+a non-empty string: records sharing one are renderings of one thing, at most one of them
+kept) and "content"; other fields are kept but not read.
 With --encoding, a record without "token_count" is counted from its "content".
 
 output: {"fragments": [the kept records, byte for byte as they came in, in output order],

@@ -21,6 +21,7 @@ class RecordColumns(NamedTuple):
     relevance_scores: list[float]
     required: list[bool]
     groups: list[str | None]
+    variants: list[str | None]
     # Records without a token_count, by index, with the content to count (when counting).
     uncounted: list[tuple[int, str]]
 
@@ -53,7 +54,21 @@ def _relevance(value: object) -> float:
     return float(value) + 0.0  # type: ignore[arg-type]
 
 
-def _checked_record(record: Any, counting: bool) -> tuple[str, int | None, float, bool, str | None]:
+def _name(record: dict[str, Any], field: str, kind: str) -> str | None:
+    """A `group` or `variant_of`: absent or null for none, else a non-empty string; `kind`
+    prefixes the problems' kinds."""
+    name = record.get(field)
+    if name is not None:
+        if type(name) is not str:
+            raise _Problem(f"{kind}_type", name)
+        if not name:
+            raise _Problem(f"{kind}_empty")
+    return name
+
+
+def _checked_record(
+    record: Any, counting: bool
+) -> tuple[str, int | None, float, bool, str | None, str | None]:
     if type(record) is not dict:
         raise _Problem("not_object", record)
     fragment_id = record.get("fragment_id", _ABSENT)
@@ -82,22 +97,17 @@ def _checked_record(record: Any, counting: bool) -> tuple[str, int | None, float
     required = record.get("required", False)
     if required is not True and required is not False:
         raise _Problem("required_type", required)
-    group = record.get("group")
-    if group is not None:
-        if type(group) is not str:
-            raise _Problem("group_type", group)
-        if not group:
-            raise _Problem("group_empty")
-    return fragment_id, tokens, score, required, group
+    group = _name(record, "group", "group")
+    return fragment_id, tokens, score, required, group, _name(record, "variant_of", "variant")
 
 
 def record_columns(records: Records, counting: bool) -> RecordColumns:
     """The records' columns, or the first record's problem as a `RecordsError`."""
-    columns = RecordColumns([], [], [], [], [], [])
-    ids, tokens, scores, required, groups, uncounted = columns
+    columns = RecordColumns([], [], [], [], [], [], [])
+    ids, tokens, scores, required, groups, variants, uncounted = columns
     for index, record in enumerate(records.values):
         try:
-            fragment_id, count, score, pinned, group = _checked_record(record, counting)
+            fragment_id, count, score, pinned, group, variant_of = _checked_record(record, counting)
         except _Problem as problem:
             raise _records_error(records, index, record, problem) from None
         if count is None:
@@ -108,6 +118,7 @@ def record_columns(records: Records, counting: bool) -> RecordColumns:
         scores.append(score)
         required.append(pinned)
         groups.append(group)
+        variants.append(variant_of)
     return columns
 
 

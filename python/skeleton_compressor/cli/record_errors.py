@@ -26,6 +26,8 @@ _RECORD_PROBLEMS = {
     "required_type": "required must be true or false, got {got}",
     "group_type": "group must be null or a string, got {got}",
     "group_empty": "group must be non-empty",
+    "variant_type": "variant_of must be null or a string, got {got}",
+    "variant_empty": "variant_of must be non-empty",
     "no_content": "no token_count, and no content to count it from",
     "content_type": "content must be a string to count its tokens, got {got}",
 }
@@ -34,6 +36,8 @@ _RECORD_PROBLEMS = {
 KINDS: tuple[str, ...] = (
     *_RECORD_PROBLEMS,
     "duplicate",
+    "variant_group_mismatch",
+    "variant_required_twice",
     "malformed",
     "fragments_not_array",
     "no_records",
@@ -62,8 +66,10 @@ class RecordsError(Exception):
     """What is wrong with the input, and where: `kind` (one of `KINDS`), the input's `form`
     (`array`, `lines` or `wrapped`), the record's `index` and `line`, its `fragment_id` (when
     it is a string), the `field` missing, the offending value's `json_type` and, for a number,
-    its text as `number`; `first_index`/`first_line` for a duplicate's first record; `detail`
-    for malformed JSON; `start`, a byte offset, where the Rust reader gives one."""
+    its text as `number`; `first_index`/`first_line` for a duplicate's first record (for a
+    broken variant rule, the record it is broken against); `group`, `variant_of` and
+    `first_variant_of` (the names a variant rule is about, `None` for null); `detail` for
+    malformed JSON; `start`, a byte offset, where the Rust reader gives one."""
 
     def __init__(
         self,
@@ -80,6 +86,9 @@ class RecordsError(Exception):
         first_index: int | None = None,
         first_line: int | None = None,
         first_start: int | None = None,
+        group: str | None = None,
+        variant_of: str | None = None,
+        first_variant_of: str | None = None,
         detail: str | None = None,
     ) -> None:
         super().__init__(kind)
@@ -95,6 +104,9 @@ class RecordsError(Exception):
         self.first_index = first_index
         self.first_line = first_line
         self.first_start = first_start
+        self.group = group
+        self.variant_of = variant_of
+        self.first_variant_of = first_variant_of
         self.detail = detail
 
     def locate(self, data: bytes) -> None:
@@ -103,6 +115,31 @@ class RecordsError(Exception):
             self.line = data.count(b"\n", 0, self.start) + 1
         if self.first_line is None and self.first_start is not None:
             self.first_line = data.count(b"\n", 0, self.first_start) + 1
+
+
+def _name(name: str | None) -> str:
+    return "null" if name is None else describe(name)
+
+
+def _group_mismatch(error: RecordsError, first: str) -> str:
+    return (
+        f"variant_of {_name(error.variant_of)} differs from {_name(error.first_variant_of)}, "
+        f"the variant_of of {first} in group {_name(error.group)}: a group's members share "
+        "one variant_of"
+    )
+
+
+def _required_twice(error: RecordsError, first: str) -> str:
+    return (
+        f"required, and so is {first} of another unit with variant_of "
+        f"{_name(error.variant_of)}: at most one unit of a variant set can be required"
+    )
+
+
+_VARIANT_RULES = {
+    "variant_group_mismatch": _group_mismatch,
+    "variant_required_twice": _required_twice,
+}
 
 
 def _record(index: int | None, line: int | None, form: str | None) -> str:
@@ -133,6 +170,9 @@ def worded(error: RecordsError, source: str) -> str:
     where = _record(error.index, error.line, error.form)
     if error.fragment_id is not None:
         where = f"{where} (id {describe(error.fragment_id)})"
+    if kind in _VARIANT_RULES:
+        first = _record(error.first_index, error.first_line, error.form)
+        return f"{where}: {_VARIANT_RULES[kind](error, first)}"
     number = shown_number(error.number) if error.number is not None else None
     got = f"number {number}" if number is not None else error.json_type
     detail = _RECORD_PROBLEMS[kind].format(

@@ -4,7 +4,7 @@
 use std::io::{self, Read, Seek, SeekFrom, Write};
 
 use crate::core::detach::InPlace;
-use crate::core::errors::{BudgetExceeded, Duplicate, Refusal};
+use crate::core::errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal};
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::records::read::{read_records, record_span, room_for, Form, ReadError, Span};
 use crate::core::records::stream::{
@@ -30,6 +30,16 @@ pub enum RecordsRefusal {
     Duplicate {
         form: Form,
         duplicate: Duplicate,
+        starts: [usize; 2],
+    },
+    /// A variant rule broken (kind [`ErrorKind::VariantGroupMismatch`] or
+    /// [`ErrorKind::VariantRequiredTwice`]) by the record at `index`, against the one at
+    /// `first_index`; `starts` are where the two start in the input.
+    VariantRule {
+        form: Form,
+        kind: ErrorKind,
+        index: u32,
+        first_index: u32,
         starts: [usize; 2],
     },
     BudgetExceeded(BudgetExceeded),
@@ -87,6 +97,24 @@ fn refused(form: Form, starts: &[usize], refusal: Refusal) -> RecordsRefusal {
     }
 }
 
+/// The refusal for a variant rule (`kind`) broken by the record at `index` against the one
+/// at `first_index` (indices into `starts`), as the core reports it.
+pub fn variant_rule_refused(
+    form: Form,
+    starts: &[usize],
+    kind: ErrorKind,
+    index: u32,
+    first_index: u32,
+) -> RecordsRefusal {
+    RecordsRefusal::VariantRule {
+        form,
+        kind,
+        index,
+        first_index,
+        starts: [starts[index as usize], starts[first_index as usize]],
+    }
+}
+
 const SEPARATOR: &[u8] = b", ";
 
 /// Where the records at `kept` (indices into `starts`) are in `input`, in that order.
@@ -131,8 +159,8 @@ pub enum FileCompression {
 
 /// [`compress_records`] on a file, read a chunk at a time (see [`stream_records`]): the whole
 /// file is never in memory, and the kept records are read back from it afterwards and
-/// checked against what was ranked. A file of any other kind, or with a duplicate (whose lines
-/// are found in its text), is read whole from the same handle instead: a file is opened once.
+/// checked against what was ranked. A file of any other kind, or with a duplicate or a broken
+/// variant rule (whose lines are found in its text), is read whole from the same handle instead: a file is opened once.
 pub fn compress_record_file(
     file: &mut (impl Read + Seek),
     counting: Option<Encoding>,
@@ -143,7 +171,9 @@ pub fn compress_record_file(
     file.seek(SeekFrom::Start(0))?;
     let mut checkpoint = checkpoint(request);
     match streamed(file, len, counting, request, tuning, &mut checkpoint)? {
-        None | Some(Err(RecordsRefusal::Duplicate { .. })) => {}
+        // A refusal naming records is worded with their lines, found in the whole text.
+        None | Some(Err(RecordsRefusal::Duplicate { .. } | RecordsRefusal::VariantRule { .. })) => {
+        }
         Some(done) => return Ok(done),
     }
     file.seek(SeekFrom::Start(0))?;

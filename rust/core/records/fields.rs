@@ -18,6 +18,7 @@ pub struct Fields<'a> {
     pub relevance_score: Option<&'a str>,
     pub required: Option<&'a str>,
     pub group: Option<&'a str>,
+    pub variant_of: Option<&'a str>,
     pub content: Option<&'a str>,
     pub deepest: usize,
 }
@@ -30,6 +31,7 @@ impl<'a> Fields<'a> {
             b"relevance_score" => &mut self.relevance_score,
             b"required" => &mut self.required,
             b"group" => &mut self.group,
+            b"variant_of" => &mut self.variant_of,
             b"content" => &mut self.content,
             _ => return,
         };
@@ -228,7 +230,7 @@ mod tests {
     #[test]
     fn flat_records_are_read_in_one_pass() {
         let text = r#"{ "fragment_id" : "a b", "token_count":12,"relevance_score": -0.5e-3 ,
-            "required": true, "group": null, "x": false, "fragment_id": "c"} tail"#;
+            "required": true, "group": null, "x": false, "fragment_id": "c", "variant_of": "f"} tail"#;
         let (fields, end) = flat(text).unwrap();
         assert_eq!(&text[end..], " tail");
         assert_eq!(fields.fragment_id, Some("\"c\""));
@@ -236,6 +238,7 @@ mod tests {
         assert_eq!(fields.relevance_score, Some("-0.5e-3"));
         assert_eq!(fields.required, Some("true"));
         assert_eq!(fields.group, Some("null"));
+        assert_eq!(fields.variant_of, Some("\"f\""));
         assert_eq!(flat("{}").map(|(_, end)| end), Some(2));
         assert_eq!(flat("{ }x").map(|(_, end)| end), Some(3));
     }
@@ -278,12 +281,13 @@ mod tests {
 
     #[test]
     fn other_records_through_serde() {
-        let text = r#"{"fragment_id": "\u0041", "x": [[1], {"y": []}], "group": "g"} rest"#;
+        let text = r#"{"fragment_id": "\u0041", "x": [[1], {"y": []}], "group": "g", "variant_of": "v\n"} rest"#;
         let raw = value_at(text, 0).unwrap();
         assert_eq!(&text[raw.len()..], " rest");
         let fields = fields_of(raw);
         assert_eq!(fields.fragment_id, Some(r#""\u0041""#));
         assert_eq!(fields.group, Some(r#""g""#));
+        assert_eq!(fields.variant_of, Some(r#""v\n""#));
         assert_eq!(fields.deepest, 3);
         assert!(value_at("[1, 2", 0).is_none());
     }

@@ -78,7 +78,7 @@ pub enum Problem {
 
 impl Problem {
     /// One of each kind (a missing field stands for all three).
-    pub const ALL: [Problem; 14] = [
+    pub const ALL: [Problem; 16] = [
         Problem::NotObject,
         Problem::Missing(Field::FragmentId),
         Problem::Value(ErrorKind::IdType),
@@ -91,6 +91,8 @@ impl Problem {
         Problem::Value(ErrorKind::RequiredType),
         Problem::Value(ErrorKind::GroupType),
         Problem::Value(ErrorKind::GroupEmpty),
+        Problem::Value(ErrorKind::VariantType),
+        Problem::Value(ErrorKind::VariantEmpty),
         Problem::NoContent,
         Problem::ContentType,
     ];
@@ -168,6 +170,9 @@ pub struct Records {
     pub starts: Vec<usize>,
 }
 
+/// A record's problem, and the value it is about.
+type Wrong = (Problem, Option<Got>);
+
 /// How a record was read, when it was read whole.
 struct Checked<'a> {
     fragment_id: Cow<'a, [u8]>,
@@ -175,6 +180,7 @@ struct Checked<'a> {
     relevance: f64,
     required: bool,
     group: Option<Cow<'a, [u8]>>,
+    variant_of: Option<Cow<'a, [u8]>>,
 }
 
 /// The form of a text: by its first character, and for `{`, by whether its first key is
@@ -279,6 +285,30 @@ pub fn fragment_ids<'a>(text: &'a str, starts: &[usize]) -> Vec<Cow<'a, [u8]>> {
                 .unwrap_or_default()
         })
         .collect()
+}
+
+/// The names a record carries: its id, group and `variant_of`, as their code points' bytes
+/// (a name absent or `null` is `None`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordNames<'a> {
+    pub fragment_id: Cow<'a, [u8]>,
+    pub group: Option<Cow<'a, [u8]>>,
+    pub variant_of: Option<Cow<'a, [u8]>>,
+}
+
+/// The names of the record that [`read_records`] read at `start` of its input (as `text`).
+pub fn record_names(text: &str, start: usize) -> RecordNames<'_> {
+    let span = record_span(text, start);
+    let fields = fields_of(&text[span.start..span.end]);
+    fn named(raw: Option<&str>) -> Option<Cow<'_, [u8]>> {
+        raw.filter(|raw| JsonType::of(raw) == JsonType::String)
+            .map(string_bytes)
+    }
+    RecordNames {
+        fragment_id: named(fields.fragment_id).unwrap_or_default(),
+        group: named(fields.group),
+        variant_of: named(fields.variant_of),
+    }
 }
 
 /// Where the record that [`read_records`] read at `start` of its input (as `text`) ends:
@@ -534,15 +564,18 @@ impl<'a> Sink<'a, '_, '_> {
         if pushed.is_err() {
             return Err(self.halt(Stop::TooMany));
         }
-        if checked.required || checked.group.is_some() {
-            let group = checked.group.as_deref().map(|name| (name, hash_of(name)));
-            self.columns.mark_last(checked.required, group, None);
+        if checked.required || checked.group.is_some() || checked.variant_of.is_some() {
+            self.columns.mark_last(
+                checked.required,
+                hashed(checked.group.as_deref()),
+                hashed(checked.variant_of.as_deref()),
+            );
         }
         Ok(())
     }
 
     /// The record's values, or its first problem, in the order the contract checks them.
-    fn check(&self, fields: &Fields<'a>) -> Result<Checked<'a>, (Problem, Option<Got>)> {
+    fn check(&self, fields: &Fields<'a>) -> Result<Checked<'a>, Wrong> {
         let missing = |field| (Problem::Missing(field), None);
         let fragment_id = fields.fragment_id.ok_or(missing(Field::FragmentId))?;
         if fields.token_count.is_none() && self.counting.is_none() {
@@ -579,34 +612,23 @@ impl<'a> Sink<'a, '_, '_> {
                 return Err(wrong(ErrorKind::RequiredType, fields.required.unwrap()));
             }
         };
-        let group = match fields.group {
-            None => None,
-            Some(raw) => match JsonType::of(raw) {
-                JsonType::Null => None,
-                JsonType::String => {
-                    let name = string_bytes(raw);
-                    if name.is_empty() {
-                        return Err((Problem::Value(ErrorKind::GroupEmpty), None));
-                    }
-                    Some(name)
-                }
-                _ => return Err(wrong(ErrorKind::GroupType, raw)),
-            },
-        };
+        let group = name(fields.group, ErrorKind::GroupType, ErrorKind::GroupEmpty)?;
+        let variant_of = name(
+            fields.variant_of,
+            ErrorKind::VariantType,
+            ErrorKind::VariantEmpty,
+        )?;
         Ok(Checked {
             fragment_id: id,
             token_count,
             relevance: score + 0.0,
             required,
             group,
+            variant_of,
         })
     }
 
-    fn counted(
-        &self,
-        encoding: Encoding,
-        content: Option<&str>,
-    ) -> Result<u64, (Problem, Option<Got>)> {
+    fn counted(&self, encoding: Encoding, content: Option<&str>) -> Result<u64, Wrong> {
         let content = content.ok_or((Problem::NoContent, None))?;
         if JsonType::of(content) != JsonType::String {
             return Err((Problem::ContentType, Some(Got::of(content))));
@@ -618,6 +640,28 @@ impl<'a> Sink<'a, '_, '_> {
             &InPlace,
         );
         Ok(count as u64)
+    }
+}
+
+/// A name field (`group`, `variant_of`): absent or `null` for none, else a non-empty string.
+fn name(
+    raw: Option<&str>,
+    type_kind: ErrorKind,
+    empty_kind: ErrorKind,
+) -> Result<Option<Cow<'_, [u8]>>, Wrong> {
+    let Some(raw) = raw else {
+        return Ok(None);
+    };
+    match JsonType::of(raw) {
+        JsonType::Null => Ok(None),
+        JsonType::String => {
+            let name = string_bytes(raw);
+            if name.is_empty() {
+                return Err((Problem::Value(empty_kind), None));
+            }
+            Ok(Some(name))
+        }
+        _ => Err((Problem::Value(type_kind), Some(Got::of(raw)))),
     }
 }
 
@@ -637,6 +681,11 @@ fn hash_of(bytes: &[u8]) -> u64 {
     let mut hasher = FnvHasher::default();
     hasher.write(bytes);
     hasher.finish()
+}
+
+/// A name with its [`hash_of`].
+fn hashed(name: Option<&[u8]>) -> Option<(&[u8], u64)> {
+    name.map(|bytes| (bytes, hash_of(bytes)))
 }
 
 /// The records of an array, each given to the sink as it is read.

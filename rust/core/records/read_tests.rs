@@ -286,6 +286,37 @@ fn each_problem_of_a_record() {
             Problem::Value(ErrorKind::GroupEmpty),
             None,
         ),
+        (
+            format!(r#"{base}, "variant_of": 7"#),
+            Problem::Value(ErrorKind::VariantType),
+            got(JsonType::Number, Some("7")),
+        ),
+        (
+            format!(r#"{base}, "variant_of": false"#),
+            Problem::Value(ErrorKind::VariantType),
+            got(JsonType::Boolean, None),
+        ),
+        (
+            format!(r#"{base}, "variant_of": {{"f": 1}}"#),
+            Problem::Value(ErrorKind::VariantType),
+            got(JsonType::Object, None),
+        ),
+        (
+            format!(r#"{base}, "variant_of": """#),
+            Problem::Value(ErrorKind::VariantEmpty),
+            None,
+        ),
+        (
+            // The group is checked first, as the library checks a fragment's fields.
+            format!(r#"{base}, "variant_of": "", "group": 1"#),
+            Problem::Value(ErrorKind::GroupType),
+            got(JsonType::Number, Some("1")),
+        ),
+        (
+            format!(r#"{base}, "required": 0, "variant_of": """#),
+            Problem::Value(ErrorKind::RequiredType),
+            got(JsonType::Number, Some("0")),
+        ),
     ];
     for (fields, problem, expected) in cases {
         let error = one(&fields);
@@ -294,6 +325,41 @@ fn each_problem_of_a_record() {
     let error = problem_of("[\"text\"]");
     assert_eq!(error.problem, Problem::NotObject);
     assert_eq!(error.got, got(JsonType::String, None));
+}
+
+#[test]
+fn variant_of_is_read_as_null_or_a_name() {
+    let base = r#""fragment_id": "a", "token_count": 1, "relevance_score": 0.5"#;
+    for fields in [
+        base.to_owned(),
+        format!(r#"{base}, "variant_of": null"#),
+        format!(r#"{base}, "variant_of": "file\u0041", "group": "g""#),
+        format!(r#"{base}, "variant_of": 1, "variant_of": "f""#),
+    ] {
+        let text = format!("{{{fields}}}");
+        assert_eq!(read(&text).unwrap().starts, [0], "{fields}");
+    }
+}
+
+/// Each record's fingerprint, as the columns it was read into give them.
+fn fingerprints_of(input: &str) -> Vec<u64> {
+    let mut columns = Columns::new(4, &Tuning::default()).unwrap();
+    read_records(input.as_bytes(), None, &mut columns, &mut unasked()).unwrap();
+    columns.fingerprints()
+}
+
+#[test]
+fn variant_of_is_read_into_the_columns() {
+    let base = r#""fragment_id": "a", "token_count": 1, "relevance_score": 0.5"#;
+    let with = |variant: &str| fingerprints_of(&format!("{{{base}{variant}}}"));
+    let none = with("");
+    assert_eq!(with(r#", "variant_of": null"#), none);
+    let named = with(r#", "variant_of": "f""#);
+    assert_ne!(named, none);
+    assert_eq!(with(r#", "variant_of": "\u0066""#), named);
+    assert_ne!(with(r#", "variant_of": "g""#), named);
+    // A name read as a variant is not the same name read as a group.
+    assert_ne!(with(r#", "group": "f""#), named);
 }
 
 #[test]
@@ -476,5 +542,38 @@ fn an_interrupted_read_is_an_interrupted_compression() {
     assert_eq!(
         compress_records(text.as_bytes(), None, request),
         Err(RecordsRefusal::Interrupted)
+    );
+}
+
+#[test]
+fn the_names_a_record_carries() {
+    let text = r#"[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},
+{"fragment_id": "b\u00e9", "token_count": 1, "relevance_score": 0.5, "group": "g", "variant_of": "f\n", "x": [1]},
+{"fragment_id": "c", "token_count": 1, "relevance_score": 0.5, "group": null, "variant_of": null}]"#;
+    let starts = read(text).unwrap().starts;
+    let names: Vec<RecordNames> = starts
+        .iter()
+        .map(|&start| record_names(text, start))
+        .collect();
+    let name = |bytes: &'static [u8]| Some(Cow::Borrowed(bytes));
+    assert_eq!(
+        names,
+        [
+            RecordNames {
+                fragment_id: Cow::Borrowed(b"a"),
+                group: None,
+                variant_of: None,
+            },
+            RecordNames {
+                fragment_id: Cow::Borrowed("b\u{e9}".as_bytes()),
+                group: name(b"g"),
+                variant_of: name(b"f\n"),
+            },
+            RecordNames {
+                fragment_id: Cow::Borrowed(b"c"),
+                group: None,
+                variant_of: None,
+            },
+        ]
     );
 }

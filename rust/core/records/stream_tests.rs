@@ -346,6 +346,7 @@ fn a_kept_record_rewritten_between_the_reads_is_refused() {
         ("0.75", "0.70"),
         ("false}", "true }"),
         (", \"required\": false}", ", \"group\": \"gg\"    }"),
+        (", \"required\": false}", ", \"variant_of\": \"v\"}"),
     ] {
         let after = before.replacen(was, is, 1);
         assert_eq!(after.len(), before.len());
@@ -355,6 +356,22 @@ fn a_kept_record_rewritten_between_the_reads_is_refused() {
             "{is}: {outcome:?}"
         );
     }
+}
+
+#[test]
+fn a_kept_records_rewritten_variant_of_is_refused() {
+    let before =
+        r#"{"fragment_id": "a", "token_count": 8, "relevance_score": 0.75, "variant_of": "f1"}"#;
+    let after = before.replace("f1", "f2");
+    let kept = kept_text(
+        &file_compressed(&mut Cursor::new(before.to_owned()), None, &Uninterrupted).unwrap(),
+    );
+    assert_eq!(kept, Some(vec![before.to_owned()]));
+    let outcome = file_compressed(&mut Rewritten::new(before, &after), None, &Uninterrupted);
+    assert!(
+        matches!(outcome, Err(RecordsRefusal::Changed)),
+        "{outcome:?}"
+    );
 }
 
 #[test]
