@@ -7,7 +7,13 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
-from skeleton_compressor import BudgetExceededError, ContextFragment, SkeletonCompressorService
+from skeleton_compressor import (
+    BudgetExceededError,
+    ContextFragment,
+    SkeletonCompressorService,
+    SkeletonExplanation,
+    SkeletonResult,
+)
 from support.scenario_cells import fragments_of, options_of
 from support.scenario_outcome import run_step, step_result
 
@@ -51,9 +57,15 @@ def explain(
     run_step(outcome, lambda: service.explain(fragments, int(budget)))
 
 
+def _compressed(outcome: dict[str, Any]) -> SkeletonResult:
+    """The result of the When step's compression, or of its explanation."""
+    result = step_result(outcome)
+    return result.result if isinstance(result, SkeletonExplanation) else result
+
+
 @then(parsers.re(r'the kept fragments are "(?P<kept>[^"]*)"(?P<over> over budget)?$'))
 def kept_fragments(outcome: dict[str, Any], kept: str, over: str | None) -> None:
-    result = step_result(outcome)
+    result = _compressed(outcome)
     expected = [] if kept == "nothing" else [name.strip() for name in kept.split(",")]
     assert [f.fragment_id for f in result.fragments] == expected
     assert result.metadata.over_budget is bool(over)
@@ -61,7 +73,7 @@ def kept_fragments(outcome: dict[str, Any], kept: str, over: str | None) -> None
 
 @then(parsers.parse("compressed tokens are {tokens:d}"))
 def compressed_tokens(outcome: dict[str, Any], tokens: int) -> None:
-    assert step_result(outcome).metadata.compressed_tokens == tokens
+    assert _compressed(outcome).metadata.compressed_tokens == tokens
 
 
 @then(parsers.parse("a BudgetExceededError needs {needed:d} tokens of {budget:d}"))
@@ -87,3 +99,23 @@ def decisions(outcome: dict[str, Any], datatable: list[list[str]]) -> None:
         for d in step_result(outcome).decisions
     ]
     assert got == expected
+
+
+@then(parsers.parse('a {error} says "{message}"'))
+def error_says(outcome: dict[str, Any], error: str, message: str) -> None:
+    kinds = {"TypeError": TypeError, "ValueError": ValueError}
+    kinds["BudgetExceededError"] = BudgetExceededError
+    raised = outcome.get("error")
+    assert isinstance(raised, kinds[error]), (raised, outcome.get("result"))
+    assert str(raised) == message
+
+
+@then(parsers.parse("the kept rows are {rows}"))
+def kept_rows(outcome: dict[str, Any], rows: str) -> None:
+    assert list(step_result(outcome).indices) == [int(row) for row in rows.split(",")]
+
+
+@then(parsers.parse("the value kept is {kept:g} of at most {bound:g}"))
+def value_kept(outcome: dict[str, Any], kept: float, bound: float) -> None:
+    metadata = _compressed(outcome).metadata
+    assert (metadata.value_kept, metadata.value_bound) == (kept, bound)

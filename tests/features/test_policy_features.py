@@ -6,7 +6,6 @@ from typing import Any
 
 from pytest_bdd import given, parsers, scenarios, then, when
 from skeleton_compressor import (
-    BudgetExceededError,
     ContextFragment,
     SkeletonCompressorService,
 )
@@ -67,20 +66,6 @@ def compress_columns(
 
 
 # --- Then ----------------------------------------------------------------------------------
-
-
-@then(parsers.parse("the kept rows are {rows}"))
-def kept_rows(outcome: dict[str, Any], rows: str) -> None:
-    assert list(step_result(outcome).indices) == [int(row) for row in rows.split(",")]
-
-
-@then(parsers.parse('a {error} says "{message}"'))
-def error_says(outcome: dict[str, Any], error: str, message: str) -> None:
-    kinds = {"TypeError": TypeError, "ValueError": ValueError}
-    kinds["BudgetExceededError"] = BudgetExceededError
-    raised = outcome.get("error")
-    assert isinstance(raised, kinds[error]), (raised, outcome.get("result"))
-    assert str(raised) == message
 
 
 @then(

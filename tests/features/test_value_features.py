@@ -13,12 +13,6 @@ scenarios("value_strategies.feature")
 # --- Then ----------------------------------------------------------------------------------
 
 
-@then(parsers.parse("the value kept is {kept:g} of at most {bound:g}"))
-def value_kept(outcome: dict[str, Any], kept: float, bound: float) -> None:
-    metadata = step_result(outcome).metadata
-    assert (metadata.value_kept, metadata.value_bound) == (kept, bound)
-
-
 @then(parsers.parse("the metadata as a dict has value_kept {kept:g} and value_bound {bound:g}"))
 def metadata_dict(outcome: dict[str, Any], kept: float, bound: float) -> None:
     as_dict = step_result(outcome).metadata.to_dict()

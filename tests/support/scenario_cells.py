@@ -30,8 +30,9 @@ def options_of(text: str) -> dict[str, Any]:
 
 
 def fragments_of(datatable: list[list[str]]) -> tuple[ContextFragment, ...]:
-    """A table with columns id, tokens, relevance, and optionally required and group. Those
-    two are set as the cells say, unchecked, so that scenarios can give bad values."""
+    """A table with columns id, tokens, relevance, and optionally required, group and variant
+    (the variant_of). Those three are set as the cells say, unchecked, so that scenarios can
+    give bad values."""
     header, *rows = datatable
     fragments = []
     for row in rows:
@@ -41,5 +42,7 @@ def fragments_of(datatable: list[list[str]]) -> tuple[ContextFragment, ...]:
             object.__setattr__(fragment, "required", cell_value(cells["required"]))
         if cells.get("group"):
             object.__setattr__(fragment, "group", cell_value(cells["group"]))
+        if cells.get("variant"):
+            object.__setattr__(fragment, "variant_of", cell_value(cells["variant"]))
         fragments.append(fragment)
     return tuple(fragments)
