@@ -110,6 +110,13 @@ def test_demo(backend: str) -> None:
     # each led by a different fragment, with a parent's score the child changed.
     assert len({rows[0][1] for _, rows in children}) == 3
     assert any(row[3] != row[4] for _, rows in children for row in rows)
+    # The webhooks child cannot keep the payments client whole, and keeps its outline.
+    client = "file:src/billing/payments_client.py#L1-120"
+    webhooks = out.split("\nchild plan-billing-v2.webhooks ")[1].split("\nchild ")[0]
+    assert webhooks.splitlines()[2] == (
+        f"  {client} did not fit whole (980 tokens): kept as #outline (70 tokens)"
+    )
+    assert out.count("did not fit whole") == 1
 
 
 def test_demo_verbose_lists_every_fragment_and_the_backends_agree() -> None:
@@ -127,14 +134,17 @@ def test_demo_verbose_lists_every_fragment_and_the_backends_agree() -> None:
     assert plain["rust"] == plain["python"]
     for header, rows in _demo_tables(outputs["rust"]):
         names = [row[1] for row in rows]
-        assert len(names) == len(set(names)) == 46, header
+        assert len(names) == len(set(names)) == 50, header
         kept = [row for row in rows if row[5] in ("fits", "required")]
-        counted = re.search(r"kept (\d+) of 46 fragments", outputs["rust"].split(header)[1])
+        counted = re.search(r"kept (\d+) of 50 fragments", outputs["rust"].split(header)[1])
         assert counted is not None and int(counted[1]) == len(kept)
         # A grouped tool call comes with its output or not at all.
         call = next(row for row in rows if row[1] == "tool:grep -rn create_charge src")
         output = next(row for row in rows if row[1] == "tool-output:grep -rn create_charge src")
         assert call[0] == output[0] and call[5] == output[5]
+        # One rendering of each file at most.
+        kept_names = {row[1] for row in kept}
+        assert not any(name + "#outline" in kept_names for name in kept_names)
     assert "... " not in outputs["rust"]
 
 

@@ -33,6 +33,7 @@ def load_example() -> tuple[Plan, list[dict[str, Any]], float]:
             f["content"],
             f.get("required", False),
             f.get("group"),
+            f.get("variant_of"),
         )
         for f in parent["context"]
     )
@@ -48,6 +49,7 @@ REASONS = {
     "top_over_budget": "kept alone, over budget",
     "no_room": "bigger than the budget left",
     "not_chosen": "fits, not in the best set",
+    "variant_kept": "another rendering of it kept",
     "after_stop": "after the first that did not fit",
     "below_min_relevance": "under the floor",
     "zero_budget": "budget 0",
@@ -95,8 +97,9 @@ def _write_demo(args: argparse.Namespace, out: TextIO) -> None:
         f"  {len(parent.context)} context fragments, {total} tokens; backend {service.backend}, "
         f"strategy {service.strategy}, min_relevance {floor}\n"
         "  the task statement is required in every child; each tool call is grouped with its "
-        "output;\n  each child scores the parent's fragments for its own goal: relevance "
-        "columns parent and child\n"
+        "output;\n  the largest source files come whole and as an outline (variant_of): a child "
+        "keeps at most one;\n  each child scores the parent's fragments for its own goal: "
+        "relevance columns parent and child\n"
     )
     out.write("reasons: " + "; ".join(f"{reason}: {REASONS[reason]}" for reason in reasons) + "\n")
     scores = {fragment.fragment_id: fragment.relevance_score for fragment in parent.context}
@@ -107,6 +110,8 @@ def _write_demo(args: argparse.Namespace, out: TextIO) -> None:
         if index == 0:
             context = parent.rescored(spec.get("relevance"))
             line = _by_value_line(context, spec["skeleton_budget"], service, floor)
+            out.write(f"  {line}\n")
+        for line in _renderings_kept(explanation.decisions):
             out.write(f"  {line}\n")
         for line in _table(explanation.decisions, scores, verbose):
             out.write(f"  {line}".rstrip() + "\n")
@@ -150,6 +155,30 @@ def _by_value_line(
         f"--strategy {other} would keep {metadata.fragments_kept} fragments, "
         f"relevance {metadata.value_kept or 0.0:.2f}{share}"
     )
+
+
+def _renderings_kept(decisions: Sequence[FragmentDecision]) -> list[str]:
+    """A line for each thing whose better-ranked rendering did not fit and that was kept
+    as another: a file kept as its outline where the whole file did not fit."""
+    lines = []
+    for kept in decisions:
+        thing = kept.fragment.variant_of
+        if not kept.kept or thing is None:
+            continue
+        for whole in decisions:
+            if (
+                whole.fragment.variant_of == thing
+                and whole.reason == "no_room"
+                and whole.rank < kept.rank
+            ):
+                kept_id = kept.fragment.fragment_id
+                rendering = kept_id[len(thing) :] if kept_id.startswith(thing) else kept_id
+                lines.append(
+                    f"{thing} did not fit whole ({whole.fragment.token_count} tokens): kept as "
+                    f"{rendering} ({kept.fragment.token_count} tokens)"
+                )
+                break
+    return lines
 
 
 def _table(
