@@ -6,6 +6,8 @@ machines alike; they are benchmarks, not part of the default test run.
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from conftest import SCORES, budget_of, fragments_of
 from skeleton_compressor import SkeletonCompressorService, compress_arrays
@@ -17,6 +19,7 @@ from skeleton_compressor.cli.bench import (
     read_policy_floor,
     tenth_of_tokens,
 )
+from skeleton_compressor.cli.bench_variants import measure_variants
 
 RUST = SkeletonCompressorService(backend="rust")
 PYTHON = SkeletonCompressorService(backend="python")
@@ -109,3 +112,18 @@ def test_explain_at_100_000() -> None:
     )
     print(f"\nexplain 100k: rust {ours:.4f}s python {fallback:.4f}s ({fallback / ours:.1f}x)")
     assert fallback / ours >= 5, f"only {fallback / ours:.1f}x faster than the fallback"
+
+
+def test_a_million_fragments_with_variants() -> None:
+    # A third of the fragments in variant sets of two or three; against the same fragments
+    # with no variant_of anywhere, and against reading the four fields. Both backends agree
+    # first (measure_variants checks).
+    row = measure_variants(MILLION, sys.stderr)
+    print(
+        f"\n1M with variants: rust {row['rust_seconds']:.4f}s, without variant_of "
+        f"{row['plain_seconds']:.4f}s ({row['over_plain']:.2f}x), python "
+        f"{row['python_seconds']:.4f}s, four-field read {row['read_floor_seconds']:.4f}s "
+        f"({row['rust_over_floor']:.2f}x the read)"
+    )
+    assert row["over_plain"] <= 1.3, f"{row['over_plain']:.2f}x greedy without variants"
+    assert row["rust_over_floor"] <= 1.5, f"{row['rust_over_floor']:.2f}x the four-field read"

@@ -228,7 +228,8 @@ def measure(
     }
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """Seconds in the unit that reads best: `1.23 s`, `456 ms`, `7.8 us`, `90 ns`."""
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
         if seconds >= scale:
             return f"{seconds / scale:.3g} {unit}"
@@ -253,8 +254,8 @@ def format_table(rows: list[dict[str, Any]]) -> str:
             f"{row['size']:,}",
             row.get("strategy", "greedy"),
             f"{row.get('value_kept_of_bound', 1.0):.4f}",
-            _duration(row["rust_seconds"]),
-            _duration(row["python_seconds"]),
+            duration(row["rust_seconds"]),
+            duration(row["python_seconds"]),
             f"{row['speedup']:.1f}x",
             f"{row['rust_over_floor']:.2f}",
         )
@@ -280,16 +281,31 @@ def run_bench(args: argparse.Namespace, out: TextIO) -> None:
 
         run_cli_bench(args.sizes or [1_000_000], out, args.json)
         return
+    if args.variants:
+        from .bench_variants import format_variants_table, measure_variants
+
+        rows = [measure_variants(size, sys.stderr) for size in args.sizes or [1_000_000]]
+        _write_rows(rows, format_variants_table, args.json, out)
+        return
     rows = [
         measure(size, sys.stderr, args.scores, strategy)
         for size in args.sizes or DEFAULT_SIZES
         for strategy in args.strategies
     ]
-    if args.json:
+    _write_rows(rows, format_table, args.json, out)
+
+
+def _write_rows(
+    rows: list[dict[str, Any]],
+    table: Callable[[list[dict[str, Any]]], str],
+    as_json: bool,
+    out: TextIO,
+) -> None:
+    if as_json:
         json.dump(rows, out, indent=2)
         out.write("\n")
     else:
-        out.write(format_table(rows) + "\n")
+        out.write(table(rows) + "\n")
 
 
 def _size(text: str) -> int:
@@ -334,6 +350,13 @@ def add_bench_command(commands: Any) -> None:
         action="store_true",
         help="time `compress` as a process on generated JSON Lines and JSON array files, "
         "next to reading the file plus one compress_arrays call",
+    )
+    bench.add_argument(
+        "--variants",
+        action="store_true",
+        help="time greedy on fragments of which a third are in variant sets of two or three, "
+        "next to the same fragments without variant_of and to reading their four fields "
+        "(default size: 1000000)",
     )
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(run=run_bench)
