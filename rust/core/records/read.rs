@@ -612,12 +612,15 @@ impl<'a> Sink<'a, '_, '_> {
                 return Err(wrong(ErrorKind::RequiredType, fields.required.unwrap()));
             }
         };
-        let group = name(fields.group, ErrorKind::GroupType, ErrorKind::GroupEmpty)?;
-        let variant_of = name(
-            fields.variant_of,
-            ErrorKind::VariantType,
-            ErrorKind::VariantEmpty,
-        )?;
+        // Most records name neither: an absent field costs no call.
+        let group = match fields.group {
+            Some(raw) => name(raw, ErrorKind::GroupType, ErrorKind::GroupEmpty)?,
+            None => None,
+        };
+        let variant_of = match fields.variant_of {
+            Some(raw) => name(raw, ErrorKind::VariantType, ErrorKind::VariantEmpty)?,
+            None => None,
+        };
         Ok(Checked {
             fragment_id: id,
             token_count,
@@ -643,15 +646,12 @@ impl<'a> Sink<'a, '_, '_> {
     }
 }
 
-/// A name field (`group`, `variant_of`): absent or `null` for none, else a non-empty string.
+/// A name field given (`group`, `variant_of`): `null` for none, else a non-empty string.
 fn name(
-    raw: Option<&str>,
+    raw: &str,
     type_kind: ErrorKind,
     empty_kind: ErrorKind,
 ) -> Result<Option<Cow<'_, [u8]>>, Wrong> {
-    let Some(raw) = raw else {
-        return Ok(None);
-    };
     match JsonType::of(raw) {
         JsonType::Null => Ok(None),
         JsonType::String => {
