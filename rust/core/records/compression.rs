@@ -160,7 +160,8 @@ pub enum FileCompression {
 /// [`compress_records`] on a file, read a chunk at a time (see [`stream_records`]): the whole
 /// file is never in memory, and the kept records are read back from it afterwards and
 /// checked against what was ranked. A file of any other kind, or with a duplicate or a broken
-/// variant rule (whose lines are found in its text), is read whole from the same handle instead: a file is opened once.
+/// variant rule (whose lines are found in its text), is read whole from the same handle
+/// instead: a file is opened once.
 pub fn compress_record_file(
     file: &mut (impl Read + Seek),
     counting: Option<Encoding>,

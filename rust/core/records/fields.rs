@@ -230,7 +230,8 @@ mod tests {
     #[test]
     fn flat_records_are_read_in_one_pass() {
         let text = r#"{ "fragment_id" : "a b", "token_count":12,"relevance_score": -0.5e-3 ,
-            "required": true, "group": null, "x": false, "fragment_id": "c", "variant_of": "f"} tail"#;
+            "required": true, "group": null, "x": false, "fragment_id": "c",
+            "variant_of": "f"} tail"#;
         let (fields, end) = flat(text).unwrap();
         assert_eq!(&text[end..], " tail");
         assert_eq!(fields.fragment_id, Some("\"c\""));
@@ -281,7 +282,8 @@ mod tests {
 
     #[test]
     fn other_records_through_serde() {
-        let text = r#"{"fragment_id": "\u0041", "x": [[1], {"y": []}], "group": "g", "variant_of": "v\n"} rest"#;
+        let text = r#"{"fragment_id": "\u0041", "x": [[1], {"y": []}], "group": "g",
+            "variant_of": "v\n"} rest"#;
         let raw = value_at(text, 0).unwrap();
         assert_eq!(&text[raw.len()..], " rest");
         let fields = fields_of(raw);

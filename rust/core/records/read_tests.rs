@@ -548,8 +548,10 @@ fn an_interrupted_read_is_an_interrupted_compression() {
 #[test]
 fn the_names_a_record_carries() {
     let text = r#"[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},
-{"fragment_id": "b\u00e9", "token_count": 1, "relevance_score": 0.5, "group": "g", "variant_of": "f\n", "x": [1]},
-{"fragment_id": "c", "token_count": 1, "relevance_score": 0.5, "group": null, "variant_of": null}]"#;
+{"fragment_id": "b\u00e9", "token_count": 1, "relevance_score": 0.5, "group": "g",
+ "variant_of": "f\n", "x": [1]},
+{"fragment_id": "c", "token_count": 1, "relevance_score": 0.5, "group": null,
+ "variant_of": null}]"#;
     let starts = read(text).unwrap().starts;
     let names: Vec<RecordNames> = starts
         .iter()
