@@ -1,6 +1,6 @@
 use super::*;
 use crate::core::records::compression::{
-    compress_records, kept_len, kept_spans, write_kept, RecordsRefusal,
+    compress_records, kept_len, kept_spans, variant_rule_refused, write_kept, RecordsRefusal,
 };
 use crate::core::{OnOverflow, Order, Policy, Request, Strategy, Tuning, Uninterrupted};
 
@@ -577,5 +577,26 @@ fn the_names_a_record_carries() {
                 variant_of: None,
             },
         ]
+    );
+}
+
+#[test]
+fn a_broken_variant_rule_names_where_both_records_start() {
+    let refusal = variant_rule_refused(
+        Form::Lines,
+        &[0, 40, 95],
+        ErrorKind::VariantRequiredTwice,
+        2,
+        0,
+    );
+    assert_eq!(
+        refusal,
+        RecordsRefusal::VariantRule {
+            form: Form::Lines,
+            kind: ErrorKind::VariantRequiredTwice,
+            index: 2,
+            first_index: 0,
+            starts: [95, 0],
+        }
     );
 }
