@@ -28,8 +28,9 @@ def make_variant_fragments(
 ) -> tuple[ContextFragment, ...]:
     """`make_fragments`, with a third of the fragments in variant sets of two or three spread
     over the input: in each set, the first is the whole thing and each later one a quarter
-    of the tokens of the one before and four fifths of its relevance. Each fragment has its
-    own `variant_of` string object, as fragments read from JSON do.
+    of the tokens of the one before and four fifths of its relevance. Made in input order,
+    as a reader of JSON Lines would make them, each fragment with its own `variant_of`
+    string, made with it.
 
     With `variants=False`, the same fragments (ids, token counts, scores, order) with no
     `variant_of` at all."""
@@ -37,7 +38,8 @@ def make_variant_fragments(
     positions = list(range(size))
     rng.shuffle(positions)
     in_sets = positions[: size // 3]
-    fragments = list(make_fragments(size, seed))
+    # Per position in a set: its set's number, its place in the set, and the set's first.
+    renders: dict[int, tuple[int, int, int]] = {}
     at = 0
     while at < len(in_sets):
         left = len(in_sets) - at
@@ -45,15 +47,22 @@ def make_variant_fragments(
         if left - count == 1:
             count = 2  # no set of one left at the end
         members = sorted(in_sets[at : at + count])
-        whole = fragments[members[0]]
         for order, position in enumerate(members):
-            fragments[position] = ContextFragment(
-                fragments[position].fragment_id,
+            renders[position] = (at, order, members[0])
+        at += count
+    plain = make_fragments(size, seed)
+    fragments = []
+    for position, fragment in enumerate(plain):
+        thing, order, first = renders.get(position, (-1, 0, position))
+        whole = plain[first]
+        fragments.append(
+            ContextFragment(
+                fragment.fragment_id,
                 max(1, whole.token_count // _SHRINK**order),
                 whole.relevance_score * _LESS_RELEVANT**order,
-                variant_of=f"thing-{at}" if variants else None,
+                variant_of=f"thing-{thing}" if variants and thing >= 0 else None,
             )
-        at += count
+        )
     return tuple(fragments)
 
 
