@@ -343,7 +343,8 @@ fn reasons_are_named_in_their_order() {
             "below_min_relevance",
             "zero_budget",
             "chosen",
-            "not_chosen"
+            "not_chosen",
+            "variant_kept"
         ]
     );
 }
