@@ -15,10 +15,10 @@ use crate::core::select::policy::groups::Groups;
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, split_at_capacity, value_of, weigh, Item};
-use crate::core::select::variants::bound::multiple_choice_bound;
+use crate::core::select::variants::bound::bound_of_items;
 use crate::core::select::variants::density::density as variant_density;
 use crate::core::select::variants::optimal::optimal as variant_optimal;
-use crate::core::select::variants::sets::{Classes, VariantSets, NO_SET};
+use crate::core::select::variants::sets::{VariantSets, NO_SET};
 
 const NONE: u32 = u32::MAX;
 
@@ -277,12 +277,21 @@ impl Walked<'_> {
         room: u128,
         checkpoint: &mut Checkpoint,
     ) -> Result<u128, Interrupted> {
-        let mut items = self.items(checkpoint)?;
-        if self.units.has_variants() {
-            let set_of = |unit| self.units.set_of(unit);
-            let mut classes = Classes::new(&items, &set_of, self.units.sets());
-            return multiple_choice_bound(&mut classes, room, checkpoint);
+        let units = self.units;
+        if units.has_variants() {
+            let candidates = || {
+                (0..units.len() as u32)
+                    .filter(|&unit| self.candidate[unit as usize])
+                    .map(|unit| Item {
+                        unit,
+                        value: units.value(unit),
+                        tokens: units.tokens(unit),
+                    })
+            };
+            let set_of = |unit| units.set_of(unit);
+            return bound_of_items(candidates, &set_of, units.sets(), room, checkpoint);
         }
+        let mut items = self.items(checkpoint)?;
         let split = split_at_capacity(&mut items, room, weigh, density_order, checkpoint)?;
         Ok(split.fractional_optimum(room))
     }

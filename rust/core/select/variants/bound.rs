@@ -6,7 +6,7 @@
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::value::{density_order, split_at_capacity, weigh, wide_mul, Item};
-use crate::core::select::variants::sets::Classes;
+use crate::core::select::variants::sets::{Classes, NO_SET};
 
 /// The members of a class on the upper convex hull of their points and (0, 0), by tokens:
 /// each of more value than the one before, the value per token of each step from the one
@@ -54,6 +54,66 @@ pub fn hull_steps(hull: &[Item], steps: &mut Vec<Item>) {
             tokens: vertex.tokens - tokens,
         });
         (value, tokens) = (vertex.value, vertex.tokens);
+    }
+}
+
+/// [`multiple_choice_bound`] of `items` (given twice over, in one order), each in the variant
+/// set `set_of` gives among `sets`: the items of no set go straight to the steps, and only
+/// the others are gathered by set, so no copy of all the items is made.
+pub fn bound_of_items<I: Iterator<Item = Item>>(
+    items: impl Fn() -> I,
+    set_of: &impl Fn(u32) -> u32,
+    sets: usize,
+    capacity: u128,
+    checkpoint: &mut Checkpoint,
+) -> Result<u128, Interrupted> {
+    let mut ends = vec![0usize; sets + 1];
+    let mut steps = Vec::new();
+    for item in items() {
+        checkpoint.tick()?;
+        match set_of(item.unit) {
+            NO_SET if item.value > 0 => steps.push(item),
+            NO_SET => {}
+            set => ends[set as usize + 1] += 1,
+        }
+    }
+    for at in 1..=sets {
+        ends[at] += ends[at - 1];
+    }
+    let mut members = vec![item_none(); ends[sets]];
+    for item in items() {
+        checkpoint.tick()?;
+        let set = set_of(item.unit);
+        if set != NO_SET {
+            let at = &mut ends[set as usize];
+            members[*at] = item;
+            *at += 1;
+        }
+    }
+    // `ends[s]` is now where set s ends, and `ends[s - 1]` where it starts.
+    let mut start = 0;
+    for &end in &ends[..sets] {
+        checkpoint.tick()?;
+        match &mut members[start..end] {
+            [] => {}
+            [alone] => {
+                if alone.value > 0 {
+                    steps.push(*alone);
+                }
+            }
+            class => hull_steps(&upper_hull(class), &mut steps),
+        }
+        start = end;
+    }
+    let split = split_at_capacity(&mut steps, capacity, weigh, density_order, checkpoint)?;
+    Ok(split.fractional_optimum(capacity))
+}
+
+fn item_none() -> Item {
+    Item {
+        unit: 0,
+        value: 0,
+        tokens: 0,
     }
 }
 
