@@ -103,11 +103,23 @@ impl Context {
             if bytes.is_empty() {
                 return Ok(false);
             }
-            let Some(group) = plain_name(group) else {
-                return Ok(false);
+            // Most fragments name neither: that is told here, with no call.
+            let none = ffi::Py_None();
+            let group = if group == none {
+                None
+            } else {
+                let Some(name) = plain_name(group) else {
+                    return Ok(false);
+                };
+                Some(name)
             };
-            let Some(variant) = plain_name(variant) else {
-                return Ok(false);
+            let variant = if variant == none {
+                None
+            } else {
+                let Some(name) = plain_name(variant) else {
+                    return Ok(false);
+                };
+                Some(name)
             };
             // A str's hash is cached on the object and cannot fail.
             let hash = ffi::PyObject_Hash(id) as u64;
@@ -149,26 +161,21 @@ impl Context {
     }
 }
 
-/// A name read from a slot holding `None` or a non-empty exact `str`: `Some(None)`, or
-/// `Some` of its UTF-8 and hash; `None` for anything else (left for the general path).
+/// A name read from a slot holding a non-empty exact `str`: its UTF-8 and hash; `None` for
+/// anything else (left for the general path).
 ///
 /// # Safety
 /// `name` is NULL or a live object, and the GIL is held; the bytes borrowed from it are used
 /// while it stays alive.
 #[inline]
-unsafe fn plain_name<'a>(name: *mut ffi::PyObject) -> Option<Option<(&'a [u8], u64)>> {
+unsafe fn plain_name<'a>(name: *mut ffi::PyObject) -> Option<(&'a [u8], u64)> {
     // SAFETY: as the caller promises; an exact str's UTF-8 and hash call no Python code.
     unsafe {
-        if name == ffi::Py_None() {
-            return Some(None);
-        }
         if name.is_null() || ffi::PyUnicode_CheckExact(name) == 0 {
             return None;
         }
         match utf8_of_str(name) {
-            Some(bytes) if !bytes.is_empty() => {
-                Some(Some((bytes, ffi::PyObject_Hash(name) as u64)))
-            }
+            Some(bytes) if !bytes.is_empty() => Some((bytes, ffi::PyObject_Hash(name) as u64)),
             _ => None,
         }
     }

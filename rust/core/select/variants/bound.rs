@@ -71,9 +71,9 @@ pub fn bound_of_items<I: Iterator<Item = Item>>(
     let mut steps = Vec::new();
     for item in items() {
         checkpoint.tick()?;
+        // A step of no value adds nothing wherever it falls.
         match set_of(item.unit) {
-            NO_SET if item.value > 0 => steps.push(item),
-            NO_SET => {}
+            NO_SET => steps.push(item),
             set => ends[set as usize + 1] += 1,
         }
     }
@@ -96,11 +96,7 @@ pub fn bound_of_items<I: Iterator<Item = Item>>(
         checkpoint.tick()?;
         match &mut members[start..end] {
             [] => {}
-            [alone] => {
-                if alone.value > 0 {
-                    steps.push(*alone);
-                }
-            }
+            [alone] => steps.push(*alone),
             class => hull_steps(&upper_hull(class), &mut steps),
         }
         start = end;
@@ -129,9 +125,7 @@ pub fn multiple_choice_bound(
         checkpoint.tick()?;
         let members = &mut classes.items[classes.starts[class]..classes.starts[class + 1]];
         if let [alone] = members {
-            if alone.value > 0 {
-                steps.push(*alone);
-            }
+            steps.push(*alone);
         } else {
             hull_steps(&upper_hull(members), &mut steps);
         }

@@ -495,3 +495,274 @@ fn best_state(
     }
     Ok(items)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::interrupt::Uninterrupted;
+    use crate::core::select::value::tests::item;
+    use crate::core::select::variants::sets::NO_SET;
+
+    fn checkpoint() -> Checkpoint<'static> {
+        Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO)
+    }
+
+    fn units(items: &[Item]) -> Vec<u32> {
+        items.iter().map(|item| item.unit).collect()
+    }
+
+    /// Ranks by unit number, for units up to `count`.
+    fn ranks(count: u32) -> Ranks {
+        Ranks((0..count).collect())
+    }
+
+    #[test]
+    fn useful_members_are_worth_more_than_every_smaller_one_and_something_or_free() {
+        let mut members = vec![
+            item(0, 5, 3),
+            item(1, 5, 3), // as good as 0, ranked below it
+            item(2, 4, 2),
+            item(3, 0, 4), // worth nothing, costs tokens
+            item(4, 0, 0), // free
+            item(5, 7, 9),
+            item(6, 6, 9),
+        ];
+        assert_eq!(
+            units(&useful_members(&mut members, &ranks(7))),
+            [4, 2, 0, 5]
+        );
+        // A member worth nothing that costs tokens is of no use even first.
+        let mut members = vec![item(0, 0, 1), item(1, 3, 2)];
+        assert_eq!(units(&useful_members(&mut members, &ranks(2))), [1]);
+    }
+
+    #[test]
+    fn the_first_set_climbs_hulls_by_value_per_token_while_steps_fit() {
+        // A: steps (6 for 3), then (4 for 5); B: (8 for 4); C: (1 for 5). Within 8: A's
+        // first step, B's (A's came first among equals), then A's second does not fit and
+        // prices the rest.
+        let classes = vec![
+            vec![item(0, 6, 3), item(1, 10, 8)],
+            vec![item(2, 8, 4)],
+            vec![item(3, 1, 5)],
+        ];
+        let found = filled_by_steps(&classes, 8, &mut checkpoint()).unwrap();
+        assert_eq!(found, (14, Some((4, 5))));
+        assert_eq!(
+            filled_by_steps(&classes, 20, &mut checkpoint()),
+            Ok((19, None))
+        );
+        // A step whose level before it did not fit is not taken, even where it fits.
+        let classes = vec![vec![item(0, 8, 4), item(1, 9, 6)]];
+        let found = filled_by_steps(&classes, 3, &mut checkpoint()).unwrap();
+        assert_eq!(found, (0, Some((8, 4))));
+        // A later class's step taken after one that did not fit.
+        let classes = vec![vec![item(0, 9, 9)], vec![item(1, 2, 1), item(2, 3, 5)]];
+        let found = filled_by_steps(&classes, 5, &mut checkpoint()).unwrap();
+        assert_eq!(found, (3, Some((9, 9))));
+    }
+
+    #[test]
+    fn the_price_decides_classes_and_drops_choices() {
+        // As above within 8: reached 14 at a price of 4 per 5 tokens. Margins (times 5): A's
+        // both 18, B's 24, C's -15; slack 18 + 24 + 4 * 8 - 70 = 4. B alone beats none by
+        // more: decided; C cannot be in a set of 14; A stays open with both.
+        let classes = vec![
+            vec![item(0, 6, 3), item(1, 10, 8)],
+            vec![item(2, 8, 4)],
+            vec![item(3, 1, 5)],
+        ];
+        let prices = Prices::new(Some((4, 5)), &classes, 8, 14);
+        assert_eq!(
+            (prices.price, prices.per, prices.capacity, prices.floor),
+            (4, 5, 8, 70)
+        );
+        assert_eq!(prices.margin(&item(0, 6, 3)), 18);
+        let (fixed, open) = prices.reduce(classes);
+        assert_eq!(units(&fixed), [2]);
+        assert_eq!(open.len(), 1);
+        assert_eq!((units(&open[0].members), open[0].best), (vec![0, 1], 18));
+        // The capacity counts no further than all the tokens.
+        let prices = Prices::new(Some((4, 5)), &[vec![item(0, 6, 3)]], 1 << 100, 6);
+        assert_eq!(prices.capacity, 3);
+        // Products that might not fit: no price.
+        let huge = vec![vec![item(0, u64::MAX, 1 << 90)]];
+        let prices = Prices::new(Some((u64::MAX, 1 << 90)), &huge, 1 << 91, 0);
+        assert_eq!((prices.price, prices.per), (0, 1));
+    }
+
+    #[test]
+    fn the_tie_rule_walks_choices_back_to_where_they_part() {
+        // Sets built over three classes: a chose units 5 then 1; b chose 2 then 3.
+        let mut choices = Choices {
+            nodes: Vec::new(),
+            reached: 0,
+            ranks: &ranks(8),
+        };
+        fn chain(nodes: &mut Vec<Node>, units: &[(u32, u32)]) -> u32 {
+            let mut parent = NONE;
+            for &(unit, level) in units {
+                nodes.push(Node {
+                    parent,
+                    unit,
+                    level,
+                });
+                parent = (nodes.len() - 1) as u32;
+            }
+            parent
+        }
+        let a = chain(&mut choices.nodes, &[(5, 0), (1, 1)]);
+        let b = chain(&mut choices.nodes, &[(2, 0), (3, 1)]);
+        let shared = chain(&mut choices.nodes, &[(4, 0)]);
+        let c = chain(&mut choices.nodes, &[(6, 1)]);
+        let grown = |parent, unit| Grown {
+            tokens: 0,
+            value: 0,
+            parent,
+            unit,
+        };
+        // Unit 1 is the best-ranked difference: a's.
+        assert!(choices.prefers(&grown(a, NONE), &grown(b, NONE)));
+        assert!(!choices.prefers(&grown(b, NONE), &grown(a, NONE)));
+        // This class's choices differ alone: unit 0 beats unit 7, and any unit none.
+        assert!(choices.prefers(&grown(shared, 0), &grown(shared, 7)));
+        assert!(choices.prefers(&grown(shared, 7), &grown(shared, NONE)));
+        assert!(!choices.prefers(&grown(shared, NONE), &grown(shared, 7)));
+        // A choice this class made against an earlier one: unit 0 now beats a's unit 1.
+        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE)));
+        // Chains of different lengths: a (5, 1) against (4) with 6 now.
+        assert!(choices.prefers(&grown(a, NONE), &grown(c, NONE)));
+    }
+
+    #[test]
+    fn many_classes_match_the_exact_table_and_unreached_choices_are_collected() {
+        // Hundreds of classes of small units: the states' choices pile up past what
+        // collection waits for. The set's value and tokens against a table over tokens.
+        let mut rng = crate::core::select::compress::tests::Lcg(3);
+        for case in 0..4 {
+            let count = 300 + 100 * case;
+            let items: Vec<Item> = (0..count)
+                .map(|unit| item(unit, 1 + rng.below(40), u128::from(1 + rng.below(12))))
+                .collect();
+            let sets = (count / 3) as usize;
+            let set_of = |unit: u32| {
+                if unit % 5 == 4 {
+                    NO_SET
+                } else {
+                    unit % sets as u32
+                }
+            };
+            let capacity = 40 + 30 * case as u128;
+            let by_number = |a: u32, b: u32| a.cmp(&b);
+            let chosen = optimal(
+                items.clone(),
+                (&set_of, sets),
+                capacity,
+                &by_number,
+                64,
+                &mut checkpoint(),
+            )
+            .unwrap();
+            let tokens: u128 = chosen.units.iter().map(|&u| items[u as usize].tokens).sum();
+            // Per set at most one: most value within each number of tokens.
+            let mut classes: std::collections::BTreeMap<u32, Vec<Item>> = Default::default();
+            for item in &items {
+                let key = match set_of(item.unit) {
+                    NO_SET => sets as u32 + item.unit,
+                    set => set,
+                };
+                classes.entry(key).or_default().push(*item);
+            }
+            let mut best = vec![None::<u128>; capacity as usize + 1];
+            best[0] = Some(0);
+            for class in classes.values() {
+                let before = best.clone();
+                for member in class {
+                    for (used, value) in before.iter().enumerate() {
+                        let Some(value) = value else { continue };
+                        let total = used + member.tokens as usize;
+                        if total <= capacity as usize {
+                            let value = value + u128::from(member.value);
+                            if best[total].is_none_or(|known| known < value) {
+                                best[total] = Some(value);
+                            }
+                        }
+                    }
+                }
+            }
+            let most = best.iter().flatten().max().copied().unwrap();
+            let fewest = best.iter().position(|&value| value == Some(most)).unwrap();
+            assert_eq!(
+                (chosen.value, tokens),
+                (most, fewest as u128),
+                "case {case}"
+            );
+            let mut taken_sets: Vec<u32> = chosen
+                .units
+                .iter()
+                .map(|&u| set_of(u))
+                .filter(|&set| set != NO_SET)
+                .collect();
+            let kept = taken_sets.len();
+            taken_sets.sort_unstable();
+            taken_sets.dedup();
+            assert_eq!(taken_sets.len(), kept, "case {case}");
+        }
+    }
+
+    #[test]
+    fn collection_keeps_exactly_the_choices_states_reach() {
+        let ranks = ranks(4);
+        let mut choices = Choices {
+            nodes: Vec::new(),
+            reached: 0,
+            ranks: &ranks,
+        };
+        // A long chain of dropped choices, then two states sharing a parent.
+        for at in 0..3000u32 {
+            let parent = if at == 0 { NONE } else { at - 1 };
+            choices.nodes.push(Node {
+                parent,
+                unit: 3,
+                level: at,
+            });
+        }
+        let root = choices.nodes.len() as u32;
+        choices.nodes.push(Node {
+            parent: NONE,
+            unit: 0,
+            level: 0,
+        });
+        for unit in [1, 2] {
+            choices.nodes.push(Node {
+                parent: root,
+                unit,
+                level: 1,
+            });
+        }
+        let state = |node| State {
+            tokens: 0,
+            value: 0,
+            node,
+        };
+        let mut states = vec![state(root + 1), state(root + 2), state(NONE)];
+        choices.collect(&mut states);
+        assert_eq!(choices.nodes.len(), 3);
+        assert_eq!(choices.reached, 3);
+        let chain = |mut node: u32| {
+            let mut units = Vec::new();
+            while node != NONE {
+                units.push(choices.nodes[node as usize].unit);
+                node = choices.nodes[node as usize].parent;
+            }
+            units
+        };
+        assert_eq!(chain(states[0].node), [1, 0]);
+        assert_eq!(chain(states[1].node), [2, 0]);
+        assert_eq!(states[2].node, NONE);
+        // Too few nodes to be worth it: nothing moves.
+        let before = choices.nodes.len();
+        choices.collect(&mut states);
+        assert_eq!(choices.nodes.len(), before);
+    }
+}
