@@ -58,7 +58,7 @@ pub fn optimal(
         bound,
         ..Chosen::default()
     };
-    let (reached, price) = filled_by_steps(&useful, capacity, checkpoint)?;
+    let (reached, price) = filled_by_steps(&useful, capacity, sort_piece, checkpoint)?;
     let prices = Prices::new(price, &useful, capacity, reached);
     let (fixed, open) = prices.reduce(useful);
     for item in &fixed {
@@ -136,6 +136,7 @@ fn useful_members(members: &mut [Item], ranks: &Ranks) -> Vec<Item> {
 fn filled_by_steps(
     classes: &[Vec<Item>],
     capacity: u128,
+    sort_piece: usize,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<(u128, Option<(u64, u128)>), Interrupted> {
     // (step, class, level)
@@ -155,7 +156,7 @@ fn filled_by_steps(
     let order = |a: &(Item, u32, u32), b: &(Item, u32, u32)| {
         density_order(&a.0, &b.0).then((a.1, a.2).cmp(&(b.1, b.2)))
     };
-    sort_in_pieces(&mut steps, order, 1 << 16, false, checkpoint)?;
+    sort_in_pieces(&mut steps, order, sort_piece, false, checkpoint)?;
     let mut levels = vec![0u32; classes.len()];
     let mut left = capacity;
     let mut price = None;
@@ -546,19 +547,20 @@ mod tests {
             vec![item(2, 8, 4)],
             vec![item(3, 1, 5)],
         ];
-        let found = filled_by_steps(&classes, 8, &mut checkpoint()).unwrap();
+        let found = filled_by_steps(&classes, 8, 2, &mut checkpoint()).unwrap();
         assert_eq!(found, (14, Some((4, 5))));
-        assert_eq!(
-            filled_by_steps(&classes, 20, &mut checkpoint()),
-            Ok((19, None))
-        );
+        let found = filled_by_steps(&classes, 20, 2, &mut checkpoint()).unwrap();
+        assert_eq!(found, (19, None));
+        // B's step fits exactly what A's first leaves.
+        let found = filled_by_steps(&classes, 7, 2, &mut checkpoint()).unwrap();
+        assert_eq!(found, (14, Some((4, 5))));
         // A step whose level before it did not fit is not taken, even where it fits.
         let classes = vec![vec![item(0, 8, 4), item(1, 9, 6)]];
-        let found = filled_by_steps(&classes, 3, &mut checkpoint()).unwrap();
+        let found = filled_by_steps(&classes, 3, 2, &mut checkpoint()).unwrap();
         assert_eq!(found, (0, Some((8, 4))));
         // A later class's step taken after one that did not fit.
         let classes = vec![vec![item(0, 9, 9)], vec![item(1, 2, 1), item(2, 3, 5)]];
-        let found = filled_by_steps(&classes, 5, &mut checkpoint()).unwrap();
+        let found = filled_by_steps(&classes, 5, 2, &mut checkpoint()).unwrap();
         assert_eq!(found, (3, Some((9, 9))));
     }
 
