@@ -762,9 +762,15 @@ mod tests {
         assert_eq!(chain(states[0].node), [1, 0]);
         assert_eq!(chain(states[1].node), [2, 0]);
         assert_eq!(states[2].node, NONE);
-        // Too few nodes to be worth it: nothing moves.
-        let before = choices.nodes.len();
+        // Too few unreached nodes to be worth a pass: they stay until there are more.
+        for unit in 0..10 {
+            choices.nodes.push(Node {
+                parent: NONE,
+                unit,
+                level: 0,
+            });
+        }
         choices.collect(&mut states);
-        assert_eq!(choices.nodes.len(), before);
+        assert_eq!(choices.nodes.len(), 13);
     }
 }
