@@ -17,6 +17,8 @@ from ._messages import (
     texts_type_error,
     unknown_encoding_error,
     unreadable_error,
+    variant_group_mismatch_error,
+    variant_required_twice_error,
 )
 from .cli.record_errors import RecordsError
 from .types import ContextFragment
@@ -33,4 +35,6 @@ __all__ = [
     "texts_type_error",
     "unknown_encoding_error",
     "unreadable_error",
+    "variant_group_mismatch_error",
+    "variant_required_twice_error",
 ]

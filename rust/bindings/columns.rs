@@ -152,13 +152,14 @@ impl<'py> Numbers<'py> {
     }
 }
 
-/// The columns of one call: `required` and `groups` only when given.
+/// The columns of one call: `required`, `groups` and `variants` only when given.
 struct Rows<'py> {
     ids: Objects<'py>,
     tokens: Numbers<'py>,
     scores: Numbers<'py>,
     required: Option<Objects<'py>>,
     groups: Option<Objects<'py>>,
+    variants: Option<Objects<'py>>,
 }
 
 impl<'py> Rows<'py> {
@@ -170,6 +171,7 @@ impl<'py> Rows<'py> {
             Some(self.scores.len()),
             self.required.as_ref().map(Objects::len),
             self.groups.as_ref().map(Objects::len),
+            self.variants.as_ref().map(Objects::len),
         ];
         let rows = self.ids.len();
         if lengths.iter().flatten().all(|&length| length == rows) {
@@ -184,7 +186,8 @@ impl<'py> Rows<'py> {
         self.ids.freeze();
         self.tokens.freeze();
         self.scores.freeze();
-        for column in [&mut self.required, &mut self.groups].into_iter().flatten() {
+        let optional = [&mut self.required, &mut self.groups, &mut self.variants];
+        for column in optional.into_iter().flatten() {
             column.freeze();
         }
     }
@@ -211,14 +214,47 @@ impl<'py> Rows<'py> {
         index: usize,
         id: &Bound<'py, PyString>,
     ) -> Read<'py, Option<(IdText<'py>, u64)>> {
-        let Some(column) = &self.groups else {
+        let Some(value) = self.name_at(Self::groups, index)? else {
+            return Ok(None);
+        };
+        reader.group(index, id, &value)
+    }
+
+    fn variant(
+        &mut self,
+        reader: &Reader<'py>,
+        index: usize,
+        id: &Bound<'py, PyString>,
+    ) -> Read<'py, Option<(IdText<'py>, u64)>> {
+        let Some(value) = self.name_at(Self::variants, index)? else {
+            return Ok(None);
+        };
+        reader.variant(index, id, &value)
+    }
+
+    fn groups(&self) -> Option<&Objects<'py>> {
+        self.groups.as_ref()
+    }
+
+    fn variants(&self) -> Option<&Objects<'py>> {
+        self.variants.as_ref()
+    }
+
+    /// The value at `index` of a column of names (`None` when the column is not given),
+    /// every column frozen first when it is neither `None` nor a `str`.
+    fn name_at(
+        &mut self,
+        column: fn(&Self) -> Option<&Objects<'py>>,
+        index: usize,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Some(column) = column(self) else {
             return Ok(None);
         };
         let value = column.item(index)?;
         if !value.is_none() && !value.is_instance_of::<PyString>() {
             self.freeze();
         }
-        reader.group(index, id, &value)
+        Ok(Some(value))
     }
 
     fn token_count(
@@ -294,7 +330,7 @@ fn row_problem<'py>(
 pub fn compress_arrays<'py>(
     py: Python<'py>,
     [fragment_ids, token_counts, relevance_scores]: [&Bound<'py, PyAny>; 3],
-    [required, groups]: [Option<&Bound<'py, PyAny>>; 2],
+    [required, groups, variants]: [Option<&Bound<'py, PyAny>>; 3],
     request: Request<'_>,
 ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize, u128, u128)> {
     let reader = Reader {
@@ -308,6 +344,7 @@ pub fn compress_arrays<'py>(
         scores: Numbers::new(relevance_scores)?,
         required: required.map(Objects::new).transpose()?,
         groups: groups.map(Objects::new).transpose()?,
+        variants: variants.map(Objects::new).transpose()?,
     };
     let count = rows
         .len()
@@ -320,6 +357,7 @@ pub fn compress_arrays<'py>(
             let relevance = rows.relevance(&reader, index, fragment_id.string())?;
             let required = rows.required(&reader, index, fragment_id.string())?;
             let group = rows.group(&reader, index, fragment_id.string())?;
+            let variant = rows.variant(&reader, index, fragment_id.string())?;
             reading.push(Checked {
                 fragment_id,
                 id_hash,
@@ -327,6 +365,7 @@ pub fn compress_arrays<'py>(
                 relevance,
                 required,
                 group,
+                variant,
             })?;
         }
         Ok(())

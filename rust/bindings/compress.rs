@@ -9,7 +9,7 @@ use super::context::context;
 use super::errors::Failure;
 use super::read::{Checked, Read, Reader};
 use super::signals;
-use super::text::id_from_bytes;
+use super::text::{id_from_bytes, IdText};
 use crate::core::{self, Columns, Compression, Detach, Refusal, Request};
 
 pub struct ReleaseGil<'py>(pub Python<'py>);
@@ -33,15 +33,17 @@ impl Reading {
             checked.token_count,
             checked.relevance,
         )?;
-        if checked.required || checked.group.is_some() {
-            let group = checked
-                .group
-                .as_ref()
-                .map(|(name, hash)| (name.as_bytes(), *hash));
-            self.columns.mark_last(checked.required, group, None);
+        if checked.required || checked.group.is_some() || checked.variant.is_some() {
+            let (group, variant) = (named(&checked.group), named(&checked.variant));
+            self.columns.mark_last(checked.required, group, variant);
         }
         Ok(())
     }
+}
+
+/// A name's bytes and hash, as the columns take them.
+fn named<'a>(name: &'a Option<(IdText<'_>, u64)>) -> Option<(&'a [u8], u64)> {
+    name.as_ref().map(|(name, hash)| (name.as_bytes(), *hash))
 }
 
 /// Reads `len` fragments with `read`, compresses them as `request` asks, and builds the result with
@@ -79,6 +81,10 @@ fn compress_in<'py, T>(
             }),
             Err(error) => Err(Failure::Python(error)),
         },
+        Err(Refusal::VariantRule(rule)) => Err(Failure::VariantRule {
+            container: reader.container,
+            rule: Box::new(rule),
+        }),
         Err(Refusal::BudgetExceeded(exceeded)) => Err(Failure::BudgetExceeded(exceeded)),
         Err(Refusal::Interrupted) => Err(Failure::Python(signals::raised(reader.py))),
     }

@@ -147,6 +147,10 @@ impl Compressor {
     /// value_kept, value_bound)`.
     // One argument per column, as Python passes them.
     #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (
+        fragment_ids, token_counts, relevance_scores, required, groups, skeleton_budget,
+        variants = None
+    ))]
     fn compress_arrays<'py>(
         &self,
         py: Python<'py>,
@@ -156,12 +160,13 @@ impl Compressor {
         required: Option<&Bound<'py, PyAny>>,
         groups: Option<&Bound<'py, PyAny>>,
         skeleton_budget: &Bound<'py, PyAny>,
+        variants: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize, u128, u128)> {
         let budgets = [budget_value(skeleton_budget)?];
         columns::compress_arrays(
             py,
             [fragment_ids, token_counts, relevance_scores],
-            [required, groups],
+            [required, groups, variants],
             self.request(&budgets, false),
         )
     }

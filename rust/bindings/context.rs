@@ -11,19 +11,20 @@ use super::text::utf8_of_str;
 use crate::core::{check_relevance, check_token_count, Columns, TooMany};
 
 /// The fields the compression reads, in the order they are checked.
-pub const FIELDS: usize = 5;
+pub const FIELDS: usize = 6;
 pub const FIELD_NAMES: [&str; FIELDS] = [
     "fragment_id",
     "token_count",
     "relevance_score",
     "required",
     "group",
+    "variant_of",
 ];
 
 pub struct Context {
     pub fragment_type: Py<PyType>,
-    /// Byte offsets of the `fragment_id`, `token_count`, `relevance_score`, `required` and
-    /// `group` slots inside a `ContextFragment`, when they could be located.
+    /// Byte offsets of the `fragment_id`, `token_count`, `relevance_score`, `required`,
+    /// `group` and `variant_of` slots inside a `ContextFragment`, when they could be located.
     pub slot_offsets: Option<[usize; FIELDS]>,
     pub integral: Py<PyAny>,
     pub real: Py<PyAny>,
@@ -53,7 +54,8 @@ pub fn context(py: Python<'_>) -> PyResult<&'static Context> {
 impl Context {
     /// The common case, read with no lookup, no new reference and no user code: an exact
     /// `ContextFragment` holding a non-empty exact `str`, an exact `int` in range, an exact
-    /// `float` in `[0, 1]`, `True` or `False`, and `None` or a non-empty exact `str`, pushed
+    /// `float` in `[0, 1]`, `True` or `False`, and `None` or a non-empty exact `str` for each
+    /// of `group` and `variant_of`, pushed
     /// onto `columns`. Anything else, valid or not, is left for the general path: `Ok(false)`,
     /// with nothing pushed.
     #[inline]
@@ -62,7 +64,7 @@ impl Context {
         item: &Bound<'_, PyAny>,
         columns: &mut Columns,
     ) -> Result<bool, TooMany> {
-        let Some([id, tokens, score, required, group]) = self.raw_slots(item) else {
+        let Some([id, tokens, score, required, group, variant]) = self.raw_slots(item) else {
             return Ok(false);
         };
         // SAFETY: the slot values are borrowed from `item`, which holds them; they are used
@@ -101,23 +103,29 @@ impl Context {
             if bytes.is_empty() {
                 return Ok(false);
             }
-            let group = if group == ffi::Py_None() {
+            // Most fragments name neither: that is told here, with no call.
+            let none = ffi::Py_None();
+            let group = if group == none {
                 None
-            } else if !group.is_null() && ffi::PyUnicode_CheckExact(group) != 0 {
-                match utf8_of_str(group) {
-                    Some(name) if !name.is_empty() => {
-                        Some((name, ffi::PyObject_Hash(group) as u64))
-                    }
-                    _ => return Ok(false),
-                }
             } else {
-                return Ok(false);
+                let Some(name) = plain_name(group) else {
+                    return Ok(false);
+                };
+                Some(name)
+            };
+            let variant = if variant == none {
+                None
+            } else {
+                let Some(name) = plain_name(variant) else {
+                    return Ok(false);
+                };
+                Some(name)
             };
             // A str's hash is cached on the object and cannot fail.
             let hash = ffi::PyObject_Hash(id) as u64;
             columns.push(bytes, hash, token_count, relevance)?;
-            if pinned || group.is_some() {
-                columns.mark_last(pinned, group, None);
+            if pinned || group.is_some() || variant.is_some() {
+                columns.mark_last(pinned, group, variant);
             }
         }
         Ok(true)
@@ -153,6 +161,26 @@ impl Context {
     }
 }
 
+/// A name read from a slot holding a non-empty exact `str`: its UTF-8 and hash; `None` for
+/// anything else (left for the general path).
+///
+/// # Safety
+/// `name` is NULL or a live object, and the GIL is held; the bytes borrowed from it are used
+/// while it stays alive.
+#[inline]
+unsafe fn plain_name<'a>(name: *mut ffi::PyObject) -> Option<(&'a [u8], u64)> {
+    // SAFETY: as the caller promises; an exact str's UTF-8 and hash call no Python code.
+    unsafe {
+        if name.is_null() || ffi::PyUnicode_CheckExact(name) == 0 {
+            return None;
+        }
+        match utf8_of_str(name) {
+            Some(bytes) if !bytes.is_empty() => Some((bytes, ffi::PyObject_Hash(name) as u64)),
+            _ => None,
+        }
+    }
+}
+
 /// The object pointer stored `offset` bytes into `object`: a strong reference held by the
 /// object, or NULL.
 ///
@@ -180,8 +208,8 @@ fn locate_slots(
 ) -> PyResult<Option<[usize; FIELDS]>> {
     let object = py.import("builtins")?.getattr("object")?;
     // The constructor's positional order: fragment_id, token_count, relevance_score,
-    // content, required, group.
-    let sentinels = (0..6)
+    // content, required, group, variant_of.
+    let sentinels = (0..7)
         .map(|_| object.call0())
         .collect::<PyResult<Vec<_>>>()?;
     let probe = fragment_type.call1(PyTuple::new(py, &sentinels)?)?;
@@ -191,6 +219,7 @@ fn locate_slots(
         &sentinels[2],
         &sentinels[4],
         &sentinels[5],
+        &sentinels[6],
     ];
     for (name, sentinel) in FIELD_NAMES.iter().zip(read) {
         if !probe.getattr(*name)?.is(sentinel) {

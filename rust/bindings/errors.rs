@@ -7,10 +7,11 @@
 use pyo3::call::PyCallArgs;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyModule, PyString};
 
 use super::context::Context;
-use crate::core::{BudgetExceeded, Encoding, ErrorKind, TooMany};
+use super::text::id_from_bytes;
+use crate::core::{BudgetExceeded, Encoding, ErrorKind, TooMany, VariantRule};
 
 /// Where a failing value sits: `fragments[3]` or `rows[3]`, with its id once it has a valid one.
 #[derive(Clone)]
@@ -40,11 +41,16 @@ pub enum Failure<'py> {
         first: u32,
         second: u32,
     },
+    /// A variant rule broken, as the core found it.
+    VariantRule {
+        container: &'static str,
+        rule: Box<VariantRule>,
+    },
     /// The overflow policy refused to go over the budget.
     BudgetExceeded(BudgetExceeded),
     /// Columns of `compress_arrays` whose lengths differ: ids, token counts, scores, and
-    /// `required` and `groups` when given.
-    ColumnLengths([Option<usize>; 5]),
+    /// `required`, `groups` and `variants` when given.
+    ColumnLengths([Option<usize>; 6]),
     Python(PyErr),
 }
 
@@ -82,10 +88,10 @@ impl Failure<'_> {
                 ),
                 None,
             ),
-            Failure::ColumnLengths([ids, tokens, scores, required, groups]) => (
+            Failure::ColumnLengths([ids, tokens, scores, required, groups, variants]) => (
                 messages.call_method1(
                     "column_lengths_error",
-                    (ids, tokens, scores, required, groups),
+                    (ids, tokens, scores, required, groups, variants),
                 ),
                 None,
             ),
@@ -124,6 +130,9 @@ impl Failure<'_> {
                 ),
                 Some(cause),
             ),
+            Failure::VariantRule { container, rule } => {
+                (variant_rule_error(py, messages, container, &rule), None)
+            }
             Failure::Duplicate {
                 container,
                 fragment_id,
@@ -142,6 +151,49 @@ impl Failure<'_> {
             }
             Err(error) => error,
         }
+    }
+}
+
+/// The exception for a broken variant rule, its names decoded from the core's bytes.
+fn variant_rule_error<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyModule>,
+    container: &'static str,
+    rule: &VariantRule,
+) -> PyResult<Bound<'py, PyAny>> {
+    let text = |bytes: &Option<Vec<u8>>| -> PyResult<Option<Bound<'py, PyString>>> {
+        bytes
+            .as_deref()
+            .map(|bytes| id_from_bytes(py, bytes))
+            .transpose()
+    };
+    let fragment_id = id_from_bytes(py, &rule.fragment_id)?;
+    let variant = text(&rule.variant)?;
+    if rule.kind == ErrorKind::VariantGroupMismatch {
+        let names = (text(&rule.group)?, text(&rule.first_variant)?);
+        messages.call_method1(
+            "variant_group_mismatch_error",
+            (
+                fragment_id,
+                rule.index,
+                variant,
+                names.0,
+                rule.first_index,
+                names.1,
+                container,
+            ),
+        )
+    } else {
+        messages.call_method1(
+            "variant_required_twice_error",
+            (
+                fragment_id,
+                rule.index,
+                variant,
+                rule.first_index,
+                container,
+            ),
+        )
     }
 }
 

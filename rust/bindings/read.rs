@@ -10,11 +10,12 @@ use super::errors::{is_ordinary, Failure, Place};
 use super::text::IdText;
 use crate::core::{check_relevance, check_token_count, ErrorKind};
 
-/// The first of the fields a fragment may lack (`required`, then `group`).
+/// The first of the fields a fragment may lack (`required`, `group`, then `variant_of`).
 const OPTIONAL_FIELDS: usize = 3;
 
 /// One fragment's checked values: its id as an exact `str`, the id's hash, tokens, relevance,
-/// whether it is required, and its group's name and hash.
+/// whether it is required, its group's name and hash, and the name and hash of the thing
+/// it renders.
 pub struct Checked<'py> {
     pub fragment_id: IdText<'py>,
     pub id_hash: u64,
@@ -22,6 +23,7 @@ pub struct Checked<'py> {
     pub relevance: f64,
     pub required: bool,
     pub group: Option<(IdText<'py>, u64)>,
+    pub variant: Option<(IdText<'py>, u64)>,
 }
 
 pub type Read<'py, T> = Result<T, Failure<'py>>;
@@ -95,7 +97,7 @@ impl<'py> Reader<'py> {
                 Some(value) => Ok(value),
                 None => match item.getattr(PyString::intern(self.py, FIELD_NAMES[which])) {
                     Ok(value) => Ok(value),
-                    // Fragments made before `required` and `group` existed (objects that
+                    // Fragments made before `required`, `group` and `variant_of` existed (objects that
                     // pass for one, subclass instances with unset slots) have their defaults.
                     Err(cause)
                         if which >= OPTIONAL_FIELDS
@@ -127,6 +129,7 @@ impl<'py> Reader<'py> {
         let relevance = self.relevance(index, id, &field(2, Some(id))?)?;
         let required = self.required(index, id, &field(3, Some(id))?)?;
         let group = self.group(index, id, &field(4, Some(id))?)?;
+        let variant = self.variant(index, id, &field(5, Some(id))?)?;
         Ok(Checked {
             fragment_id,
             id_hash,
@@ -134,6 +137,7 @@ impl<'py> Reader<'py> {
             relevance,
             required,
             group,
+            variant,
         })
     }
 
@@ -164,24 +168,49 @@ impl<'py> Reader<'py> {
         ))
     }
 
-    /// `None`, or a non-empty `str` (a subclass read as the str it holds) and its hash.
+    /// A group's name: `None`, or a non-empty `str` (a subclass read as the str it holds)
+    /// and its hash.
     pub fn group(
         &self,
         index: usize,
         fragment_id: &Bound<'py, PyString>,
         value: &Bound<'py, PyAny>,
     ) -> Read<'py, Option<(IdText<'py>, u64)>> {
+        let kinds = (ErrorKind::GroupType, ErrorKind::GroupEmpty);
+        self.name(index, fragment_id, value, kinds)
+    }
+
+    /// What a fragment renders (`variant_of`), read as a group's name is.
+    pub fn variant(
+        &self,
+        index: usize,
+        fragment_id: &Bound<'py, PyString>,
+        value: &Bound<'py, PyAny>,
+    ) -> Read<'py, Option<(IdText<'py>, u64)>> {
+        let kinds = (ErrorKind::VariantType, ErrorKind::VariantEmpty);
+        self.name(index, fragment_id, value, kinds)
+    }
+
+    /// `None`, or a non-empty `str` and its hash; else the problem of kind `wrong_type` or
+    /// `empty`.
+    fn name(
+        &self,
+        index: usize,
+        fragment_id: &Bound<'py, PyString>,
+        value: &Bound<'py, PyAny>,
+        (wrong_type, empty): (ErrorKind, ErrorKind),
+    ) -> Read<'py, Option<(IdText<'py>, u64)>> {
         if value.is_none() {
             return Ok(None);
         }
         let place = || self.place(index, Some(fragment_id));
         let Some(name) = exact_str(value)? else {
-            return Err(self.problem(ErrorKind::GroupType, place(), value, None));
+            return Err(self.problem(wrong_type, place(), value, None));
         };
         let hash = name.hash()? as u64;
         let text = IdText::new(name)?;
         if text.as_bytes().is_empty() {
-            return Err(self.problem(ErrorKind::GroupEmpty, place(), value, None));
+            return Err(self.problem(empty, place(), value, None));
         }
         Ok(Some((text, hash)))
     }

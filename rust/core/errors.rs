@@ -55,6 +55,22 @@ pub struct Duplicate {
     pub id: Vec<u8>,
 }
 
+/// A variant rule broken at fragment `index` (kind [`ErrorKind::VariantGroupMismatch`] or
+/// [`ErrorKind::VariantRequiredTwice`]), against the fragment at `first_index`: the group's
+/// first member, or the first required member of the variant set's other required unit.
+/// Names are their bytes: the fragment's id and `variant_of`, and for a mismatch the group's
+/// name and its first member's `variant_of` (`None`: no `variant_of`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariantRule {
+    pub kind: ErrorKind,
+    pub index: u32,
+    pub first_index: u32,
+    pub fragment_id: Vec<u8>,
+    pub variant: Option<Vec<u8>>,
+    pub group: Option<Vec<u8>>,
+    pub first_variant: Option<Vec<u8>>,
+}
+
 /// A budget the overflow policy refuses to go over: the required fragments need `needed`
 /// tokens (`required`), or nothing fits and `needed` is the smallest budget with which the
 /// walk would have kept something.
@@ -69,6 +85,7 @@ pub struct BudgetExceeded {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refusal {
     Duplicate(Duplicate),
+    VariantRule(VariantRule),
     BudgetExceeded(BudgetExceeded),
     /// The caller asked the work to stop.
     Interrupted,

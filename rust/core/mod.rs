@@ -18,7 +18,7 @@ pub mod tokens;
 
 pub use checks::{check_relevance, check_token_count, check_unsigned_token_count, MAX_TOKEN_COUNT};
 pub use detach::{Detach, InPlace};
-pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany};
+pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany, VariantRule};
 pub use interrupt::{Interrupt, Interrupted, Uninterrupted};
 pub use records::compression::{
     compress_record_file, compress_records, kept_len, kept_spans, read_whole_file, write_kept,

@@ -8,8 +8,6 @@ overflow rule and order, budgets from 0 past the total) with variant sets drawn 
 units from a few names, so that sets of two to five units are common, a group is sometimes a
 rendering, and a pinned unit settles its set (never two pinned units in one set: that input
 is an error, tested in tests/input).
-
-The Rust core does not read `variant_of` yet: its cases fail until it does (run `-k python`).
 """
 
 from __future__ import annotations

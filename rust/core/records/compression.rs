@@ -94,6 +94,7 @@ fn refused(form: Form, starts: &[usize], refusal: Refusal) -> RecordsRefusal {
         },
         Refusal::BudgetExceeded(exceeded) => RecordsRefusal::BudgetExceeded(exceeded),
         Refusal::Interrupted => RecordsRefusal::Interrupted,
+        Refusal::VariantRule(_) => unreachable!("records mark no variant_of yet"),
     }
 }
 

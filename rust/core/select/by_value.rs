@@ -22,7 +22,7 @@ pub struct Chosen {
 }
 
 impl Chosen {
-    fn add(&mut self, item: &Item) {
+    pub(crate) fn add(&mut self, item: &Item) {
         self.units.push(item.unit);
         self.value += u128::from(item.value);
     }
@@ -54,7 +54,7 @@ pub fn density(
 }
 
 /// The unit of most value that fits `capacity` alone (ties: the better rank).
-fn best_single(
+pub(crate) fn best_single(
     items: &[Item],
     capacity: u128,
     rank_order: &impl Fn(u32, u32) -> Ordering,

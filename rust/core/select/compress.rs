@@ -17,6 +17,8 @@ use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, W
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
 use crate::core::select::value::{density_order, split_at_capacity};
+use crate::core::select::variants::rules::{group_mismatch, required_twice, Names};
+use crate::core::select::variants::sets::{VariantSets, NO_SET};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compression {
@@ -56,7 +58,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
         zero_token_fragments,
         required,
         groups,
-        variants: _,
+        variants,
         key_counts,
     } = columns;
     let ids: &IdArena = &arena;
@@ -90,9 +92,38 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
                 Ok((selections, Vec::new()))
             } else {
                 let per_bucket = request.tuning.members_per_bucket;
-                let groups = groups.into_groups(&entries, &token_counts, ids, per_bucket);
+                let grouped = groups.grouped(&entries, &token_counts, ids, per_bucket);
                 checkpoint.check()?;
-                let units = Units::new(&entries, &token_counts, &required, groups, checkpoint)?;
+                let names = Names {
+                    ids,
+                    groups: &groups,
+                    variants: &variants,
+                };
+                let sets = (!variants.is_empty())
+                    .then(|| VariantSets::new(&variants, &entries, &token_counts, ids, per_bucket));
+                if let Some(sets) = &sets {
+                    if let Some(rule) = group_mismatch(&grouped, &sets.set_of_fragment, &names) {
+                        return Err(Refusal::VariantRule(rule));
+                    }
+                    checkpoint.check()?;
+                }
+                let units = Units::new(
+                    &entries,
+                    &token_counts,
+                    &required,
+                    grouped,
+                    sets.as_ref(),
+                    checkpoint,
+                )?;
+                if let Some(sets) = &sets {
+                    let unit_of = |fragment| units.unit_of(fragment);
+                    let set_of = &sets.set_of_fragment;
+                    let twice = required_twice(&required, set_of, sets.count, unit_of, &names);
+                    if let Some(rule) = twice {
+                        return Err(Refusal::VariantRule(rule));
+                    }
+                }
+                drop((sets, groups, variants));
                 let mut unit_ranking = UnitRanking::new(units, request, ids, checkpoint)?;
                 unit_ranking.pack(ids, request, checkpoint)
             }
@@ -105,6 +136,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
     if let Err(Refusal::Interrupted) = packed {
         return Err(Refusal::Interrupted);
     }
+    // A duplicate wins over a broken variant rule and a budget exceeded.
     if let Some(duplicate) = duplicate {
         return Err(Refusal::Duplicate(duplicate));
     }
@@ -182,6 +214,8 @@ struct UnitRanking {
     units: Units,
     ranking: Ranking,
     candidate: Vec<bool>,
+    /// Eligible units in a variant set with a required unit; empty without variants.
+    settled: Vec<bool>,
     required_tokens: u128,
     zero_token_candidates: usize,
 }
@@ -197,11 +231,21 @@ impl UnitRanking {
         let (mut required_tokens, mut candidate_tokens, mut zero_token_candidates) = (0, 0, 0);
         let mut candidate = Vec::with_capacity(units.len());
         let mut unit_entries = Vec::with_capacity(units.len());
+        let settled_sets = settled_sets(&units);
+        let mut settled = Vec::new();
+        if !settled_sets.is_empty() {
+            settled.resize(units.len(), false);
+        }
         for unit in 0..units.len() as u32 {
             checkpoint.tick()?;
             let lead = units.lead_entry(unit);
             let tokens = units.tokens(unit);
-            let is_candidate = !units.is_required(unit) && relevance_of_key(lead.key) >= floor;
+            let mut is_candidate = !units.is_required(unit) && relevance_of_key(lead.key) >= floor;
+            let set = units.set_of(unit);
+            if is_candidate && set != NO_SET && settled_sets.get(set as usize) == Some(&true) {
+                settled[unit as usize] = true;
+                is_candidate = false;
+            }
             if units.is_required(unit) {
                 required_tokens += tokens;
             } else if is_candidate {
@@ -231,6 +275,7 @@ impl UnitRanking {
             units,
             ranking,
             candidate,
+            settled,
             required_tokens,
             zero_token_candidates,
         })
@@ -248,6 +293,7 @@ impl UnitRanking {
             policy: request.policy,
             strategy: request.strategy,
             candidate: &self.candidate,
+            settled: &self.settled,
             required_tokens: self.required_tokens,
             zero_token_candidates: self.zero_token_candidates,
         };
@@ -306,6 +352,22 @@ impl UnitRanking {
         }
         Ok((selections, decisions))
     }
+}
+
+/// Per variant set, whether it has a required unit; empty when none has.
+fn settled_sets(units: &Units) -> Vec<bool> {
+    let mut settled = Vec::new();
+    if !units.has_variants() {
+        return settled;
+    }
+    for unit in (0..units.len() as u32).filter(|&unit| units.is_required(unit)) {
+        let set = units.set_of(unit);
+        if set != NO_SET {
+            settled.resize(units.sets(), false);
+            settled[set as usize] = true;
+        }
+    }
+    settled
 }
 
 /// Packs every budget along the ranked top, and ranks the rest only if some budget is not

@@ -16,5 +16,6 @@ pub mod ranking;
 pub mod request;
 pub mod tuning;
 pub mod value;
+pub mod variants;
 
 pub use compress::compress;

@@ -29,7 +29,7 @@ pub struct Item {
 
 /// `a * b` as (high, low) halves of a 192-bit number, for exact comparisons of densities.
 #[inline]
-fn wide_mul(a: u64, b: u128) -> (u64, u128) {
+pub(crate) fn wide_mul(a: u64, b: u128) -> (u64, u128) {
     let low = u128::from(a) * (b as u64 as u128);
     let high = u128::from(a) * (b >> 64);
     let (lo, carry) = low.overflowing_add(high << 64);

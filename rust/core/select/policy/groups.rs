@@ -129,6 +129,27 @@ impl GroupMarks {
         ids: &(impl FragmentIds + ?Sized),
         members_per_bucket: usize,
     ) -> Groups {
+        self.grouped(entries, token_counts, ids, members_per_bucket)
+    }
+
+    /// The name `fragment` was marked with, if it was.
+    pub fn name_of(&self, fragment: u32) -> Option<&[u8]> {
+        // Marks are pushed by ascending fragment.
+        let mark = self
+            .keys
+            .binary_search_by_key(&fragment, |&key| key as u32)
+            .ok()?;
+        Some(&self.names[self.name_span(mark)])
+    }
+
+    /// The groups as [`GroupMarks::into_groups`] makes them, the marks kept.
+    pub fn grouped(
+        &self,
+        entries: &[Entry],
+        token_counts: &[u64],
+        ids: &(impl FragmentIds + ?Sized),
+        members_per_bucket: usize,
+    ) -> Groups {
         let buckets = (self.keys.len() / members_per_bucket.max(1)).next_power_of_two();
         let bucket_bits = buckets.trailing_zeros();
         let bucket_of = |key: u128| {

@@ -11,9 +11,23 @@ use crate::core::select::compress::tests::{
 };
 use crate::core::*;
 
+/// A class's units as (value, tokens).
+type Class = Vec<(u128, u128)>;
+
 struct Marks {
     required: Vec<bool>,
     groups: Vec<Option<u8>>,
+    variants: Vec<Option<u8>>,
+}
+
+impl Marks {
+    fn plain(len: usize) -> Marks {
+        Marks {
+            required: vec![false; len],
+            groups: vec![None; len],
+            variants: vec![None; len],
+        }
+    }
 }
 
 struct Asked<'a> {
@@ -47,12 +61,16 @@ fn run(
                 input.scores[i],
             )
             .unwrap();
-        let name = marks.groups[i].map(|g| format!("group-{g}"));
-        if marks.required[i] || name.is_some() {
+        let name = marks.groups[i].map(group_name);
+        let variant = marks.variants[i].map(variant_name);
+        if marks.required[i] || name.is_some() || variant.is_some() {
             let group = name
                 .as_ref()
                 .map(|n| (n.as_bytes(), group_hash(marks.groups[i].unwrap())));
-            columns.mark_last(marks.required[i], group, None);
+            let variant = variant
+                .as_ref()
+                .map(|n| (n.as_bytes(), group_hash(marks.variants[i].unwrap())));
+            columns.mark_last(marks.required[i], group, variant);
         }
     }
     let detach = Counting(Cell::new(0));
@@ -68,6 +86,57 @@ fn run(
 /// names share it (group 1 and group 4, say).
 fn group_hash(group: u8) -> u64 {
     u64::from(group % 3) << 62
+}
+
+fn group_name(group: u8) -> String {
+    format!("group-{group}")
+}
+
+fn variant_name(variant: u8) -> String {
+    format!("variant-{variant}")
+}
+
+/// The variant rules, read plainly: a grouped fragment whose variant differs from its group's
+/// first member's, the earliest; then a required fragment of a second unit in a set.
+fn broken_rule(input: &Input, marks: &Marks, units: &[Vec<usize>]) -> Option<Refusal> {
+    let name = |i: usize| marks.variants[i].map(|v| variant_name(v).into_bytes());
+    let rule = |kind, index: usize, first: usize| VariantRule {
+        kind,
+        index: index as u32,
+        first_index: first as u32,
+        fragment_id: input.ids[index].as_bytes().to_vec(),
+        variant: name(index),
+        group: (kind == ErrorKind::VariantGroupMismatch)
+            .then(|| group_name(marks.groups[index].unwrap()).into_bytes()),
+        first_variant: if kind == ErrorKind::VariantGroupMismatch {
+            name(first)
+        } else {
+            None
+        },
+    };
+    for i in 0..input.ids.len() {
+        if let Some(g) = marks.groups[i] {
+            let first = (0..i).find(|&f| marks.groups[f] == Some(g)).unwrap_or(i);
+            if marks.variants[i] != marks.variants[first] {
+                let kind = ErrorKind::VariantGroupMismatch;
+                return Some(Refusal::VariantRule(rule(kind, i, first)));
+            }
+        }
+    }
+    let unit_of = |i: usize| units.iter().position(|members| members.contains(&i));
+    for i in (0..input.ids.len()).filter(|&i| marks.required[i]) {
+        let Some(v) = marks.variants[i] else {
+            continue;
+        };
+        let first = (0..i).find(|&f| {
+            marks.required[f] && marks.variants[f] == Some(v) && unit_of(f) != unit_of(i)
+        });
+        if let Some(first) = first {
+            let kind = ErrorKind::VariantRequiredTwice;
+            return Some(Refusal::VariantRule(rule(kind, i, first)));
+        }
+    }
+    None
 }
 
 fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {
@@ -96,6 +165,11 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
             }
         }
     }
+    if let Some(broken) = broken_rule(input, marks, &units) {
+        return Err(broken);
+    }
+    // A unit's variant set is its first member's (all members share it).
+    let variant: Vec<Option<u8>> = units.iter().map(|m| marks.variants[m[0]]).collect();
     let lead: Vec<usize> = units
         .iter()
         .map(|m| *m.iter().min_by(|&&a, &&b| rank_order(input, a, b)).unwrap())
@@ -125,19 +199,28 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
         .filter(|&u| required[u])
         .map(|u| tokens[u])
         .sum();
+    // A required unit settles its variant set: the set's others are not walked.
+    let settled: Vec<bool> = (0..units.len())
+        .map(|u| {
+            !required[u]
+                && variant[u].is_some()
+                && (0..units.len()).any(|r| required[r] && variant[r] == variant[u])
+        })
+        .collect();
     let walkable: Vec<usize> = ranked
         .iter()
         .copied()
-        .filter(|&u| eligible[u] && !required[u])
+        .filter(|&u| eligible[u] && !required[u] && !settled[u])
         .collect();
     let mut selections = Vec::new();
     let mut decisions = Vec::new();
     for (at, &budget) in asked.budgets.iter().enumerate() {
         let mut kept: Vec<usize> = (0..units.len()).filter(|&u| required[u]).collect();
         let mut decided: Vec<(bool, Reason, Option<u128>)> = (0..units.len())
-            .map(|u| match (required[u], eligible[u]) {
-                (true, _) => (true, Reason::Required, None),
-                (false, false) => (false, Reason::BelowMinRelevance, None),
+            .map(|u| match (required[u], eligible[u], settled[u]) {
+                (true, _, _) => (true, Reason::Required, None),
+                (false, false, _) => (false, Reason::BelowMinRelevance, None),
+                (false, true, true) => (false, Reason::VariantKept, None),
                 _ => (false, Reason::ZeroBudget, None),
             })
             .collect();
@@ -157,13 +240,17 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
         } else if budget > 0 {
             let mut left = budget - required_tokens;
             let mut stopped = false;
+            let mut taken: Vec<u8> = Vec::new();
             for &u in &walkable {
                 if stopped {
                     decided[u] = (false, Reason::AfterStop, None);
+                } else if variant[u].is_some_and(|v| taken.contains(&v)) {
+                    decided[u] = (false, Reason::VariantKept, Some(left));
                 } else if tokens[u] <= left {
                     decided[u] = (true, Reason::Fits, Some(left));
                     kept.push(u);
                     left -= tokens[u];
+                    taken.extend(variant[u]);
                 } else {
                     decided[u] = (false, Reason::NoRoom, Some(left));
                     stopped = asked.strategy == Strategy::Prefix;
@@ -219,7 +306,21 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
         let value_bound = if budget == 0 || required_tokens > budget {
             required_value
         } else {
-            required_value + fractional(&walkable, &values, &tokens, budget - required_tokens)
+            let room = budget - required_tokens;
+            // (value, tokens) per unit of one class: a variant set, or a unit of none.
+            let mut classes: BTreeMap<(Option<u8>, usize), Class> = BTreeMap::new();
+            for &u in &walkable {
+                let alone = if variant[u].is_some() { 0 } else { u };
+                let class = classes.entry((variant[u], alone)).or_default();
+                class.push((values[u], tokens[u]));
+            }
+            let classes: Vec<Class> = classes.into_values().collect();
+            let bound = if variant.iter().any(Option::is_some) {
+                multiple_choice_by_dual(&classes, room)
+            } else {
+                fractional(&walkable, &values, &tokens, room)
+            };
+            required_value + bound
         };
         selections.push(Selection {
             kept: fragments,
@@ -274,12 +375,82 @@ fn fractional(units: &[usize], values: &[u128], tokens: &[u128], room: u128) -> 
 fn marks(rng: &mut Lcg, len: usize) -> Marks {
     let pins = rng.below(4);
     let grouping = rng.below(4);
-    Marks {
+    let varying = rng.below(4);
+    let mut marks = Marks {
         required: (0..len).map(|_| pins > 0 && rng.below(8) < pins).collect(),
         groups: (0..len)
             .map(|_| (grouping > 0 && rng.below(4) < grouping).then(|| rng.below(6) as u8))
             .collect(),
+        variants: vec![None; len],
+    };
+    if varying == 0 {
+        return marks;
     }
+    // A group renders one thing (now and then a member another: a broken rule), and other
+    // fragments render one of four things; most inputs keep one pin per set.
+    let per_group: Vec<Option<u8>> = (0..6)
+        .map(|_| (rng.below(3) < varying).then(|| rng.below(4) as u8))
+        .collect();
+    for i in 0..len {
+        marks.variants[i] = match marks.groups[i] {
+            Some(_) if rng.below(40) == 0 => Some(rng.below(4) as u8),
+            Some(g) => per_group[g as usize],
+            None => (rng.below(3) < varying).then(|| rng.below(4) as u8),
+        };
+    }
+    if rng.below(4) != 0 {
+        let mut pinned: Vec<(u8, Option<u8>)> = Vec::new();
+        for i in 0..len {
+            if let (true, Some(v)) = (marks.required[i], marks.variants[i]) {
+                let unit = (v, marks.groups[i]);
+                if pinned
+                    .iter()
+                    .any(|&(w, g)| w == v && (g != unit.1 || g.is_none()))
+                {
+                    marks.required[i] = false;
+                } else {
+                    pinned.push(unit);
+                }
+            }
+        }
+    }
+    marks
+}
+
+/// The floor of the multiple-choice relaxation by its dual: the least, over the prices
+/// `p / q` at which some choice changes, of `p / q * room` plus each class's best margin.
+fn multiple_choice_by_dual(classes: &[Class], room: u128) -> u128 {
+    let total: u128 = classes.iter().flatten().map(|&(_, t)| t).sum();
+    let room = room.min(total) as i128;
+    let mut prices: Vec<(i128, i128)> = vec![(0, 1)];
+    for class in classes {
+        for &(va, ta) in class {
+            if ta > 0 {
+                prices.push((va as i128, ta as i128));
+            }
+            for &(vb, tb) in class {
+                if ta > tb && va > vb {
+                    prices.push(((va - vb) as i128, (ta - tb) as i128));
+                }
+            }
+        }
+    }
+    let at_price = |(p, q): (i128, i128)| {
+        let margins: i128 = classes
+            .iter()
+            .map(|class| {
+                let best = class.iter().map(|&(v, t)| v as i128 * q - p * t as i128);
+                best.max().unwrap_or(0).max(0)
+            })
+            .sum();
+        (p * room + margins, q)
+    };
+    let least = prices
+        .into_iter()
+        .map(at_price)
+        .min_by(|a, b| (a.0 * b.1).cmp(&(b.0 * a.1)))
+        .unwrap();
+    (least.0 / least.1) as u128
 }
 
 #[test]
@@ -343,7 +514,8 @@ fn reasons_are_named_in_their_order() {
             "below_min_relevance",
             "zero_budget",
             "chosen",
-            "not_chosen"
+            "not_chosen",
+            "variant_kept"
         ]
     );
 }
@@ -356,8 +528,8 @@ fn a_group_whose_best_member_is_above_the_floor_is_kept_whole() {
         scores: vec![0.9, 0.1, 0.15],
     };
     let marks = Marks {
-        required: vec![false; 3],
         groups: vec![Some(1), Some(1), None],
+        ..Marks::plain(3)
     };
     let asked = Asked {
         budgets: &[100],
@@ -384,10 +556,7 @@ fn a_plain_input_explained_has_a_decision_per_fragment() {
     for _ in 0..50 {
         let input = generated(&mut rng);
         let len = input.ids.len();
-        let marks = Marks {
-            required: vec![false; len],
-            groups: vec![None; len],
-        };
+        let marks = Marks::plain(len);
         let total: u128 = input.tokens.iter().map(|&t| u128::from(t)).sum();
         let asked = Asked {
             budgets: &[total / 2],
@@ -419,8 +588,8 @@ fn a_zero_token_unit_after_the_budget_is_spent_is_still_kept() {
         scores: vec![0.9, 0.8, 0.8, 0.1],
     };
     let marks = Marks {
-        required: vec![false; 4],
         groups: vec![None, Some(1), Some(1), None],
+        ..Marks::plain(4)
     };
     for strategy in [Strategy::Greedy, Strategy::Density, Strategy::Optimal] {
         let asked = Asked {
@@ -431,5 +600,141 @@ fn a_zero_token_unit_after_the_budget_is_spent_is_still_kept() {
         };
         let result = run(&input, &marks, &asked, &Tuning::default()).unwrap();
         assert_eq!(result.selections[0].kept, vec![0, 3], "{strategy:?}");
+    }
+}
+
+/// Renderings of three things and a pinned one. The value strategies keep the outline of
+/// `a` with `b` and the summary of `c` (45 tokens), worth more than any set with a full text
+/// within 60; the walks keep the full text of `a`, then pass over its outline.
+#[test]
+fn each_strategy_tells_which_renderings_lost_to_a_kept_one() {
+    let input = Input {
+        ids: [
+            "a-full",
+            "a-outline",
+            "b",
+            "c-full",
+            "c-sum",
+            "d-pin",
+            "d-other",
+        ]
+        .map(String::from)
+        .to_vec(),
+        tokens: vec![50, 10, 30, 40, 5, 1, 2],
+        scores: vec![0.9, 0.8, 0.7, 0.6, 0.5, 0.1, 0.95],
+    };
+    let marks = Marks {
+        required: vec![false, false, false, false, false, true, false],
+        variants: vec![Some(0), Some(0), None, Some(2), Some(2), Some(3), Some(3)],
+        ..Marks::plain(7)
+    };
+    use Reason::*;
+    let by_value = (
+        vec![1, 2, 4, 5],
+        [
+            VariantKept,
+            Chosen,
+            Chosen,
+            VariantKept,
+            Chosen,
+            Required,
+            VariantKept,
+        ],
+        [None; 7],
+    );
+    let (ten, sixty) = (Some(10), Some(60));
+    let greedy = (
+        vec![0, 4, 5],
+        [
+            Fits,
+            VariantKept,
+            NoRoom,
+            NoRoom,
+            Fits,
+            Required,
+            VariantKept,
+        ],
+        [sixty, ten, ten, ten, ten, None, None],
+    );
+    // Passing over a rendering does not stop prefix; the first misfit does.
+    let prefix = (
+        vec![0, 5],
+        [
+            Fits,
+            VariantKept,
+            NoRoom,
+            AfterStop,
+            AfterStop,
+            Required,
+            VariantKept,
+        ],
+        [sixty, ten, ten, None, None, None, None],
+    );
+    for (strategy, (kept, reasons, left)) in [
+        (Strategy::Greedy, greedy),
+        (Strategy::Prefix, prefix),
+        (Strategy::Density, by_value.clone()),
+        (Strategy::Optimal, by_value),
+    ] {
+        let asked = Asked {
+            budgets: &[61, 61],
+            strategy,
+            policy: Policy::default(),
+            explain: true,
+        };
+        let result = run(&input, &marks, &asked, &Tuning::default()).unwrap();
+        assert_eq!(result.selections[0].kept, kept, "{strategy:?}");
+        assert_eq!(result.selections[1], result.selections[0]);
+        let told: Vec<Reason> = result.decisions.iter().map(|d| d.reason).collect();
+        assert_eq!(told, reasons, "{strategy:?}");
+        let was_left: Vec<Option<u128>> = result.decisions.iter().map(|d| d.budget_left).collect();
+        assert_eq!(was_left, left, "{strategy:?}");
+        for (fragment, decision) in result.decisions.iter().enumerate() {
+            assert_eq!(
+                decision.kept,
+                kept.contains(&(fragment as u32)),
+                "{strategy:?}"
+            );
+        }
+    }
+}
+
+/// A rendering kept alone over budget was not chosen over the others of its set: they are
+/// told as not fitting, not as passed over.
+#[test]
+fn a_rendering_kept_alone_over_budget_leaves_its_set_told_as_not_fitting() {
+    let input = Input {
+        ids: vec!["a-full".into(), "a-outline".into()],
+        tokens: vec![50, 10],
+        scores: vec![0.9, 0.8],
+    };
+    let marks = Marks {
+        variants: vec![Some(0), Some(0)],
+        ..Marks::plain(2)
+    };
+    for strategy in Strategy::ALL {
+        let asked = Asked {
+            budgets: &[5],
+            strategy,
+            policy: Policy::default(),
+            explain: true,
+        };
+        let result = run(&input, &marks, &asked, &Tuning::default()).unwrap();
+        assert_eq!(result.selections[0].kept, vec![0], "{strategy:?}");
+        let told: Vec<(bool, Reason)> = result
+            .decisions
+            .iter()
+            .map(|d| (d.kept, d.reason))
+            .collect();
+        let after = match strategy {
+            Strategy::Prefix => Reason::AfterStop,
+            _ => Reason::NoRoom,
+        };
+        assert_eq!(
+            told,
+            [(true, Reason::TopOverBudget), (false, after)],
+            "{strategy:?}"
+        );
+        assert_eq!(result.decisions[0].budget_left, Some(5), "{strategy:?}");
     }
 }

@@ -15,6 +15,10 @@ use crate::core::select::policy::groups::Groups;
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, split_at_capacity, value_of, weigh, Item};
+use crate::core::select::variants::bound::bound_of_items;
+use crate::core::select::variants::density::density as variant_density;
+use crate::core::select::variants::optimal::optimal as variant_optimal;
+use crate::core::select::variants::sets::{VariantSets, NO_SET};
 
 const NONE: u32 = u32::MAX;
 
@@ -31,16 +35,24 @@ pub struct Units {
     required: Vec<bool>,
     /// The first units, one per group, in their order; every other unit is one fragment.
     groups: Groups,
+    /// Each unit's variant set ([`NO_SET`] for none); empty when no fragment has a
+    /// `variant_of`.
+    set_of: Vec<u32>,
+    /// How many variant sets there are.
+    sets: usize,
 }
 
 impl Units {
     /// `entries` are in input order (entry `i` is fragment `i`), with tie keys set, and
-    /// `groups` made from them; `required` lists required fragments, by ascending fragment.
+    /// `groups` made from them; `required` lists required fragments, by ascending fragment;
+    /// `sets` are the fragments' variant sets, if any fragment has one (a group's members
+    /// share theirs).
     pub fn new(
         entries: &[Entry],
         token_counts: &[u64],
         required: &[u32],
         mut groups: Groups,
+        sets: Option<&VariantSets>,
         checkpoint: &mut Checkpoint,
     ) -> Result<Units, Interrupted> {
         let len = entries.len();
@@ -70,6 +82,13 @@ impl Units {
         for &fragment in required {
             required_units[unit_of[fragment as usize] as usize] = true;
         }
+        let set_of = match sets {
+            Some(sets) => leads
+                .iter()
+                .map(|lead| sets.set_of_fragment[lead.index as usize])
+                .collect(),
+            None => Vec::new(),
+        };
         Ok(Units {
             unit_of,
             leads,
@@ -77,6 +96,8 @@ impl Units {
             values,
             required: required_units,
             groups,
+            set_of,
+            sets: sets.map_or(0, |sets| sets.count),
         })
     }
 
@@ -116,6 +137,21 @@ impl Units {
 
     pub fn unit_of(&self, fragment: u32) -> u32 {
         self.unit_of[fragment as usize]
+    }
+
+    /// Whether any fragment has a `variant_of`.
+    pub fn has_variants(&self) -> bool {
+        !self.set_of.is_empty()
+    }
+
+    /// The unit's variant set, [`NO_SET`] for none.
+    pub fn set_of(&self, unit: u32) -> u32 {
+        self.set_of.get(unit as usize).copied().unwrap_or(NO_SET)
+    }
+
+    /// How many variant sets there are.
+    pub fn sets(&self) -> usize {
+        self.sets
     }
 
     fn members(&self, unit: u32) -> &[u32] {
@@ -158,6 +194,7 @@ pub enum Reason {
     ZeroBudget,
     Chosen,
     NotChosen,
+    VariantKept,
 }
 
 named!(Reason {
@@ -170,6 +207,7 @@ named!(Reason {
     ZeroBudget => "zero_budget",
     Chosen => "chosen",
     NotChosen => "not_chosen",
+    VariantKept => "variant_kept",
 });
 
 /// One unit's decision; every member of the unit shares it.
@@ -189,8 +227,12 @@ pub struct Walked<'a> {
     pub units: &'a Units,
     pub policy: &'a Policy,
     pub strategy: Strategy,
-    /// Whether each unit is walked: eligible and not required.
+    /// Whether each unit is walked: eligible, not required, and not in a variant set with a
+    /// required unit.
     pub candidate: &'a [bool],
+    /// Whether each unit is eligible but in a variant set with a required unit; empty when
+    /// no fragment has a `variant_of`.
+    pub settled: &'a [bool],
     pub required_tokens: u128,
     /// Candidates with no tokens, which fit even a spent budget.
     pub zero_token_candidates: usize,
@@ -235,6 +277,20 @@ impl Walked<'_> {
         room: u128,
         checkpoint: &mut Checkpoint,
     ) -> Result<u128, Interrupted> {
+        let units = self.units;
+        if units.has_variants() {
+            let candidates = || {
+                (0..units.len() as u32)
+                    .filter(|&unit| self.candidate[unit as usize])
+                    .map(|unit| Item {
+                        unit,
+                        value: units.value(unit),
+                        tokens: units.tokens(unit),
+                    })
+            };
+            let set_of = |unit| units.set_of(unit);
+            return bound_of_items(candidates, &set_of, units.sets(), room, checkpoint);
+        }
         let mut items = self.items(checkpoint)?;
         let split = split_at_capacity(&mut items, room, weigh, density_order, checkpoint)?;
         Ok(split.fractional_optimum(room))
@@ -259,6 +315,8 @@ pub struct UnitPacker {
     chosen_in: Option<u128>,
     /// The floor of the candidates' fractional optimum, when a value strategy found it.
     candidates_bound: Option<u128>,
+    /// Per variant set, whether the walk kept a unit of it; empty without variants.
+    taken: Vec<bool>,
 }
 
 impl UnitPacker {
@@ -276,6 +334,7 @@ impl UnitPacker {
             walked: explain.then(Vec::new),
             chosen_in: None,
             candidates_bound: None,
+            taken: Vec::new(),
         }
     }
 
@@ -296,9 +355,20 @@ impl UnitPacker {
         packer.chosen_in = Some(room);
         let items = walked.items(checkpoint)?;
         let smallest = items.iter().map(|item| item.tokens).min();
-        let chosen = match walked.strategy {
-            Strategy::Density => density(items, room, rank_order, tuning.sort_piece, checkpoint)?,
-            _ => optimal(items, room, rank_order, tuning, checkpoint)?,
+        let units = walked.units;
+        let set_of = |unit| units.set_of(unit);
+        let piece = tuning.sort_piece;
+        let chosen = match (walked.strategy, units.has_variants()) {
+            (Strategy::Density, false) => density(items, room, rank_order, piece, checkpoint)?,
+            (_, false) => optimal(items, room, rank_order, tuning, checkpoint)?,
+            (Strategy::Density, true) => {
+                let sets = (&set_of, units.sets());
+                variant_density(items, sets, room, rank_order, piece, checkpoint)?
+            }
+            (_, true) => {
+                let sets = (&set_of, units.sets());
+                variant_optimal(items, sets, room, rank_order, piece, checkpoint)?
+            }
         };
         packer.candidates_bound = Some(chosen.bound);
         let mut sorting = Sorting {
@@ -334,16 +404,14 @@ impl UnitPacker {
             self.top.get_or_insert(unit);
             self.smallest = Some(self.smallest.map_or(tokens, |least| least.min(tokens)));
             self.zero_token_seen += usize::from(tokens == 0);
-            let fits = tokens <= self.remaining;
-            if let Some(walked) = &mut self.walked {
-                let reason = if fits { Reason::Fits } else { Reason::NoRoom };
-                walked.push((unit, reason, self.remaining));
-            }
-            if fits {
-                self.remaining -= tokens;
-                self.kept.push(unit);
-            } else if walked.strategy == Strategy::Prefix {
-                self.done = true;
+            let set = units.set_of(unit);
+            if set != NO_SET && self.taken_set(set, units) {
+                // Its variant set has a kept unit: passed over, and prefix goes on.
+                if let Some(walked) = &mut self.walked {
+                    walked.push((unit, Reason::VariantKept, self.remaining));
+                }
+            } else {
+                self.walk_unit(unit, tokens, set, walked.strategy);
             }
             // Explaining walks on: every unit gets its reason and what was left.
             if self.remaining == 0
@@ -354,6 +422,32 @@ impl UnitPacker {
             }
         }
         !self.done
+    }
+
+    /// Whether the walk kept a unit of variant set `set`.
+    fn taken_set(&mut self, set: u32, units: &Units) -> bool {
+        if self.taken.is_empty() {
+            self.taken = vec![false; units.sets()];
+        }
+        self.taken[set as usize]
+    }
+
+    /// Keeps `unit` if it fits what is left, or says why not.
+    fn walk_unit(&mut self, unit: u32, tokens: u128, set: u32, strategy: Strategy) {
+        let fits = tokens <= self.remaining;
+        if let Some(walked) = &mut self.walked {
+            let reason = if fits { Reason::Fits } else { Reason::NoRoom };
+            walked.push((unit, reason, self.remaining));
+        }
+        if fits {
+            self.remaining -= tokens;
+            self.kept.push(unit);
+            if set != NO_SET {
+                self.taken[set as usize] = true;
+            }
+        } else if strategy == Strategy::Prefix {
+            self.done = true;
+        }
     }
 
     /// The kept units (required ones first, then the walk's), or the refusal the overflow
@@ -522,6 +616,8 @@ impl Finished {
             .map(|unit| {
                 let (kept, reason) = if units.required[unit] {
                     (true, Reason::Required)
+                } else if walked.settled.get(unit) == Some(&true) {
+                    (false, Reason::VariantKept)
                 } else if !walked.candidate[unit] {
                     (false, Reason::BelowMinRelevance)
                 } else if self.budget == 0 {
@@ -556,9 +652,28 @@ impl Finished {
                     };
                 }
             }
+            let mut kept_sets = vec![false; units.sets()];
             for &unit in &self.kept[self.required_count..] {
                 decisions[unit as usize].kept = true;
                 decisions[unit as usize].reason = Reason::Chosen;
+                let set = units.set_of(unit);
+                if set != NO_SET {
+                    kept_sets[set as usize] = true;
+                }
+            }
+            // A unit kept alone over budget was not chosen: its set's others are told as
+            // the walks in rank order tell them.
+            if units.has_variants() && self.top_over_budget.is_none() {
+                for (unit, decision) in decisions.iter_mut().enumerate() {
+                    let set = units.set_of(unit as u32);
+                    if walked.candidate[unit]
+                        && !decision.kept
+                        && set != NO_SET
+                        && kept_sets[set as usize]
+                    {
+                        decision.reason = Reason::VariantKept;
+                    }
+                }
             }
         }
         if let Some(top) = self.top_over_budget {
@@ -592,7 +707,8 @@ mod tests {
         marks.push(3, b"g", 0);
         let groups = marks.into_groups(&entries, &[1, 2, 3, 4], &ids, 1);
         let mut checkpoint = Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO);
-        let units = Units::new(&entries, &[1, 2, 3, 4], &[3], groups, &mut checkpoint).unwrap();
+        let units =
+            Units::new(&entries, &[1, 2, 3, 4], &[3], groups, None, &mut checkpoint).unwrap();
         assert_eq!(units.len(), 3);
         assert!(!units.is_empty());
         let group = units.unit_of(3);
@@ -604,7 +720,8 @@ mod tests {
         assert_eq!(units.lead(group), 1);
         assert_eq!(units.ranking_entry(group).index, group);
         assert_eq!(units.ranking_entry(group).sort_key(), entries[1].sort_key());
-        let none = Units::new(&[], &[], &[], Groups::default(), &mut checkpoint).unwrap();
+        let none = Units::new(&[], &[], &[], Groups::default(), None, &mut checkpoint);
+        let none = none.unwrap();
         assert!(none.is_empty());
     }
 }

@@ -1,0 +1,776 @@
+//! `optimal` with variant sets: the multiple-choice knapsack, each class (a variant set, or a
+//! unit of none) keeping at most one of its units, under the tie rule of `optimal` (most
+//! value, then fewest tokens, then the set that keeps the better-ranked unit at the first rank
+//! where two differ).
+//!
+//! First a set within the capacity: each class climbs its convex hull a step at a time, the
+//! steps of all classes by value per token, while a step fits; the first step that does not
+//! fit gives a price per token (the relaxation's, as in Sinha and Zoltners). At that price a
+//! class adds at most its best margin (value less the price of its tokens, or 0 for none of
+//! it): choices that would lose more than that bound exceeds the set's value are dropped, and
+//! a class left with one choice, none of it ruled out too, is decided (Dembo and Hammer's
+//! reduction, for classes). The rest is a dynamic program over Pareto states (tokens, value),
+//! a class at a time, where a state the bound says cannot reach the set's value is cut. Every
+//! cut is strict, so no set of most value is lost; of two states alike in tokens and value,
+//! the one the tie rule prefers stays, found by walking their choices back to where they part.
+
+use std::cmp::Ordering;
+
+use crate::core::interrupt::{Checkpoint, Interrupted};
+use crate::core::select::by_value::Chosen;
+use crate::core::select::pieces::sort_in_pieces;
+use crate::core::select::value::{density_order, Item};
+use crate::core::select::variants::bound::{hull_steps, multiple_choice_bound, upper_hull};
+use crate::core::select::variants::sets::Classes;
+
+const NONE: u32 = u32::MAX;
+
+/// The canonical optimal set of `items` within `capacity`; `set_of` gives a unit's variant set
+/// among `sets` and `rank_order` compares two units' ranks.
+pub fn optimal(
+    items: Vec<Item>,
+    (set_of, sets): (&impl Fn(u32) -> u32, usize),
+    capacity: u128,
+    rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
+    sort_piece: usize,
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<Chosen, Interrupted> {
+    let mut classes = Classes::new(&items, set_of, sets);
+    let bound = multiple_choice_bound(&mut classes, capacity, checkpoint)?;
+    let fitting: Vec<Item> = items
+        .into_iter()
+        .filter(|item| item.tokens <= capacity)
+        .collect();
+    let ranks = Ranks::new(&fitting, rank_order, sort_piece, checkpoint)?;
+    let mut classes = Classes::new(&fitting, set_of, sets);
+    drop(fitting);
+    let mut useful: Vec<Vec<Item>> = Vec::new();
+    for class in 0..classes.len() {
+        checkpoint.tick()?;
+        let members = &mut classes.items[classes.starts[class]..classes.starts[class + 1]];
+        let kept = useful_members(members, &ranks);
+        if !kept.is_empty() {
+            useful.push(kept);
+        }
+    }
+    drop(classes);
+    let mut chosen = Chosen {
+        bound,
+        ..Chosen::default()
+    };
+    let (reached, price) = filled_by_steps(&useful, capacity, sort_piece, checkpoint)?;
+    let prices = Prices::new(price, &useful, capacity, reached);
+    let (fixed, open) = prices.reduce(useful);
+    for item in &fixed {
+        chosen.add(item);
+    }
+    let fixed_tokens: u128 = fixed.iter().map(|item| item.tokens).sum();
+    let best = best_state(
+        &open,
+        fixed_tokens,
+        chosen.value,
+        capacity,
+        &prices,
+        &ranks,
+        checkpoint,
+    )?;
+    for item in best {
+        chosen.add(&item);
+    }
+    Ok(chosen)
+}
+
+/// Each unit's place in the ranking of the fitting units (0 the best).
+struct Ranks(Vec<u32>);
+
+impl Ranks {
+    fn new(
+        items: &[Item],
+        rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
+        sort_piece: usize,
+        checkpoint: &mut Checkpoint<'_>,
+    ) -> Result<Ranks, Interrupted> {
+        let mut ranked: Vec<u32> = items.iter().map(|item| item.unit).collect();
+        sort_in_pieces(
+            &mut ranked,
+            |a, b| rank_order(*a, *b),
+            sort_piece,
+            false,
+            checkpoint,
+        )?;
+        let most = ranked.iter().max().map_or(0, |&unit| unit as usize + 1);
+        let mut ranks = vec![NONE; most];
+        for (rank, &unit) in ranked.iter().enumerate() {
+            ranks[unit as usize] = rank as u32;
+        }
+        Ok(Ranks(ranks))
+    }
+
+    fn of(&self, unit: u32) -> u32 {
+        self.0[unit as usize]
+    }
+}
+
+/// The members some set of most value may keep: each worth more than every member of no more
+/// tokens (ties by rank), and each worth something or free. The others are beaten, in every
+/// set, by a member of the class or by keeping none of it.
+fn useful_members(members: &mut [Item], ranks: &Ranks) -> Vec<Item> {
+    members.sort_unstable_by(|a, b| {
+        let by_size = a.tokens.cmp(&b.tokens).then(b.value.cmp(&a.value));
+        by_size.then_with(|| ranks.of(a.unit).cmp(&ranks.of(b.unit)))
+    });
+    let mut useful = Vec::new();
+    let mut best = None;
+    for member in members.iter() {
+        if best.is_none_or(|best| member.value > best) && (member.value > 0 || member.tokens == 0) {
+            useful.push(*member);
+            best = Some(member.value);
+        }
+    }
+    useful
+}
+
+/// The value of a set within `capacity` (each class climbs its hull a step at a time, the
+/// steps of all classes by value per token, while a step fits), and the step of the
+/// relaxation that first does not fit, as (value, tokens): its value per token is the price.
+fn filled_by_steps(
+    classes: &[Vec<Item>],
+    capacity: u128,
+    sort_piece: usize,
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<(u128, Option<(u64, u128)>), Interrupted> {
+    // (step, class, level)
+    let mut steps: Vec<(Item, u32, u32)> = Vec::new();
+    let mut hull_values: Vec<Vec<u64>> = Vec::with_capacity(classes.len());
+    let mut class_steps = Vec::new();
+    for (number, members) in classes.iter().enumerate() {
+        checkpoint.tick()?;
+        let hull = upper_hull(&mut members.clone());
+        class_steps.clear();
+        hull_steps(&hull, &mut class_steps);
+        for (level, step) in class_steps.iter().enumerate() {
+            steps.push((*step, number as u32, level as u32 + 1));
+        }
+        hull_values.push(hull.iter().map(|vertex| vertex.value).collect());
+    }
+    let order = |a: &(Item, u32, u32), b: &(Item, u32, u32)| {
+        density_order(&a.0, &b.0).then((a.1, a.2).cmp(&(b.1, b.2)))
+    };
+    sort_in_pieces(&mut steps, order, sort_piece, false, checkpoint)?;
+    let mut levels = vec![0u32; classes.len()];
+    let mut left = capacity;
+    let mut price = None;
+    for (step, class, level) in steps {
+        if step.tokens > left {
+            price.get_or_insert((step.value, step.tokens));
+        } else if levels[class as usize] == level - 1 {
+            levels[class as usize] = level;
+            left -= step.tokens;
+        }
+    }
+    let reached = hull_values
+        .iter()
+        .zip(&levels)
+        .filter(|(_, &level)| level > 0)
+        .map(|(values, &level)| u128::from(values[level as usize - 1]))
+        .sum();
+    Ok((reached, price))
+}
+
+/// A price per token, `price / per`, and what it bounds: at it, a set keeps at most its
+/// margins (value less the price of its tokens, or 0) plus the price of the capacity. All of
+/// it times `per`, in integers; the price falls to 0 where the products might not fit.
+struct Prices {
+    price: i128,
+    per: i128,
+    capacity: i128,
+    /// `per` times the value of the set found first.
+    floor: i128,
+}
+
+impl Prices {
+    fn new(
+        step: Option<(u64, u128)>,
+        classes: &[Vec<Item>],
+        capacity: u128,
+        reached: u128,
+    ) -> Self {
+        let total_value: u128 = classes
+            .iter()
+            .flatten()
+            .map(|item| u128::from(item.value))
+            .sum();
+        let total_tokens: u128 = classes.iter().flatten().map(|item| item.tokens).sum();
+        let (price, per) = step.map_or((0, 1), |(value, tokens)| (u128::from(value), tokens));
+        let limit = 1u128 << 124;
+        let fits = |a: u128, b: u128| a.checked_mul(b).is_some_and(|product| product < limit);
+        let capacity = capacity.min(total_tokens);
+        let (price, per) = if fits(per, total_value) && fits(price, total_tokens + 1) {
+            (price as i128, per as i128)
+        } else {
+            (0, 1)
+        };
+        Prices {
+            price,
+            per,
+            capacity: capacity as i128,
+            floor: reached as i128 * per,
+        }
+    }
+
+    fn margin(&self, item: &Item) -> i128 {
+        item.value as i128 * self.per - self.price * item.tokens as i128
+    }
+
+    /// The classes' items decided by the bound (`fixed`), and the classes left open with
+    /// their choices that may still be in a set of most value.
+    fn reduce(&self, classes: Vec<Vec<Item>>) -> (Vec<Item>, Vec<OpenClass>) {
+        let best = |members: &[Item]| {
+            members
+                .iter()
+                .map(|m| self.margin(m))
+                .max()
+                .unwrap_or(0)
+                .max(0)
+        };
+        let slack = classes.iter().map(|members| best(members)).sum::<i128>()
+            + self.price * self.capacity
+            - self.floor;
+        let mut fixed = Vec::new();
+        let mut open = Vec::new();
+        for members in classes {
+            let most = best(&members);
+            let kept: Vec<Item> = members
+                .into_iter()
+                .filter(|member| most - self.margin(member) <= slack)
+                .collect();
+            match &kept[..] {
+                [only] if most > slack => fixed.push(*only),
+                [] => {}
+                _ => open.push(OpenClass {
+                    members: kept,
+                    best: most,
+                }),
+            }
+        }
+        (fixed, open)
+    }
+}
+
+struct OpenClass {
+    members: Vec<Item>,
+    /// The class's best margin.
+    best: i128,
+}
+
+/// One set of the dynamic program: its tokens and value, and its choices (a chain of nodes).
+#[derive(Debug, Clone, Copy)]
+struct State {
+    tokens: u128,
+    value: u128,
+    node: u32,
+}
+
+/// A unit chosen in the class at `level`, after the choices of `parent`.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    parent: u32,
+    unit: u32,
+    level: u32,
+}
+
+/// A state grown from one of the states before: `parent`'s choices and `unit` ([`NONE`]: none
+/// of this class).
+#[derive(Debug, Clone, Copy)]
+struct Grown {
+    tokens: u128,
+    value: u128,
+    parent: u32,
+    unit: u32,
+}
+
+struct Choices<'r> {
+    nodes: Vec<Node>,
+    /// How many nodes the states reached at the last collection.
+    reached: usize,
+    ranks: &'r Ranks,
+}
+
+impl Choices<'_> {
+    /// Whether the tie rule prefers `a`'s set to `b`'s (the two alike in tokens and value):
+    /// the one that keeps the better-ranked unit where they differ.
+    fn prefers(&self, a: &Grown, b: &Grown) -> bool {
+        let mut best: Option<(u32, bool)> = None;
+        let mut differ = |unit: u32, in_a: bool| {
+            if unit != NONE {
+                let rank = self.ranks.of(unit);
+                if best.is_none_or(|(best, _)| rank < best) {
+                    best = Some((rank, in_a));
+                }
+            }
+        };
+        if a.unit != b.unit {
+            differ(a.unit, true);
+            differ(b.unit, false);
+        }
+        let level = |node: u32| {
+            if node == NONE {
+                -1
+            } else {
+                i64::from(self.nodes[node as usize].level)
+            }
+        };
+        let (mut x, mut y) = (a.parent, b.parent);
+        while x != y {
+            let (lx, ly) = (level(x), level(y));
+            if lx >= ly {
+                let node = self.nodes[x as usize];
+                if lx == ly {
+                    let other = self.nodes[y as usize];
+                    if node.unit != other.unit {
+                        differ(node.unit, true);
+                        differ(other.unit, false);
+                    }
+                    y = other.parent;
+                } else {
+                    differ(node.unit, true);
+                }
+                x = node.parent;
+            } else {
+                let node = self.nodes[y as usize];
+                differ(node.unit, false);
+                y = node.parent;
+            }
+        }
+        best.is_some_and(|(_, in_a)| in_a)
+    }
+
+    /// Drops the nodes no state reaches, once they may be half of all.
+    fn collect(&mut self, states: &mut [State]) {
+        if self.nodes.len() < 2 * (self.reached + states.len()) + 1024 {
+            return;
+        }
+        let mut moved = vec![NONE; self.nodes.len()];
+        for state in states.iter() {
+            let mut node = state.node;
+            while node != NONE && moved[node as usize] == NONE {
+                moved[node as usize] = 0;
+                node = self.nodes[node as usize].parent;
+            }
+        }
+        // A parent comes before its children, so its new place is known first.
+        let mut kept = 0;
+        for at in 0..self.nodes.len() {
+            if moved[at] != NONE {
+                let mut node = self.nodes[at];
+                if node.parent != NONE {
+                    node.parent = moved[node.parent as usize];
+                }
+                self.nodes[kept] = node;
+                moved[at] = kept as u32;
+                kept += 1;
+            }
+        }
+        self.nodes.truncate(kept);
+        self.reached = kept;
+        for state in states.iter_mut().filter(|state| state.node != NONE) {
+            state.node = moved[state.node as usize];
+        }
+    }
+}
+
+/// The canonical best set of the open classes, after fixed items of `tokens` and `value`.
+fn best_state(
+    open: &[OpenClass],
+    tokens: u128,
+    value: u128,
+    capacity: u128,
+    prices: &Prices,
+    ranks: &Ranks,
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<Vec<Item>, Interrupted> {
+    // What the classes after each could add at most, in margins.
+    let mut after = vec![0i128; open.len() + 1];
+    for at in (0..open.len()).rev() {
+        after[at] = after[at + 1] + open[at].best;
+    }
+    let mut choices = Choices {
+        nodes: Vec::new(),
+        reached: 0,
+        ranks,
+    };
+    let mut states = vec![State {
+        tokens,
+        value,
+        node: NONE,
+    }];
+    let mut grown: Vec<Grown> = Vec::new();
+    for (level, class) in open.iter().enumerate() {
+        checkpoint.check()?;
+        grown.clear();
+        grown.extend(states.iter().map(|state| Grown {
+            tokens: state.tokens,
+            value: state.value,
+            parent: state.node,
+            unit: NONE,
+        }));
+        for member in &class.members {
+            for state in &states {
+                checkpoint.tick()?;
+                if state.tokens + member.tokens > capacity {
+                    break; // states come by tokens
+                }
+                grown.push(Grown {
+                    tokens: state.tokens + member.tokens,
+                    value: state.value + u128::from(member.value),
+                    parent: state.node,
+                    unit: member.unit,
+                });
+            }
+        }
+        grown.sort_unstable_by(|a, b| a.tokens.cmp(&b.tokens).then(b.value.cmp(&a.value)));
+        states.clear();
+        let rest = after[level + 1];
+        let mut last_value = None;
+        let mut at = 0;
+        while at < grown.len() {
+            let mut end = at + 1;
+            while end < grown.len()
+                && grown[end].tokens == grown[at].tokens
+                && grown[end].value == grown[at].value
+            {
+                end += 1;
+            }
+            let (tokens, value) = (grown[at].tokens, grown[at].value);
+            // A later set has at least the tokens of every earlier one: it survives only with
+            // strictly more value; and only while it can still reach the set found first.
+            let reaches = value as i128 * prices.per
+                + prices.price * (capacity - tokens).min(prices.capacity as u128) as i128
+                + rest
+                >= prices.floor;
+            if last_value.is_none_or(|last| value > last) && reaches {
+                let mut pick = grown[at];
+                for other in &grown[at + 1..end] {
+                    if choices.prefers(other, &pick) {
+                        pick = *other;
+                    }
+                }
+                let node = if pick.unit == NONE {
+                    pick.parent
+                } else {
+                    choices.nodes.push(Node {
+                        parent: pick.parent,
+                        unit: pick.unit,
+                        level: level as u32,
+                    });
+                    (choices.nodes.len() - 1) as u32
+                };
+                states.push(State {
+                    tokens,
+                    value,
+                    node,
+                });
+            }
+            if last_value.is_none_or(|last| value > last) {
+                last_value = Some(value);
+            }
+            at = end;
+        }
+        choices.collect(&mut states);
+    }
+    let best = states
+        .last()
+        .copied()
+        .expect("the set found first, or a better one, stays");
+    let mut items = Vec::new();
+    let mut node = best.node;
+    while node != NONE {
+        let Node {
+            parent,
+            unit,
+            level,
+        } = choices.nodes[node as usize];
+        let members = &open[level as usize].members;
+        items.extend(members.iter().filter(|member| member.unit == unit));
+        node = parent;
+    }
+    Ok(items)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::interrupt::Uninterrupted;
+    use crate::core::select::value::tests::item;
+    use crate::core::select::variants::sets::NO_SET;
+
+    fn checkpoint() -> Checkpoint<'static> {
+        Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO)
+    }
+
+    fn units(items: &[Item]) -> Vec<u32> {
+        items.iter().map(|item| item.unit).collect()
+    }
+
+    /// Ranks by unit number, for units up to `count`.
+    fn ranks(count: u32) -> Ranks {
+        Ranks((0..count).collect())
+    }
+
+    #[test]
+    fn useful_members_are_worth_more_than_every_smaller_one_and_something_or_free() {
+        let mut members = vec![
+            item(0, 5, 3),
+            item(1, 5, 3), // as good as 0, ranked below it
+            item(2, 4, 2),
+            item(3, 0, 4), // worth nothing, costs tokens
+            item(4, 0, 0), // free
+            item(5, 7, 9),
+            item(6, 6, 9),
+        ];
+        assert_eq!(
+            units(&useful_members(&mut members, &ranks(7))),
+            [4, 2, 0, 5]
+        );
+        // A member worth nothing that costs tokens is of no use even first.
+        let mut members = vec![item(0, 0, 1), item(1, 3, 2)];
+        assert_eq!(units(&useful_members(&mut members, &ranks(2))), [1]);
+    }
+
+    #[test]
+    fn the_first_set_climbs_hulls_by_value_per_token_while_steps_fit() {
+        // A: steps (6 for 3), then (4 for 5); B: (8 for 4); C: (1 for 5). Within 8: A's
+        // first step, B's (A's came first among equals), then A's second does not fit and
+        // prices the rest.
+        let classes = vec![
+            vec![item(0, 6, 3), item(1, 10, 8)],
+            vec![item(2, 8, 4)],
+            vec![item(3, 1, 5)],
+        ];
+        let found = filled_by_steps(&classes, 8, 2, &mut checkpoint()).unwrap();
+        assert_eq!(found, (14, Some((4, 5))));
+        let found = filled_by_steps(&classes, 20, 2, &mut checkpoint()).unwrap();
+        assert_eq!(found, (19, None));
+        // B's step fits exactly what A's first leaves.
+        let found = filled_by_steps(&classes, 7, 2, &mut checkpoint()).unwrap();
+        assert_eq!(found, (14, Some((4, 5))));
+        // A step whose level before it did not fit is not taken, even where it fits.
+        let classes = vec![vec![item(0, 8, 4), item(1, 9, 6)]];
+        let found = filled_by_steps(&classes, 3, 2, &mut checkpoint()).unwrap();
+        assert_eq!(found, (0, Some((8, 4))));
+        // A later class's step taken after one that did not fit.
+        let classes = vec![vec![item(0, 9, 9)], vec![item(1, 2, 1), item(2, 3, 5)]];
+        let found = filled_by_steps(&classes, 5, 2, &mut checkpoint()).unwrap();
+        assert_eq!(found, (3, Some((9, 9))));
+    }
+
+    #[test]
+    fn the_price_decides_classes_and_drops_choices() {
+        // As above within 8: reached 14 at a price of 4 per 5 tokens. Margins (times 5): A's
+        // both 18, B's 24, C's -15; slack 18 + 24 + 4 * 8 - 70 = 4. B alone beats none by
+        // more: decided; C cannot be in a set of 14; A stays open with both.
+        let classes = vec![
+            vec![item(0, 6, 3), item(1, 10, 8)],
+            vec![item(2, 8, 4)],
+            vec![item(3, 1, 5)],
+        ];
+        let prices = Prices::new(Some((4, 5)), &classes, 8, 14);
+        assert_eq!(
+            (prices.price, prices.per, prices.capacity, prices.floor),
+            (4, 5, 8, 70)
+        );
+        assert_eq!(prices.margin(&item(0, 6, 3)), 18);
+        let (fixed, open) = prices.reduce(classes);
+        assert_eq!(units(&fixed), [2]);
+        assert_eq!(open.len(), 1);
+        assert_eq!((units(&open[0].members), open[0].best), (vec![0, 1], 18));
+        // The capacity counts no further than all the tokens.
+        let prices = Prices::new(Some((4, 5)), &[vec![item(0, 6, 3)]], 1 << 100, 6);
+        assert_eq!(prices.capacity, 3);
+        // Products that might not fit: no price.
+        let huge = vec![vec![item(0, u64::MAX, 1 << 90)]];
+        let prices = Prices::new(Some((u64::MAX, 1 << 90)), &huge, 1 << 91, 0);
+        assert_eq!((prices.price, prices.per), (0, 1));
+    }
+
+    #[test]
+    fn the_tie_rule_walks_choices_back_to_where_they_part() {
+        // Sets built over three classes: a chose units 5 then 1; b chose 2 then 3.
+        let mut choices = Choices {
+            nodes: Vec::new(),
+            reached: 0,
+            ranks: &ranks(8),
+        };
+        fn chain(nodes: &mut Vec<Node>, units: &[(u32, u32)]) -> u32 {
+            let mut parent = NONE;
+            for &(unit, level) in units {
+                nodes.push(Node {
+                    parent,
+                    unit,
+                    level,
+                });
+                parent = (nodes.len() - 1) as u32;
+            }
+            parent
+        }
+        let a = chain(&mut choices.nodes, &[(5, 0), (1, 1)]);
+        let b = chain(&mut choices.nodes, &[(2, 0), (3, 1)]);
+        let shared = chain(&mut choices.nodes, &[(4, 0)]);
+        let c = chain(&mut choices.nodes, &[(6, 1)]);
+        let grown = |parent, unit| Grown {
+            tokens: 0,
+            value: 0,
+            parent,
+            unit,
+        };
+        // Unit 1 is the best-ranked difference: a's.
+        assert!(choices.prefers(&grown(a, NONE), &grown(b, NONE)));
+        assert!(!choices.prefers(&grown(b, NONE), &grown(a, NONE)));
+        // This class's choices differ alone: unit 0 beats unit 7, and any unit none.
+        assert!(choices.prefers(&grown(shared, 0), &grown(shared, 7)));
+        assert!(choices.prefers(&grown(shared, 7), &grown(shared, NONE)));
+        assert!(!choices.prefers(&grown(shared, NONE), &grown(shared, 7)));
+        // A choice this class made against an earlier one: unit 0 now beats a's unit 1.
+        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE)));
+        // Chains of different lengths: a (5, 1) against (4) with 6 now.
+        assert!(choices.prefers(&grown(a, NONE), &grown(c, NONE)));
+    }
+
+    #[test]
+    fn many_classes_match_the_exact_table_and_unreached_choices_are_collected() {
+        // Hundreds of classes of small units: the states' choices pile up past what
+        // collection waits for. The set's value and tokens against a table over tokens.
+        let mut rng = crate::core::select::compress::tests::Lcg(3);
+        for case in 0..4 {
+            let count = 300 + 100 * case;
+            let items: Vec<Item> = (0..count)
+                .map(|unit| item(unit, 1 + rng.below(40), u128::from(1 + rng.below(12))))
+                .collect();
+            let sets = (count / 3) as usize;
+            let set_of = |unit: u32| {
+                if unit % 5 == 4 {
+                    NO_SET
+                } else {
+                    unit % sets as u32
+                }
+            };
+            let capacity = 40 + 30 * case as u128;
+            let by_number = |a: u32, b: u32| a.cmp(&b);
+            let chosen = optimal(
+                items.clone(),
+                (&set_of, sets),
+                capacity,
+                &by_number,
+                64,
+                &mut checkpoint(),
+            )
+            .unwrap();
+            let tokens: u128 = chosen.units.iter().map(|&u| items[u as usize].tokens).sum();
+            // Per set at most one: most value within each number of tokens.
+            let mut classes: std::collections::BTreeMap<u32, Vec<Item>> = Default::default();
+            for item in &items {
+                let key = match set_of(item.unit) {
+                    NO_SET => sets as u32 + item.unit,
+                    set => set,
+                };
+                classes.entry(key).or_default().push(*item);
+            }
+            let mut best = vec![None::<u128>; capacity as usize + 1];
+            best[0] = Some(0);
+            for class in classes.values() {
+                let before = best.clone();
+                for member in class {
+                    for (used, value) in before.iter().enumerate() {
+                        let Some(value) = value else { continue };
+                        let total = used + member.tokens as usize;
+                        if total <= capacity as usize {
+                            let value = value + u128::from(member.value);
+                            if best[total].is_none_or(|known| known < value) {
+                                best[total] = Some(value);
+                            }
+                        }
+                    }
+                }
+            }
+            let most = best.iter().flatten().max().copied().unwrap();
+            let fewest = best.iter().position(|&value| value == Some(most)).unwrap();
+            assert_eq!(
+                (chosen.value, tokens),
+                (most, fewest as u128),
+                "case {case}"
+            );
+            let mut taken_sets: Vec<u32> = chosen
+                .units
+                .iter()
+                .map(|&u| set_of(u))
+                .filter(|&set| set != NO_SET)
+                .collect();
+            let kept = taken_sets.len();
+            taken_sets.sort_unstable();
+            taken_sets.dedup();
+            assert_eq!(taken_sets.len(), kept, "case {case}");
+        }
+    }
+
+    #[test]
+    fn collection_keeps_exactly_the_choices_states_reach() {
+        let ranks = ranks(4);
+        let mut choices = Choices {
+            nodes: Vec::new(),
+            reached: 0,
+            ranks: &ranks,
+        };
+        // A long chain of dropped choices, then two states sharing a parent.
+        for at in 0..3000u32 {
+            let parent = if at == 0 { NONE } else { at - 1 };
+            choices.nodes.push(Node {
+                parent,
+                unit: 3,
+                level: at,
+            });
+        }
+        let root = choices.nodes.len() as u32;
+        choices.nodes.push(Node {
+            parent: NONE,
+            unit: 0,
+            level: 0,
+        });
+        for unit in [1, 2] {
+            choices.nodes.push(Node {
+                parent: root,
+                unit,
+                level: 1,
+            });
+        }
+        let state = |node| State {
+            tokens: 0,
+            value: 0,
+            node,
+        };
+        let mut states = vec![state(root + 1), state(root + 2), state(NONE)];
+        choices.collect(&mut states);
+        assert_eq!(choices.nodes.len(), 3);
+        assert_eq!(choices.reached, 3);
+        let chain = |mut node: u32| {
+            let mut units = Vec::new();
+            while node != NONE {
+                units.push(choices.nodes[node as usize].unit);
+                node = choices.nodes[node as usize].parent;
+            }
+            units
+        };
+        assert_eq!(chain(states[0].node), [1, 0]);
+        assert_eq!(chain(states[1].node), [2, 0]);
+        assert_eq!(states[2].node, NONE);
+        // Too few unreached nodes to be worth a pass: they stay until there are more.
+        for unit in 0..10 {
+            choices.nodes.push(Node {
+                parent: NONE,
+                unit,
+                level: 0,
+            });
+        }
+        choices.collect(&mut states);
+        assert_eq!(choices.nodes.len(), 13);
+    }
+}

@@ -1,0 +1,351 @@
+//! The variant strategies against brute force over small generated inputs, and the sets and
+//! hulls they are built on.
+
+use std::cmp::Ordering;
+use std::time::Duration;
+
+use super::bound::{multiple_choice_bound, upper_hull};
+use super::density::density;
+use super::optimal::optimal;
+use super::sets::{Classes, NO_SET};
+use crate::core::interrupt::tests::InterruptAt;
+use crate::core::interrupt::{Checkpoint, Uninterrupted};
+use crate::core::select::by_value::Chosen;
+use crate::core::select::compress::tests::Lcg;
+use crate::core::select::value::tests::item;
+use crate::core::select::value::Item;
+
+/// Units rank by their number.
+fn by_number(a: u32, b: u32) -> Ordering {
+    a.cmp(&b)
+}
+
+fn checkpoint() -> Checkpoint<'static> {
+    Checkpoint::new(&Uninterrupted, Duration::ZERO)
+}
+
+/// A generated case: items numbered 0.., each in one of `sets` sets or none.
+struct Case {
+    items: Vec<Item>,
+    set_of: Vec<u32>,
+    sets: usize,
+    capacity: u128,
+}
+
+impl Case {
+    fn generated(rng: &mut Lcg, most: u64) -> Case {
+        let len = 1 + rng.below(most) as usize;
+        let sets = 1 + rng.below(4) as usize;
+        // Few distinct values and sizes, so that ties of every kind come up.
+        let (values, sizes) = (
+            [1 + rng.below(6), 1 << 32][rng.below(2) as usize],
+            1 + rng.below(9),
+        );
+        let items: Vec<Item> = (0..len as u32)
+            .map(|unit| {
+                item(
+                    unit,
+                    rng.below(values + 1),
+                    u128::from(rng.below(sizes + 1)),
+                )
+            })
+            .collect();
+        let set_of = (0..len)
+            .map(|_| match rng.below(sets as u64 + 2) as usize {
+                set if set < sets => set as u32,
+                _ => NO_SET,
+            })
+            .collect();
+        let total: u128 = items.iter().map(|item| item.tokens).sum();
+        Case {
+            items,
+            set_of,
+            sets,
+            capacity: u128::from(rng.below(total as u64 + 2)),
+        }
+    }
+
+    fn set_of(&self) -> impl Fn(u32) -> u32 + '_ {
+        |unit| self.set_of[unit as usize]
+    }
+
+    /// The classes as lists of item positions.
+    fn classes(&self) -> Vec<Vec<usize>> {
+        let mut classes: Vec<Vec<usize>> = vec![Vec::new(); self.sets];
+        let mut alone = Vec::new();
+        for (at, &set) in self.set_of.iter().enumerate() {
+            if set == NO_SET {
+                alone.push(vec![at]);
+            } else {
+                classes[set as usize].push(at);
+            }
+        }
+        classes.retain(|class| !class.is_empty());
+        classes.extend(alone);
+        classes
+    }
+
+    /// The canonical optimum by trying every choice: most value, then fewest tokens, then
+    /// the better-ranked unit where two differ (a mask with the best rank highest).
+    fn brute_optimum(&self) -> (u128, u128, u64) {
+        let classes = self.classes();
+        let mut best = (0u128, 0u128, 0u64);
+        let mut choice = vec![0usize; classes.len()];
+        loop {
+            let (mut value, mut tokens, mut mask) = (0u128, 0u128, 0u64);
+            for (class, &pick) in classes.iter().zip(&choice) {
+                if pick > 0 {
+                    let item = self.items[class[pick - 1]];
+                    value += u128::from(item.value);
+                    tokens += item.tokens;
+                    mask |= 1 << (63 - item.unit);
+                }
+            }
+            let better = (value, std::cmp::Reverse(tokens), mask)
+                > (best.0, std::cmp::Reverse(best.1), best.2);
+            if tokens <= self.capacity && better {
+                best = (value, tokens, mask);
+            }
+            let Some(at) = (0..classes.len()).find(|&at| choice[at] < classes[at].len()) else {
+                return best;
+            };
+            choice[..at].fill(0);
+            choice[at] += 1;
+        }
+    }
+
+    /// The floor of the relaxation by its dual: the least, over prices `p / q` at which some
+    /// choice changes, of `p / q * capacity + sum over classes of max(0, v - p / q * t)`.
+    fn dual_bound(&self) -> u128 {
+        let classes = self.classes();
+        let mut prices: Vec<(i128, i128)> = vec![(0, 1)];
+        for class in &classes {
+            for &a in class {
+                let (va, ta) = (self.items[a].value as i128, self.items[a].tokens as i128);
+                if ta > 0 {
+                    prices.push((va, ta));
+                }
+                for &b in class {
+                    let (vb, tb) = (self.items[b].value as i128, self.items[b].tokens as i128);
+                    if ta > tb && va > vb {
+                        prices.push((va - vb, ta - tb));
+                    }
+                }
+            }
+        }
+        let capacity = self.capacity as i128;
+        let at_price = |(p, q): (i128, i128)| {
+            let margins: i128 = classes
+                .iter()
+                .map(|class| {
+                    let best = class.iter().map(|&at| {
+                        self.items[at].value as i128 * q - p * self.items[at].tokens as i128
+                    });
+                    best.max().unwrap_or(0).max(0)
+                })
+                .sum();
+            (p * capacity + margins, q)
+        };
+        let least = prices
+            .into_iter()
+            .map(at_price)
+            .min_by(|a, b| (a.0 * b.1).cmp(&(b.0 * a.1)))
+            .unwrap();
+        (least.0 / least.1) as u128
+    }
+
+    fn mask(&self, chosen: &Chosen) -> (u128, u128, u64) {
+        let tokens = chosen
+            .units
+            .iter()
+            .map(|&u| self.items[u as usize].tokens)
+            .sum();
+        let mask = chosen.units.iter().fold(0, |mask, &u| mask | 1 << (63 - u));
+        (chosen.value, tokens, mask)
+    }
+}
+
+#[test]
+fn optimal_is_the_canonical_optimum_and_its_bound_the_relaxations() {
+    let mut rng = Lcg(11);
+    for case_number in 0..3000 {
+        let case = Case::generated(&mut rng, 12);
+        let set_of = case.set_of();
+        let sets = (&set_of, case.sets);
+        let chosen = optimal(
+            case.items.clone(),
+            sets,
+            case.capacity,
+            &by_number,
+            5,
+            &mut checkpoint(),
+        );
+        let chosen = chosen.unwrap();
+        assert_eq!(
+            case.mask(&chosen),
+            case.brute_optimum(),
+            "case {case_number}"
+        );
+        assert_eq!(chosen.bound, case.dual_bound(), "case {case_number}");
+        let value: u128 = chosen
+            .units
+            .iter()
+            .map(|&u| u128::from(case.items[u as usize].value))
+            .sum();
+        assert_eq!(chosen.value, value);
+    }
+}
+
+#[test]
+fn optimal_ranks_by_the_order_given_not_by_number() {
+    // Two units alike in a set: the better-ranked one is kept, whatever its number.
+    let items = vec![item(0, 5, 3), item(1, 5, 3)];
+    let set_of = |_| 0;
+    for (order, kept) in [
+        (by_number as fn(u32, u32) -> Ordering, 0),
+        (|a: u32, b: u32| b.cmp(&a), 1),
+    ] {
+        let chosen = optimal(
+            items.clone(),
+            (&set_of, 1),
+            10,
+            &order,
+            5,
+            &mut checkpoint(),
+        );
+        assert_eq!(chosen.unwrap().units, vec![kept]);
+    }
+}
+
+#[test]
+fn density_walks_by_value_per_token_passing_over_kept_sets() {
+    let mut rng = Lcg(5);
+    for case_number in 0..3000 {
+        let case = Case::generated(&mut rng, 12);
+        let set_of = case.set_of();
+        let chosen = density(
+            case.items.clone(),
+            (&set_of, case.sets),
+            case.capacity,
+            &by_number,
+            3,
+            &mut checkpoint(),
+        );
+        let chosen = chosen.unwrap();
+        // The reference: a stable sort by exact value per token (zero tokens first), the
+        // walk, then the single unit of most value that fits (the first by number of it).
+        let mut order: Vec<Item> = case.items.clone();
+        order.sort_by(|a, b| match (a.tokens, b.tokens) {
+            (0, 0) => Ordering::Equal,
+            (0, _) => Ordering::Less,
+            (_, 0) => Ordering::Greater,
+            _ => (u128::from(b.value) * a.tokens).cmp(&(u128::from(a.value) * b.tokens)),
+        });
+        let (mut left, mut kept, mut value) = (case.capacity, Vec::new(), 0u128);
+        let mut taken = vec![false; case.sets];
+        for item in order {
+            let set = case.set_of[item.unit as usize];
+            if item.tokens <= left && (set == NO_SET || !taken[set as usize]) {
+                if set != NO_SET {
+                    taken[set as usize] = true;
+                }
+                left -= item.tokens;
+                value += u128::from(item.value);
+                kept.push(item.unit);
+            }
+        }
+        let single = case
+            .items
+            .iter()
+            .filter(|item| item.tokens <= case.capacity);
+        let single = single.fold(None, |best: Option<Item>, item| match best {
+            Some(best) if best.value >= item.value => Some(best),
+            _ => Some(*item),
+        });
+        if let Some(single) = single.filter(|single| u128::from(single.value) > value) {
+            (kept, value) = (vec![single.unit], u128::from(single.value));
+        }
+        let mut units = chosen.units.clone();
+        units.sort_unstable();
+        kept.sort_unstable();
+        assert_eq!((units, chosen.value), (kept, value), "case {case_number}");
+        assert_eq!(chosen.bound, case.dual_bound(), "case {case_number}");
+    }
+}
+
+#[test]
+fn a_hull_keeps_the_points_on_its_upper_edge() {
+    // (value, tokens): (4, 2) lies below the segment from (0, 0) to (9, 3); (9, 6) adds no
+    // value; (13, 8) lies above the segment from (9, 3) to (15, 13).
+    let mut members = vec![
+        item(0, 4, 2),
+        item(1, 9, 3),
+        item(2, 9, 6),
+        item(3, 13, 8),
+        item(4, 15, 13),
+        item(5, 0, 0),
+    ];
+    let hull: Vec<u32> = upper_hull(&mut members)
+        .iter()
+        .map(|item| item.unit)
+        .collect();
+    assert_eq!(hull, vec![1, 3, 4]);
+    // A point exactly on the segment between two others is not a vertex; a free point is.
+    let mut members = vec![item(0, 2, 0), item(1, 4, 2), item(2, 6, 4), item(3, 7, 6)];
+    let hull: Vec<u32> = upper_hull(&mut members)
+        .iter()
+        .map(|item| item.unit)
+        .collect();
+    assert_eq!(hull, vec![0, 2, 3]);
+}
+
+#[test]
+fn classes_hold_a_sets_items_together_and_others_alone() {
+    let items: Vec<Item> = (0..7).map(|unit| item(unit, 1, 1)).collect();
+    let set_of = |unit: u32| [2, NO_SET, 0, 2, NO_SET, 0, 2][unit as usize];
+    let classes = Classes::new(&items, &set_of, 3);
+    let mut found: Vec<Vec<u32>> = (0..classes.len())
+        .map(|class| classes.class(class).iter().map(|item| item.unit).collect())
+        .collect();
+    found.sort();
+    assert_eq!(found, vec![vec![0, 3, 6], vec![1], vec![2, 5], vec![4]]);
+    assert!(!classes.is_empty());
+    assert!(Classes::new(&[], &set_of, 3).is_empty());
+}
+
+#[test]
+fn the_bound_fills_hull_steps_by_value_per_token() {
+    // One set: (value 6, 3 tokens) and (10, 8); a unit alone: (4, 4). Within 5 tokens the
+    // relaxation takes the set's first step (6 for 3), then half of the lone unit (2).
+    let mut classes = Classes::new(
+        &[item(0, 6, 3), item(1, 10, 8), item(2, 4, 4)],
+        &|u| [0, 0, NO_SET][u as usize],
+        1,
+    );
+    assert_eq!(
+        multiple_choice_bound(&mut classes, 5, &mut checkpoint()),
+        Ok(8)
+    );
+    // Within 10: 6, the lone unit (4), then 3/5 of the step (4 for 5 tokens): 12 and 2/5.
+    let mut classes = Classes::new(
+        &[item(0, 6, 3), item(1, 10, 8), item(2, 4, 4)],
+        &|u| [0, 0, NO_SET][u as usize],
+        1,
+    );
+    assert_eq!(
+        multiple_choice_bound(&mut classes, 10, &mut checkpoint()),
+        Ok(12)
+    );
+}
+
+#[test]
+fn optimal_answers_an_interrupt() {
+    let items: Vec<Item> = (0..400)
+        .map(|unit| item(unit, 1 + u64::from(unit % 7), u128::from(1 + unit % 5)))
+        .collect();
+    let set_of = |unit: u32| unit / 3;
+    let interrupt = InterruptAt::new(2);
+    let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
+    let chosen = optimal(items, (&set_of, 134), 200, &by_number, 5, &mut checkpoint);
+    assert!(chosen.is_err());
+}
