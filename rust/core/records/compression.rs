@@ -94,7 +94,9 @@ fn refused(form: Form, starts: &[usize], refusal: Refusal) -> RecordsRefusal {
         },
         Refusal::BudgetExceeded(exceeded) => RecordsRefusal::BudgetExceeded(exceeded),
         Refusal::Interrupted => RecordsRefusal::Interrupted,
-        Refusal::VariantRule(_) => unreachable!("records mark no variant_of yet"),
+        Refusal::VariantRule(rule) => {
+            variant_rule_refused(form, starts, rule.kind, rule.index, rule.first_index)
+        }
     }
 }
 
