@@ -357,33 +357,36 @@ mod tests {
         }
     }
 
-    /// The ends of `text`'s pieces: by the pre-tokenizer with ASCII found by hand, and by
-    /// the regex alone.
-    fn piece_ends(encoding: Encoding, text: &str) -> (Vec<usize>, Vec<usize>) {
-        let loaded = encoding.loaded();
-        let mut find = |rest: &Input<'_>| loaded.pieces.find(rest.clone());
-        let mut ends = Vec::new();
-        let mut at = 0;
-        let _ = loaded.each_piece(text, &mut find, |piece| {
-            at += piece.len();
-            ends.push(at);
-            Ok::<(), Infallible>(())
-        });
-        let mut by_regex = Vec::new();
-        let mut start = 0;
-        while let Some(end) = loaded.regex_piece_end(text, start, &mut find) {
-            by_regex.push(end);
-            start = end;
-            if start == text.len() {
-                break;
-            }
-        }
-        (ends, by_regex)
-    }
-
+    /// Checks, at every byte of `text` where a character starts, that the piece found there
+    /// by hand is the regex's, and is found by hand whenever `text` is ASCII; and that
+    /// `text` is cut as the regex alone cuts it.
     fn assert_same_pieces(text: &str) {
         for encoding in Encoding::ALL {
-            let (ends, by_regex) = piece_ends(encoding, text);
+            let loaded = encoding.loaded();
+            let mut find = |rest: &Input<'_>| loaded.pieces.find(rest.clone());
+            for start in (0..text.len()).filter(|&at| text.is_char_boundary(at)) {
+                let by_regex = loaded.regex_piece_end(text, start, &mut find);
+                match (loaded.ascii_piece_end)(text.as_bytes(), start) {
+                    Some(end) => assert_eq!(Some(end), by_regex, "{encoding:?} {text:?} {start}"),
+                    None => assert!(!text.is_ascii(), "{encoding:?} {text:?} {start}"),
+                }
+            }
+            let mut ends = Vec::new();
+            let mut at = 0;
+            let _ = loaded.each_piece(text, &mut find, |piece| {
+                at += piece.len();
+                ends.push(at);
+                Ok::<(), Infallible>(())
+            });
+            let mut by_regex = Vec::new();
+            let mut start = 0;
+            while start < text.len() {
+                let Some(end) = loaded.regex_piece_end(text, start, &mut find) else {
+                    break;
+                };
+                by_regex.push(end);
+                start = end;
+            }
             assert_eq!(ends, by_regex, "{encoding:?} {text:?}");
         }
     }
