@@ -86,7 +86,7 @@ fn contraction_end(text: &[u8], at: usize) -> Option<usize> {
 
 /// `\p{N}{1,3}` at `at`, a digit.
 fn digits_end(text: &[u8], at: usize) -> Option<usize> {
-    let mut end = at + 1;
+    let mut end = at;
     while end < at + 3 {
         match class(text, end) {
             Class::Digit => end += 1,
