@@ -12,6 +12,7 @@ import functools
 import json
 import math
 import random
+import time
 from collections.abc import Callable, Sequence
 from statistics import mean
 
@@ -261,3 +262,25 @@ def test_packing_10000_messages_beside_building_them(kind: str) -> None:
         # The adapter's own work (shapes, tool groups, selection, the messages picked out);
         # counting the text is the tokenizer's, and grows with the text, not the messages.
         assert callable_time <= 2 * build_time
+
+
+def test_a_runnable_on_a_history_grown_by_a_turn_beside_building_it(kind: str) -> None:
+    """A chain sends the history again each turn, grown: the Runnable counts only the new
+    messages."""
+    spec, messages, budget = big_spec(kind), big_history(kind), quarter_budget(kind)
+    earlier = messages[:-50]
+
+    def grown_call() -> float:
+        packer = pack_messages(skeleton_budget=budget, token_counter=COUNTER)
+        packer.invoke(earlier)
+        started = time.perf_counter()
+        packer.invoke(messages)
+        return time.perf_counter() - started
+
+    (build_time,) = best_times(lambda: build(spec))
+    grown_time = min(grown_call() for _ in range(5))
+    print(
+        f"\n{kind}: building {build_time * 1e3:.1f} ms; the Runnable on the history grown by "
+        f"50 messages {grown_time * 1e3:.1f} ms ({grown_time / build_time:.2f}x)"
+    )
+    assert grown_time <= 2 * build_time

@@ -30,6 +30,7 @@ from skeleton_compressor import (  # noqa: E402
     FragmentValueError,
     TokenCounter,
 )
+from skeleton_compressor.integrations._packing import Packing  # noqa: E402
 from skeleton_compressor.integrations.langchain import (  # noqa: E402
     MESSAGE_OVERHEAD,
     PackedMessages,
@@ -466,6 +467,72 @@ def test_without_messages_it_is_a_runnable_that_chains(backend: str) -> None:
         skeleton_budget=40, token_counter=by_id, with_metadata=True, backend=backend
     )
     assert with_metadata.invoke(history()).metadata.compressed_tokens == 37
+
+
+# A counter object counts on either backend; the encoding name only on the Rust one.
+O200K = TokenCounter("o200k_base")
+
+
+def counted_texts(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """The texts each call counts with the built-in counter, call by call."""
+    seen: list[list[str]] = []
+    counts = Packing.token_counts
+
+    def spy(self: Packing, texts: Sequence[str], container: str) -> list[int]:
+        seen.append(list(texts))
+        return counts(self, texts, container)
+
+    monkeypatch.setattr(Packing, "token_counts", spy)
+    return seen
+
+
+def test_a_runnable_counts_only_what_it_has_not_counted(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = counted_texts(monkeypatch)
+    packer = pack_messages(
+        skeleton_budget=40, token_counter=O200K, with_metadata=True, backend=backend
+    )
+    chat = history()
+    packer.invoke(chat[:7])
+    assert [len(texts) for texts in seen] == [7]
+    # The history grown by a turn: only the new messages are counted.
+    grown = packer.invoke(chat)
+    assert seen[1] == ["A rounding change in invoice totals.", "Fix it."]
+    seen.clear()
+    assert grown == pack_messages(
+        chat, skeleton_budget=40, token_counter=O200K, with_metadata=True, backend=backend
+    )
+    assert len(seen[0]) == 9
+    # A message changed since is counted again, and its new count is the one used.
+    chat[5].content = "Two tests fail in billing: both round invoice totals half up, not even."
+    seen.clear()
+    changed = packer.invoke(chat)
+    assert seen == [[chat[5].content]]
+    assert changed.metadata.original_tokens > grown.metadata.original_tokens
+    assert changed == pack_messages(
+        chat, skeleton_budget=40, token_counter=O200K, with_metadata=True, backend=backend
+    )
+
+
+def test_a_direct_call_and_a_message_counter_remember_nothing(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = counted_texts(monkeypatch)
+    for _ in range(2):
+        pack_messages(history(), skeleton_budget=40, token_counter=O200K, backend=backend)
+    assert [len(texts) for texts in seen] == [9, 9]
+    calls_made = []
+
+    def counting(message: BaseMessage) -> int:
+        calls_made.append(message.id)
+        return by_id(message)
+
+    packer = pack_messages(skeleton_budget=40, token_counter=counting, backend=backend)
+    chat = history()
+    packer.invoke(chat)
+    packer.invoke(chat)
+    assert calls_made == ids(chat) * 2
 
 
 def test_an_empty_history_is_empty(backend: str) -> None:

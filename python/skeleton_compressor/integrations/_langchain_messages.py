@@ -196,6 +196,8 @@ def pack_messages(
         backend=backend,
     )
     message_counter = cast("Callable[[BaseMessage], int]", token_counter)
+    # A chain sends the history again, grown, each turn: the Runnable remembers its counts.
+    remembered = _RememberedCounts() if messages is None and not counts_messages else None
 
     def pack(given: MessagesInput) -> list[BaseMessage] | PackedMessages:
         items = _message_list(given)
@@ -205,6 +207,7 @@ def pack_messages(
             message_counter if counts_messages else None,
             relevance,
             start_on_human,
+            remembered,
         )
         chosen = [items[index] for index in kept]
         return PackedMessages(chosen, metadata) if with_metadata else chosen
@@ -255,15 +258,19 @@ def _pack(
     count_message: Callable[[BaseMessage], int] | None,
     relevance: Callable[[BaseMessage], float] | None,
     start_on_human: bool,
+    remembered: _RememberedCounts | None = None,
 ) -> tuple[list[int], SkeletonMetadata]:
     size = len(messages)
     ids = [message.id for message in messages]
     shapes = _shapes(messages)
     if count_message is None:
         texts = [_text_sent(message) for message in messages]
-        counts: list[Any] = [
-            count + MESSAGE_OVERHEAD for count in packing.token_counts(texts, CONTAINER)
-        ]
+        counted = (
+            packing.token_counts(texts, CONTAINER)
+            if remembered is None
+            else remembered.counts(messages, texts, packing.token_counts)
+        )
+        counts: list[Any] = [count + MESSAGE_OVERHEAD for count in counted]
     else:
         counts = [count_message(message) for message in messages]
     if relevance is None:
@@ -273,6 +280,44 @@ def _pack(
     return pack_history(
         packing, shapes, counts, scores, CONTAINER, start_on_turn=start_on_human, ids=ids
     )
+
+
+class _RememberedCounts:
+    """The text counts of the latest call's messages, by message object. An entry serves only
+    the very text it counted, so a message changed since, or another one now where a freed
+    one was, is counted again; only the latest call's are kept, so memory stays one history's.
+    """
+
+    __slots__ = ("_latest",)
+
+    def __init__(self) -> None:
+        self._latest: dict[int, tuple[str, int]] = {}
+
+    def counts(
+        self,
+        messages: Sequence[BaseMessage],
+        texts: list[str],
+        count_texts: Callable[[list[str], str], list[int]],
+    ) -> list[int]:
+        latest = self._latest
+        counts = [0] * len(texts)
+        missing = []
+        for index, (message, text) in enumerate(zip(messages, texts)):
+            entry = latest.get(id(message))
+            if entry is not None and entry[0] == text:
+                counts[index] = entry[1]
+            else:
+                missing.append(index)
+        if missing:
+            fresh = count_texts([texts[index] for index in missing], CONTAINER)
+            for index, count in zip(missing, fresh):
+                counts[index] = count
+        # Replaced whole, never changed in place: calls running at once on other threads
+        # each read a complete one.
+        self._latest = {
+            id(message): (text, count) for message, text, count in zip(messages, texts, counts)
+        }
+        return counts
 
 
 _PLAIN = MessageShape()

@@ -14,6 +14,7 @@ use bpe_openai::byte_pair_encoding::BytePairEncoding;
 use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input, Match};
 
+use crate::core::tokens::ascii_pieces::{cl100k_piece_end, o200k_piece_end};
 use crate::core::tokens::surrogates::tiktoken_text;
 use crate::core::tokens::table::{self, Ranks};
 
@@ -33,6 +34,8 @@ struct Loaded {
     /// Per pattern of `pieces`: whether its match ends with one character looked at, not
     /// taken.
     looks_ahead: Vec<bool>,
+    /// The end of an ASCII piece, found without the regex (see [`super::ascii_pieces`]).
+    ascii_piece_end: fn(&[u8], usize) -> Option<usize>,
     whole_tokens: Ranks<'static>,
 }
 
@@ -50,6 +53,10 @@ impl Loaded {
             bpe,
             pieces,
             looks_ahead: patterns.iter().map(|(_, ahead)| *ahead).collect(),
+            ascii_piece_end: match encoding {
+                Encoding::O200kBase => o200k_piece_end,
+                Encoding::Cl100kBase => cl100k_piece_end,
+            },
             whole_tokens,
         }
     }
@@ -84,25 +91,40 @@ impl Loaded {
         mut find: impl FnMut(&Input<'_>) -> Option<Match>,
         mut piece: impl FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<(), E> {
+        let bytes = text.as_bytes();
         let mut start = 0;
         while start < text.len() {
-            // The rest alone, as the crate's pre-tokenizer sees it: `$` is the text's end.
-            let rest = Input::new(&text[start..]).anchored(Anchored::Yes);
-            let Some(found) = find(&rest) else { break };
-            let mut end = start + found.end();
-            if self.looks_ahead[found.pattern().as_usize()] {
-                end -= text[start..end]
-                    .chars()
-                    .next_back()
-                    .map_or(0, char::len_utf8);
-            }
-            // The patterns that look ahead take two characters at least; a piece of nothing
-            // would never end.
-            assert!(end > start, "an empty piece at byte {start}");
-            piece(&text.as_bytes()[start..end])?;
+            let found = (self.ascii_piece_end)(bytes, start)
+                .or_else(|| self.regex_piece_end(text, start, &mut find));
+            let Some(end) = found else { break };
+            piece(&bytes[start..end])?;
             start = end;
         }
         Ok(())
+    }
+
+    /// The end of the piece at `start` by the pre-tokenizer itself: the longest match on
+    /// what is left, less the one character a looking-ahead pattern only looks at.
+    fn regex_piece_end(
+        &self,
+        text: &str,
+        start: usize,
+        find: &mut impl FnMut(&Input<'_>) -> Option<Match>,
+    ) -> Option<usize> {
+        // The rest alone, as the crate's pre-tokenizer sees it: `$` is the text's end.
+        let rest = Input::new(&text[start..]).anchored(Anchored::Yes);
+        let found = find(&rest)?;
+        let mut end = start + found.end();
+        if self.looks_ahead[found.pattern().as_usize()] {
+            end -= text[start..end]
+                .chars()
+                .next_back()
+                .map_or(0, char::len_utf8);
+        }
+        // The patterns that look ahead take two characters at least; a piece of nothing
+        // would never end.
+        assert!(end > start, "an empty piece at byte {start}");
+        Some(end)
     }
 }
 
@@ -332,6 +354,94 @@ mod tests {
                 );
                 previous = token;
             }
+        }
+    }
+
+    /// Checks, at every byte of `text` where a character starts, that the piece found there
+    /// by hand is the regex's, and is found by hand whenever `text` is ASCII; and that
+    /// `text` is cut as the regex alone cuts it.
+    fn assert_same_pieces(text: &str) {
+        for encoding in Encoding::ALL {
+            let loaded = encoding.loaded();
+            let mut find = |rest: &Input<'_>| loaded.pieces.find(rest.clone());
+            for start in (0..text.len()).filter(|&at| text.is_char_boundary(at)) {
+                let by_regex = loaded.regex_piece_end(text, start, &mut find);
+                match (loaded.ascii_piece_end)(text.as_bytes(), start) {
+                    Some(end) => assert_eq!(Some(end), by_regex, "{encoding:?} {text:?} {start}"),
+                    None => assert!(!text.is_ascii(), "{encoding:?} {text:?} {start}"),
+                }
+            }
+            let mut ends = Vec::new();
+            let mut at = 0;
+            let _ = loaded.each_piece(text, &mut find, |piece| {
+                at += piece.len();
+                ends.push(at);
+                Ok::<(), Infallible>(())
+            });
+            let mut by_regex = Vec::new();
+            let mut start = 0;
+            while start < text.len() {
+                let Some(end) = loaded.regex_piece_end(text, start, &mut find) else {
+                    break;
+                };
+                by_regex.push(end);
+                start = end;
+            }
+            assert_eq!(ends, by_regex, "{encoding:?} {text:?}");
+        }
+    }
+
+    #[test]
+    fn ascii_pieces_are_the_regexs_for_every_pair_of_ascii_characters() {
+        for first in 0..128u8 {
+            for second in 0..128u8 {
+                for text in [[first, second].as_slice(), &[b'a', first, second, b'x']] {
+                    assert_same_pieces(std::str::from_utf8(text).unwrap());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_pieces_are_the_regexs_for_every_short_text() {
+        // A character of each class the patterns tell apart, and the letters of contractions.
+        let alphabet: Vec<char> = "asleAST0 \t\n\r\x0b'/.\x1c".chars().collect();
+        let mut text = String::new();
+        for length in 1..=4u32 {
+            for mut number in 0..alphabet.len().pow(length) {
+                text.clear();
+                for _ in 0..length {
+                    text.push(alphabet[number % alphabet.len()]);
+                    number /= alphabet.len();
+                }
+                assert_same_pieces(&text);
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_pieces_are_the_regexs_beside_any_character() {
+        // With characters beyond ASCII that are letters, marks, digits, spaces, symbols, and
+        // letters that fold to the contractions' (`ſ` to `s`, the Kelvin sign to `k`).
+        let alphabet: Vec<char> =
+            "asltrvdmeAST09 \t\n\r\x0b'/.-_(\x1céÉſ\u{a0}\u{85}\u{663}—中\u{301}\u{212a}\u{2028}😀"
+                .chars()
+                .collect();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut text = String::new();
+        for _ in 0..200_000 {
+            text.clear();
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            let length = (state >> 58) as usize; // 0 to 63
+            for _ in 0..length {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                text.push(alphabet[(state >> 33) as usize % alphabet.len()]);
+            }
+            assert_same_pieces(&text);
         }
     }
 
