@@ -306,7 +306,8 @@ mod tests {
     #[test]
     fn an_interruption_stops_every_way_of_counting() {
         let long = "many words make many pieces ".repeat(400);
-        let owned = [texts(), vec![long.clone(); 6]].concat();
+        // Enough that this thread counts pieces of its own, however soon the others start.
+        let owned = [texts(), vec![long.clone(); 300]].concat();
         let texts: Vec<&[u8]> = owned.iter().map(|text| text.as_bytes()).collect();
         let asked_at_once = CountTuning {
             interrupt_every: Duration::ZERO,
