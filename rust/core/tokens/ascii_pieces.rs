@@ -3,7 +3,7 @@
 //! the regex's search costs far more per piece than the piece's few bytes.
 //!
 //! Each function gives the end of the piece that starts at `start`, exactly as the
-//! encoding's pattern ends it (see [`Encoding::patterns`](super::encoding::Encoding)), or
+//! encoding's pattern ends it (see `Encoding::patterns`), or
 //! `None` when that takes looking at a byte that is not ASCII: letters, digits, spaces and
 //! case folding beyond ASCII are the regex's to judge.
 
