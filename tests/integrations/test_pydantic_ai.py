@@ -40,6 +40,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 from pydantic_ai.models.test import TestModel  # noqa: E402
 from skeleton_compressor import BudgetExceededError, TokenCounter  # noqa: E402
 from skeleton_compressor.errors import FragmentTypeError, FragmentValueError  # noqa: E402
+from skeleton_compressor.integrations._packing import Packing  # noqa: E402
 from skeleton_compressor.integrations.pydantic_ai import (  # noqa: E402
     PackedHistory,
     SkeletonHistoryProcessor,
@@ -496,6 +497,30 @@ def test_counts_are_remembered_only_for_the_same_message_and_parts(backend: str)
     for words in range(1, 30):
         messages = [ask("q1"), reply("word " * words), ask("q2")]
         assert counted(messages) == fresh(messages)
+
+
+def test_a_history_sent_again_is_counted_only_where_it_is_new(
+    backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[list[str]] = []
+    counts = Packing.token_counts
+
+    def spy(self: Packing, texts: Sequence[str], container: str) -> list[int]:
+        seen.append(list(texts))
+        return counts(self, texts, container)
+
+    monkeypatch.setattr(Packing, "token_counts", spy)
+    processor = SkeletonHistoryProcessor(10**6, TokenCounter("o200k_base"), backend=backend)
+    messages = [ask("q1"), reply("a1")]
+    processor(messages)
+    messages += [ask("q2")]
+    first = processor.pack(messages).metadata
+    assert seen == [["q1", "a1"], ["q2"]]
+    again = processor.pack(messages).metadata
+    assert seen[2:] == [] and again == first
+    # The same message objects in another order still count as counted.
+    processor(messages[::-1])
+    assert seen[2:] == []
 
 
 def test_an_encoding_name_counts_message_text_on_the_rust_backend() -> None:

@@ -9,8 +9,6 @@ Install it with the `ProcessHistory` capability::
 
 from __future__ import annotations
 
-import functools
-import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple, Union
@@ -183,55 +181,44 @@ class SkeletonHistoryProcessor:
 
 
 class _Counted:
-    """Token counts remembered per message object, so that the history an agent sends again
-    before each model request is not counted again: pydantic-ai never changes a message in
-    place, and a message whose parts list is replaced is counted again."""
+    """Token counts of the latest call's messages, so that the history an agent sends again
+    before each model request is not counted again. An entry serves a message whose parts are
+    the very list it counted, of the same length (pydantic-ai never changes a message in
+    place, and a message given new parts is counted again); only the latest call's are kept,
+    so memory stays one history's."""
 
-    __slots__ = ("_entries",)
+    __slots__ = ("_latest",)
 
     def __init__(self) -> None:
-        # id(message) -> (the message, weakly; its parts list; their number; the count)
-        self._entries: dict[int, tuple[weakref.ref[ModelMessage], object, int, int]] = {}
+        # id(message) -> (its parts list, their number, the count)
+        self._latest: dict[int, tuple[object, int, int]] = {}
 
     def counts(
         self,
         messages: Sequence[ModelMessage],
         count_texts: Callable[[list[str], str], list[int]],
     ) -> list[int]:
-        entries = self._entries
+        latest = self._latest
         counts = [0] * len(messages)
         missing = []
         for index, message in enumerate(messages):
-            entry = entries.get(id(message))
+            entry = latest.get(id(message))
             parts = message.parts
-            if (
-                entry is not None
-                and entry[0]() is message
-                and entry[1] is parts
-                and entry[2] == len(parts)
-            ):
-                counts[index] = entry[3]
-                continue
-            missing.append(index)
+            if entry is not None and entry[0] is parts and entry[1] == len(parts):
+                counts[index] = entry[2]
+            else:
+                missing.append(index)
         if missing:
             fresh = count_texts([message_text(messages[index]) for index in missing], CONTAINER)
             for index, count in zip(missing, fresh):
-                message = messages[index]
-                key = id(message)
-                # The entry leaves with its message, before the id can be given to another.
-                forget = functools.partial(_forget, entries, key)
-                entries[key] = (
-                    weakref.ref(message, forget),
-                    message.parts,
-                    len(message.parts),
-                    count,
-                )
                 counts[index] = count
+        # Each parts list is held while its entry is, so a message at a freed one's address
+        # has another list and is counted afresh.
+        self._latest = {
+            id(message): (message.parts, len(message.parts), count)
+            for message, count in zip(messages, counts)
+        }
         return counts
-
-
-def _forget(entries: dict[int, Any], key: int, _: object) -> None:
-    entries.pop(key, None)
 
 
 def message_text(message: ModelMessage) -> str:
