@@ -1,5 +1,5 @@
-"""An oracle for every strategy with variants ("Variants: degrade, don't drop" in SPEC.md and
-issue 23), beside `value_reference.py` and written the same way: straight from the contract,
+"""An oracle for every strategy with variants ("Variants: degrade, don't drop" in SPEC.md),
+beside `value_reference.py` and written the same way: straight from the contract,
 by brute force where the rule is a search. Fragments sharing a `variant_of` are renderings of
 one thing; at most one of their units is kept.
 
