@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from skeleton_compressor import FragmentTypeError, FragmentValueError
 from skeleton_compressor.integrations._packing import Packing, missing_score_error
@@ -48,6 +50,41 @@ def test_scores_are_checked_and_the_item_named(backend: str) -> None:
     assert str(not_a_number.value) == (
         "documents[0]: relevance_score must be a real number, got '0.5' (str)"
     )
+
+
+@pytest.mark.parametrize(
+    ("counts", "scores", "kind", "index"),
+    [
+        ([3, -1, 2], [0.5] * 3, "token_negative", 1),
+        ([2**63, 1], [0.5] * 2, "token_too_large", 0),
+        ([1, True], [0.5] * 2, "token_type", 1),
+        ([1, 1, 1], [math.nan, 0.5, 0.5], "relevance_range", 0),
+        ([1, 1, 1], [0.5, math.nan, 0.5], "relevance_range", 1),
+        ([1, 1], [0.5, -0.25], "relevance_range", 1),
+        ([1, 1], [1.0000001, 0.5], "relevance_range", 0),
+        ([1, 1], [math.inf, -math.inf], "relevance_range", 0),
+        ([1, 1], [0.5, 2], "relevance_range", 1),
+    ],
+)
+def test_plain_columns_are_checked_at_every_edge(
+    backend: str, counts: list[object], scores: list[object], kind: str, index: int
+) -> None:
+    # Columns of plain ints and floats are checked whole before one by one.
+    packing = Packing(10, words, backend=backend)
+    with pytest.raises((FragmentTypeError, FragmentValueError)) as raised:
+        packing.select(counts, scores, "documents")
+    assert (raised.value.kind, raised.value.index, raised.value.container) == (
+        kind,
+        index,
+        "documents",
+    )
+
+
+def test_plain_columns_at_their_bounds_are_kept(backend: str) -> None:
+    packing = Packing(2**63 - 1, words, backend=backend)
+    kept = packing.select([0, 2**62, 2**62 - 2, 1], [0.0, -0.0, 1.0, 1], "documents")
+    assert sorted(kept.indices) == [0, 1, 2, 3]
+    assert kept.metadata.compressed_tokens == 2**63 - 1
 
 
 def test_ties_keep_input_order_past_ten_items(backend: str) -> None:

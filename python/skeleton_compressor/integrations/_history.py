@@ -7,17 +7,16 @@ indices back to its own objects."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from typing import NamedTuple
 
-from .. import _values
 from ..types import SkeletonMetadata
-from ._packing import Packing
+from ._packing import Packing, checked_token_counts
 
 __all__ = ["MessageShape", "pack_history", "tool_groups"]
 
 
-@dataclass(frozen=True)
-class MessageShape:
+class MessageShape(NamedTuple):
     """What the packer needs to know of one message.
 
     pinned: always kept (the system message, the latest human message).
@@ -97,10 +96,7 @@ def pack_history(
     scores are checked as the library checks them, errors naming `<container>[i]`."""
     if groups is None:
         groups = tool_groups(shapes, container)
-    counts = [
-        _values.token_count(count, index, None if ids is None else ids[index], container)
-        for index, count in enumerate(token_counts)
-    ]
+    counts = checked_token_counts(token_counts, container, ids)
     first = _select(
         packing, range(len(shapes)), shapes, groups, counts, relevance_scores, container, ids
     )
@@ -124,7 +120,7 @@ def pack_history(
             or (index < start and shapes[index].pinned and groups[index] is None)
         ]
         pinned = [*shapes]
-        pinned[start] = replace(shapes[start], pinned=True)
+        pinned[start] = shapes[start]._replace(pinned=True)
     kept, second = _select(packing, rows, pinned, groups, counts, relevance_scores, container, ids)
     return kept, _of_whole_history(second, metadata)
 

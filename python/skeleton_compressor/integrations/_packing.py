@@ -12,7 +12,7 @@ from ..service import SkeletonCompressorService
 from ..tokens import Counter, counting
 from ..types import SkeletonIndices
 
-__all__ = ["Packing", "missing_score_error", "not_item_error"]
+__all__ = ["Packing", "checked_token_counts", "missing_score_error", "not_item_error"]
 
 
 class Packing:
@@ -69,20 +69,33 @@ class Packing:
         and scores are checked here so that an error names the item (`<container>[i]`, with
         its id from `ids`); ties in relevance keep input order."""
         size = len(token_counts)
-        counts = [
-            _values.token_count(count, index, _name(ids, index), container)
-            for index, count in enumerate(token_counts)
-        ]
-        scores = [
-            _values.relevance(score, index, _name(ids, index), container)  # type: ignore[arg-type]
-            for index, score in enumerate(relevance_scores)
-        ]
+        counts = checked_token_counts(token_counts, container, ids)
+        scores = _values.plain_relevances(list(relevance_scores))
+        if scores is None:
+            scores = [
+                _values.relevance(score, index, _name(ids, index), container)  # type: ignore[arg-type]
+                for index, score in enumerate(relevance_scores)
+            ]
         # Row names whose order is the rows' order, so that ties are ranked by input order.
         width = len(str(size - 1)) if size else 1
-        names = [f"{index:0{width}d}" for index in range(size)]
+        names = [str(index).zfill(width) for index in range(size)]
         return self.service.compress_arrays(
             names, counts, scores, self.skeleton_budget, required=required, groups=groups
         )
+
+
+def checked_token_counts(
+    token_counts: Sequence[object], container: str, ids: Sequence[str | None] | None = None
+) -> list[int]:
+    """The counts as plain ints, an error naming `<container>[i]` (and its id from `ids`) for
+    one the library refuses."""
+    counts = _values.plain_token_counts(list(token_counts))
+    if counts is not None:
+        return counts
+    return [
+        _values.token_count(count, index, _name(ids, index), container)
+        for index, count in enumerate(token_counts)
+    ]
 
 
 def _name(ids: Sequence[str | None] | None, index: int) -> str | None:

@@ -10,7 +10,6 @@ Install it with the `ProcessHistory` capability::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import Any, NamedTuple, Union
 
 from pydantic_ai.messages import (
@@ -35,7 +34,7 @@ from pydantic_ai.messages import (
 
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
-from ._history import MessageShape, pack_history, tool_groups
+from ._history import MessageShape, pack_history
 from ._packing import Packing, not_item_error
 
 __all__ = ["PackedHistory", "SkeletonHistoryProcessor", "message_text"]
@@ -260,6 +259,8 @@ def _reader(kind: type) -> _Reader:
         found = (_CALL, _call_text)
     elif issubclass(kind, BaseToolCallPart):
         found = (_OTHER, _call_text)
+    elif kind is ToolReturnPart:
+        found = (_ANSWER, _tool_return_text)
     elif issubclass(kind, ToolReturnPart):
         found = (_ANSWER, _return_text)
     elif issubclass(kind, BaseToolReturnPart):
@@ -308,6 +309,14 @@ def _return_text(part: BaseToolReturnPart[Any]) -> str:
     return part.model_response_str()
 
 
+def _tool_return_text(part: ToolReturnPart) -> str:
+    # What model_response_str() gives a successful text return, without its general path.
+    content = part.content
+    if type(content) is str and part.outcome == "success":
+        return content
+    return part.model_response_str()
+
+
 def _retry_text(part: RetryFeedbackPart | RetryPromptPart) -> str:
     return part.model_response()
 
@@ -335,18 +344,17 @@ def _checked(messages: object) -> Sequence[ModelMessage]:
 def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[str | None]]:
     """Each message's shape and tool group. Call ids are paired by position, a return
     answering the latest earlier call with its id, so that a provider reusing ids across
-    responses is read right: the shapes name each call by the index of the response making
-    it."""
+    responses is read right; a response and the requests answering its calls are joined
+    here (by index), so the shapes' ids are what a call or return holds."""
     readers = _READERS
     made_by: dict[str, int] = {}
+    parent = list(range(len(messages)))
+    linked = [False] * len(messages)
     latest_user = -1
-    system: list[bool] = []
-    turns: list[bool] = []
-    calls: list[tuple[str, ...]] = []
-    answers: list[tuple[str, ...]] = []
+    shapes: list[MessageShape] = []
     for index, message in enumerate(messages):
-        made: dict[str, None] = {}
-        answered: dict[str, None] = {}
+        made: list[str] = []
+        answered: list[str] = []
         has_system = has_user = opens = False
         is_request = isinstance(message, ModelRequest)
         parts: Sequence[Any] = message.parts
@@ -356,7 +364,7 @@ def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[st
                 continue
             if not is_request:
                 if role == _CALL:
-                    made[f"{index}:{part.tool_call_id}"] = None
+                    made.append(part.tool_call_id)
                     made_by[part.tool_call_id] = index
             elif role == _USER:
                 has_user = True
@@ -372,34 +380,55 @@ def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[st
                         f"{CONTAINER}[{index}] answers tool call {call_id!r}, "
                         "which no earlier message makes"
                     )
-                answered[f"{caller}:{call_id}"] = None
+                answered.append(call_id)
+                _join(parent, index, caller)
+                linked[caller] = True
         if has_user:
             latest_user = index
-        system.append(has_system)
-        turns.append(has_user or opens)
-        calls.append(tuple(made))
-        answers.append(tuple(answered))
-    pinned = list(system)
-    if latest_user >= 0:
-        pinned[latest_user] = True
-    if messages:
-        pinned[-1] = True
-    shapes = [
-        MessageShape(pinned[index], turns[index], calls[index], answers[index])
-        for index in range(len(messages))
+        if answered or made:
+            linked[index] = True
+            shapes.append(MessageShape(has_system, has_user or opens, tuple(made), tuple(answered)))
+        else:
+            shapes.append(_BARE[has_system][has_user or opens])
+    groups = [
+        f"tools@{_root(parent, index)}" if is_linked else None
+        for index, is_linked in enumerate(linked)
     ]
-    groups = tool_groups(shapes, CONTAINER)
+    pinned = [index for index, shape in enumerate(shapes) if shape.pinned]
+    if latest_user >= 0:
+        pinned.append(latest_user)
+    if messages:
+        pinned.append(len(messages) - 1)
     # A pinned message's tool partners are pinned too: the same units are required, and what
     # the packer adds up as the pinned messages' tokens then holds the partners' as well.
-    pinned_groups = {group for shape, group in zip(shapes, groups) if shape.pinned and group}
-    shapes = [
-        replace(shape, pinned=True) if group is not None and group in pinned_groups else shape
-        for shape, group in zip(shapes, groups)
-    ]
+    pinned_groups = {groups[index] for index in pinned} - {None}
+    if pinned_groups:
+        pinned.extend(index for index, group in enumerate(groups) if group in pinned_groups)
+    for index in pinned:
+        shapes[index] = shapes[index]._replace(pinned=True)
     anchor = _anchor(messages, shapes)
     if anchor is not None:
-        shapes[anchor] = MessageShape(True, True)  # a request answering no call: no group
+        shapes[anchor] = _PINNED_TURN  # a request answering no call: no group
     return shapes, groups
+
+
+# A message making and answering no call, by whether it is pinned and whether it opens a turn.
+_BARE = (
+    (MessageShape(), MessageShape(opens_turn=True)),
+    (MessageShape(pinned=True), MessageShape(pinned=True, opens_turn=True)),
+)
+_PINNED_TURN = _BARE[True][True]
+
+
+def _root(parent: list[int], index: int) -> int:
+    while parent[index] != index:
+        parent[index] = parent[parent[index]]
+        index = parent[index]
+    return index
+
+
+def _join(parent: list[int], answer: int, caller: int) -> None:
+    parent[_root(parent, answer)] = _root(parent, caller)
 
 
 def _anchor(messages: Sequence[ModelMessage], shapes: Sequence[MessageShape]) -> int | None:
