@@ -17,6 +17,7 @@ use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, W
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
 use crate::core::select::value::{density_order, split_at_capacity};
+use crate::core::select::variants::bound::{fragment_steps, steps_bound, Step};
 use crate::core::select::variants::rules::{group_mismatch, required_twice, Names};
 use crate::core::select::variants::sets::{VariantSets, NO_SET};
 
@@ -44,8 +45,10 @@ pub fn compress(
 }
 
 fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
+    // Variant sets alone are walked on the plain path too: one check per fragment.
     let plain = request.policy.is_plain()
-        && !columns.has_units()
+        && columns.required.is_empty()
+        && columns.groups.is_empty()
         && !request.explain
         && !request.strategy.by_value();
     let Columns {
@@ -76,6 +79,13 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
         |stop| check.run(&id_hashes, ids, stop),
         |checkpoint| {
             if plain {
+                let sets = (!variants.is_empty()).then(|| VariantSets::new(&variants, len));
+                drop(variants);
+                let steps = match &sets {
+                    Some(sets) => Some(fragment_steps(&entries, &token_counts, sets, checkpoint)?),
+                    None => None,
+                };
+                checkpoint.check()?;
                 let first = request
                     .tuning
                     .first_sort_size(request.budgets, original_tokens, len);
@@ -85,6 +95,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
                     &mut ranking,
                     &token_counts,
                     zero_token_fragments,
+                    sets.as_ref().zip(steps),
                     ids,
                     request,
                     checkpoint,
@@ -99,8 +110,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
                     groups: &groups,
                     variants: &variants,
                 };
-                let sets = (!variants.is_empty())
-                    .then(|| VariantSets::new(&variants, &entries, &token_counts, ids, per_bucket));
+                let sets = (!variants.is_empty()).then(|| VariantSets::new(&variants, len));
                 if let Some(sets) = &sets {
                     if let Some(rule) = group_mismatch(&grouped, &sets.set_of_fragment, &names) {
                         return Err(Refusal::VariantRule(rule));
@@ -371,23 +381,26 @@ fn settled_sets(units: &Units) -> Vec<bool> {
 }
 
 /// Packs every budget along the ranked top, and ranks the rest only if some budget is not
-/// done with the top.
+/// done with the top. With variant `sets`, a fragment whose set has a kept one is passed over.
 fn pack(
     ranking: &mut Ranking,
     token_counts: &[u64],
     zero_token_fragments: usize,
+    variants: Option<(&VariantSets, Vec<Step>)>,
     ids: &impl FragmentIds,
     request: Request<'_>,
     checkpoint: &mut Checkpoint,
 ) -> Result<Vec<Selection>, Interrupted> {
+    let (sets, mut steps) = variants.unzip();
+    let set_of: &[u32] = sets.map_or(&[], |sets| &sets.set_of_fragment);
     let mut packers: Vec<Packer> = request
         .budgets
         .iter()
-        .map(|&budget| Packer::new(budget, request.strategy))
+        .map(|&budget| Packer::new(budget, request.strategy, sets.map_or(0, |sets| sets.count)))
         .collect();
     ranking.feed_while_wanted(ids, checkpoint, |fresh| {
         packers.iter_mut().fold(false, |wanting, packer| {
-            packer.feed(fresh, token_counts, zero_token_fragments) | wanting
+            packer.feed(fresh, token_counts, zero_token_fragments, set_of) | wanting
         })
     })?;
     let mut selections: Vec<Selection> = packers.into_iter().map(Packer::finish).collect();
@@ -395,10 +408,16 @@ fn pack(
     let entries = ranking.entries_mut();
     let weigh = |entry: &Entry| entry.item(token_counts);
     for (selection, &budget) in selections.iter_mut().zip(request.budgets) {
-        if budget > 0 {
-            let split = split_at_capacity(entries, budget, weigh, density_order, checkpoint)?;
-            selection.value_bound = split.fractional_optimum(budget);
+        if budget == 0 {
+            continue;
         }
+        selection.value_bound = match &mut steps {
+            Some(steps) => steps_bound(steps, budget, checkpoint)?,
+            None => {
+                let split = split_at_capacity(entries, budget, weigh, density_order, checkpoint)?;
+                split.fractional_optimum(budget)
+            }
+        };
     }
     Ok(selections)
 }

@@ -2,6 +2,7 @@
 
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::value::value_of;
+use crate::core::select::variants::sets::NO_SET;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
@@ -54,10 +55,13 @@ pub struct Packer {
     top: Option<(u32, u64, u64)>,
     zero_token_seen: usize,
     done: bool,
+    /// Per variant set, whether a fragment of it is kept.
+    taken: Vec<bool>,
 }
 
 impl Packer {
-    pub fn new(budget: u128, strategy: Strategy) -> Self {
+    /// A packer for fragments in `variant_sets` sets (0 when none has a `variant_of`).
+    pub fn new(budget: u128, strategy: Strategy, variant_sets: usize) -> Self {
         Packer {
             budget,
             remaining: budget,
@@ -67,17 +71,23 @@ impl Packer {
             top: None,
             zero_token_seen: 0,
             done: budget == 0,
+            taken: vec![false; variant_sets],
         }
     }
 
     /// Walks the next part of the ranking. Returns whether anything further down could still
     /// be kept: `false` once the prefix strategy stopped, or once the budget is spent and no
     /// zero-token fragment (of `zero_token_fragments` in all) is left to come.
+    ///
+    /// `set_of` gives each fragment's variant set ([`NO_SET`] for none), or is empty when no
+    /// fragment has one: a fragment whose set has a kept fragment is passed over, and prefix
+    /// goes on past it.
     pub fn feed(
         &mut self,
         ranked: &[Entry],
         token_counts: &[u64],
         zero_token_fragments: usize,
+        set_of: &[u32],
     ) -> bool {
         for entry in ranked {
             if self.done {
@@ -88,10 +98,16 @@ impl Packer {
             if tokens == 0 {
                 self.zero_token_seen += 1;
             }
-            if u128::from(tokens) <= self.remaining {
+            let set = set_of.get(entry.index as usize).map_or(NO_SET, |&set| set);
+            if set != NO_SET && self.taken[set as usize] {
+                // Passed over.
+            } else if u128::from(tokens) <= self.remaining {
                 self.remaining -= u128::from(tokens);
                 self.kept.push(entry.index);
                 self.value_kept += u128::from(value_of(relevance_of_key(entry.key)));
+                if set != NO_SET {
+                    self.taken[set as usize] = true;
+                }
             } else if self.strategy == Strategy::Prefix {
                 self.done = true;
             }
@@ -138,8 +154,8 @@ mod tests {
             .iter()
             .filter(|e| e.token_count(token_counts) == 0)
             .count();
-        let mut packer = Packer::new(budget, strategy);
-        packer.feed(ranked, token_counts, zero_token_fragments);
+        let mut packer = Packer::new(budget, strategy, 0);
+        packer.feed(ranked, token_counts, zero_token_fragments, &[]);
         packer.finish()
     }
 
@@ -212,9 +228,9 @@ mod tests {
         for budget in [0, 1, 10, 100, 1000, 10_000] {
             for strategy in [Strategy::Greedy, Strategy::Prefix] {
                 let whole = select(&all, &tokens, budget, strategy);
-                let mut packer = Packer::new(budget, strategy);
+                let mut packer = Packer::new(budget, strategy, 0);
                 for piece in all.chunks(7) {
-                    if !packer.feed(piece, &tokens, zeros) {
+                    if !packer.feed(piece, &tokens, zeros, &[]) {
                         break;
                     }
                 }
@@ -224,16 +240,33 @@ mod tests {
     }
 
     #[test]
+    fn a_fragment_whose_variant_set_is_kept_is_passed_over() {
+        // Fragments 0 and 2 render one thing, 1 and 3 another; 4 renders nothing shared.
+        let tokens = [50, 80, 30, 20, 10];
+        let set_of = [0, 1, 0, 1, NO_SET];
+        let walk = |budget, strategy| {
+            let mut packer = Packer::new(budget, strategy, 2);
+            packer.feed(&ranked(&tokens), &tokens, 0, &set_of);
+            packer.finish().kept
+        };
+        assert_eq!(walk(100, Strategy::Greedy), vec![0, 3, 4]);
+        // Passing over 2 does not stop prefix, 1 not fitting does.
+        assert_eq!(walk(100, Strategy::Prefix), vec![0]);
+        assert_eq!(walk(200, Strategy::Prefix), vec![0, 1, 4]);
+        assert_eq!(walk(40, Strategy::Greedy), vec![2, 4]);
+    }
+
+    #[test]
     fn spent_budget_stops_the_walk() {
         let tokens = [5, 5, 1, 1];
-        let mut packer = Packer::new(10, Strategy::Greedy);
-        assert!(!packer.feed(&ranked(&tokens)[..2], &tokens, 0));
-        let mut waiting = Packer::new(10, Strategy::Greedy);
-        assert!(waiting.feed(&ranked(&tokens)[..2], &tokens, 1));
+        let mut packer = Packer::new(10, Strategy::Greedy, 0);
+        assert!(!packer.feed(&ranked(&tokens)[..2], &tokens, 0, &[]));
+        let mut waiting = Packer::new(10, Strategy::Greedy, 0);
+        assert!(waiting.feed(&ranked(&tokens)[..2], &tokens, 1, &[]));
         let tokens = [5, 5, 0, 1];
-        let mut zero_seen = Packer::new(10, Strategy::Greedy);
-        assert!(zero_seen.feed(&ranked(&tokens)[..2], &tokens, 1));
-        assert!(!zero_seen.feed(&ranked(&tokens)[2..3], &tokens, 1));
+        let mut zero_seen = Packer::new(10, Strategy::Greedy, 0);
+        assert!(zero_seen.feed(&ranked(&tokens)[..2], &tokens, 1, &[]));
+        assert!(!zero_seen.feed(&ranked(&tokens)[2..3], &tokens, 1, &[]));
     }
 
     #[test]

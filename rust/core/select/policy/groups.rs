@@ -110,6 +110,11 @@ impl GroupMarks {
             .map(|&key| (key as u32, (key >> 64) as u64))
     }
 
+    /// The name of the `mark`-th mark.
+    pub fn name(&self, mark: usize) -> &[u8] {
+        &self.names[self.name_span(mark)]
+    }
+
     fn name_span(&self, mark: usize) -> std::ops::Range<usize> {
         let start = if mark == 0 { 0 } else { self.ends[mark - 1] };
         start..self.ends[mark]

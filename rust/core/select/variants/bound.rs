@@ -4,17 +4,29 @@
 //! the steps along every hull, filled by value per token across all classes, give the
 //! relaxation's optimum (Sinha and Zoltners).
 
+use std::cmp::Ordering;
+
 use crate::core::interrupt::{Checkpoint, Interrupted};
-use crate::core::select::value::{density_order, split_at_capacity, weigh, wide_mul, Item};
-use crate::core::select::variants::sets::{Classes, NO_SET};
+use crate::core::select::entry::{relevance_of_key, Entry};
+use crate::core::select::value::{
+    density_order, split_at_capacity, value_of, weigh, wide_mul, Item,
+};
+use crate::core::select::variants::sets::{Classes, VariantSets, NO_SET};
 
 /// The members of a class on the upper convex hull of their points and (0, 0), by tokens:
 /// each of more value than the one before, the value per token of each step from the one
 /// before (from (0, 0) for the first) strictly falling; the first may take no tokens.
 /// `members` are left sorted by tokens, then value descending.
 pub fn upper_hull(members: &mut [Item]) -> Vec<Item> {
+    let mut hull = Vec::new();
+    upper_hull_into(members, &mut hull);
+    hull
+}
+
+/// [`upper_hull`] into `hull`, which is cleared first.
+pub fn upper_hull_into(members: &mut [Item], hull: &mut Vec<Item>) {
+    hull.clear();
     members.sort_unstable_by(|a, b| a.tokens.cmp(&b.tokens).then(b.value.cmp(&a.value)));
-    let mut hull: Vec<Item> = Vec::new();
     for &point in members.iter() {
         let last = hull.last().map_or((0, 0), |item| (item.value, item.tokens));
         if point.value <= last.0 {
@@ -36,7 +48,6 @@ pub fn upper_hull(members: &mut [Item]) -> Vec<Item> {
         }
         hull.push(point);
     }
-    hull
 }
 
 /// Whether a rise of `a.0` over `a.1` tokens is strictly steeper than `b.0` over `b.1`.
@@ -133,5 +144,113 @@ pub fn multiple_choice_bound(
     // One class's steps fall in value per token, so any walk by value per token takes them
     // in their order: filling by it is the relaxation.
     let split = split_at_capacity(&mut steps, capacity, weigh, density_order, checkpoint)?;
+    Ok(split.fractional_optimum(capacity))
+}
+
+/// A step of the relaxation when every unit is one fragment, so that its tokens fit a `u64`:
+/// half an [`Item`]'s size, which the selection over a million of them feels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    value: u64,
+    tokens: u64,
+}
+
+impl From<Step> for (u64, u128) {
+    fn from(step: Step) -> (u64, u128) {
+        (step.value, u128::from(step.tokens))
+    }
+}
+
+/// [`density_order`] for steps, whose products fit a `u128`.
+fn step_order(a: &Step, b: &Step) -> Ordering {
+    match (a.tokens, b.tokens) {
+        (0, 0) => Ordering::Equal,
+        (0, _) => Ordering::Less,
+        (_, 0) => Ordering::Greater,
+        _ => {
+            let left = u128::from(a.value) * u128::from(b.tokens);
+            let right = u128::from(b.value) * u128::from(a.tokens);
+            right.cmp(&left)
+        }
+    }
+}
+
+/// The steps of the multiple-choice relaxation when each fragment is a unit of its own (no
+/// groups): a fragment of no set is a step, a set gives the steps along its hull. `entries`
+/// are in input order (entry `i` is fragment `i`). Made once for every budget.
+pub fn fragment_steps(
+    entries: &[Entry],
+    token_counts: &[u64],
+    sets: &VariantSets,
+    checkpoint: &mut Checkpoint,
+) -> Result<Vec<Step>, Interrupted> {
+    let set_of = &sets.set_of_fragment;
+    let mut starts = vec![0usize; sets.count + 1];
+    for &set in set_of {
+        if set != NO_SET {
+            starts[set as usize + 1] += 1;
+        }
+    }
+    for at in 1..=sets.count {
+        starts[at] += starts[at - 1];
+    }
+    let mut steps = Vec::with_capacity(entries.len());
+    // Each set's members side by side: written in one pass over the entries, read set by
+    // set, rather than each member's entry looked up where it lies.
+    let mut members = vec![
+        Step {
+            value: 0,
+            tokens: 0
+        };
+        starts[sets.count]
+    ];
+    let mut next = starts.clone();
+    for (entry, &set) in entries.iter().zip(set_of) {
+        checkpoint.tick()?;
+        let fragment = Step {
+            value: value_of(relevance_of_key(entry.key)),
+            tokens: entry.token_count(token_counts),
+        };
+        if set == NO_SET {
+            steps.push(fragment);
+        } else {
+            members[next[set as usize]] = fragment;
+            next[set as usize] += 1;
+        }
+    }
+    let (mut class, mut hull) = (Vec::new(), Vec::new());
+    for set in 0..sets.count {
+        checkpoint.tick()?;
+        class.clear();
+        class.extend(
+            members[starts[set]..starts[set + 1]]
+                .iter()
+                .map(|member| Item {
+                    unit: 0,
+                    value: member.value,
+                    tokens: u128::from(member.tokens),
+                }),
+        );
+        upper_hull_into(&mut class, &mut hull);
+        let mut from = (0, 0);
+        for vertex in &hull {
+            steps.push(Step {
+                value: vertex.value - from.0,
+                tokens: (vertex.tokens - from.1) as u64,
+            });
+            from = (vertex.value, vertex.tokens);
+        }
+    }
+    Ok(steps)
+}
+
+/// `floor` of the relaxation's optimum within `capacity`, over `steps` from
+/// [`fragment_steps`] (reordered, the same steps still).
+pub fn steps_bound(
+    steps: &mut [Step],
+    capacity: u128,
+    checkpoint: &mut Checkpoint,
+) -> Result<u128, Interrupted> {
+    let split = split_at_capacity(steps, capacity, |step| *step, step_order, checkpoint)?;
     Ok(split.fractional_optimum(capacity))
 }

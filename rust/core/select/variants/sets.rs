@@ -1,7 +1,9 @@
 //! Variant sets numbered from their names, and units grouped by them.
 
-use crate::core::select::entry::Entry;
-use crate::core::select::ids::FragmentIds;
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
 use crate::core::select::policy::groups::GroupMarks;
 use crate::core::select::value::Item;
 
@@ -17,26 +19,56 @@ pub struct VariantSets {
 }
 
 impl VariantSets {
-    /// The sets the marks name. `entries` are in input order, as for
-    /// [`GroupMarks::grouped`].
-    pub fn new(
-        marks: &GroupMarks,
-        entries: &[Entry],
-        token_counts: &[u64],
-        ids: &(impl FragmentIds + ?Sized),
-        members_per_bucket: usize,
-    ) -> VariantSets {
-        let sets = marks.grouped(entries, token_counts, ids, members_per_bucket);
-        let mut set_of_fragment = vec![NO_SET; entries.len()];
-        for set in 0..sets.len() {
-            for &fragment in sets.members(set) {
-                set_of_fragment[fragment as usize] = set as u32;
-            }
+    /// The sets the marks name, among `fragments` fragments. Sets are small and a table of
+    /// them stays in the caches, so each mark is looked up in it by its name's hash; a name
+    /// whose hash another name took first (rare) is looked up by its bytes.
+    pub fn new(marks: &GroupMarks, fragments: usize) -> VariantSets {
+        let mut set_of_fragment = vec![NO_SET; fragments];
+        let mut by_hash: HashMap<u64, (u32, usize), BuildHasherDefault<Prehashed>> =
+            HashMap::with_capacity_and_hasher(marks.len() / 2, BuildHasherDefault::default());
+        let mut by_name: HashMap<&[u8], u32> = HashMap::new();
+        let mut count = 0u32;
+        for (mark, (fragment, hash)) in marks.marks().enumerate() {
+            let mut fresh = || {
+                count += 1;
+                count - 1
+            };
+            let set = match by_hash.entry(hash) {
+                Entry::Vacant(vacant) => vacant.insert((fresh(), mark)).0,
+                Entry::Occupied(taken) => {
+                    let (set, first) = *taken.get();
+                    let name = marks.name(mark);
+                    if name == marks.name(first) {
+                        set
+                    } else {
+                        *by_name.entry(name).or_insert_with(fresh)
+                    }
+                }
+            };
+            set_of_fragment[fragment as usize] = set;
         }
         VariantSets {
             set_of_fragment,
-            count: sets.len(),
+            count: count as usize,
         }
+    }
+}
+
+/// A hasher for keys that are hashes already.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only u64 keys are hashed");
+    }
+
+    fn write_u64(&mut self, hash: u64) {
+        self.0 = hash;
     }
 }
 

@@ -4,16 +4,19 @@
 use std::cmp::Ordering;
 use std::time::Duration;
 
-use super::bound::{multiple_choice_bound, upper_hull};
+use super::bound::{fragment_steps, multiple_choice_bound, steps_bound, upper_hull};
 use super::density::density;
 use super::optimal::optimal;
-use super::sets::{Classes, NO_SET};
+use super::sets::{Classes, VariantSets, NO_SET};
 use crate::core::interrupt::tests::InterruptAt;
 use crate::core::interrupt::{Checkpoint, Uninterrupted};
 use crate::core::select::by_value::Chosen;
 use crate::core::select::compress::tests::Lcg;
+use crate::core::select::entry::Entry;
+use crate::core::select::policy::groups::GroupMarks;
 use crate::core::select::value::tests::item;
 use crate::core::select::value::Item;
+use crate::core::select::value::UNITS_PER_RELEVANCE;
 
 /// Units rank by their number.
 fn by_number(a: u32, b: u32) -> Ordering {
@@ -348,4 +351,112 @@ fn optimal_answers_an_interrupt() {
     let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
     let chosen = optimal(items, (&set_of, 134), 200, &by_number, 5, &mut checkpoint);
     assert!(chosen.is_err());
+}
+
+/// The relaxation over fragments alone, from entries in input order as the plain path has them.
+fn fragment_bound(items: &[Item], set_of: &[u32], sets: usize, capacity: u128) -> u128 {
+    let token_counts: Vec<u64> = items.iter().map(|item| item.tokens as u64).collect();
+    let entries: Vec<Entry> = items
+        .iter()
+        .map(|item| {
+            let relevance = item.value as f64 / UNITS_PER_RELEVANCE;
+            Entry::new(relevance, 0, item.unit, token_counts[item.unit as usize])
+        })
+        .collect();
+    let sets = VariantSets {
+        set_of_fragment: set_of.to_vec(),
+        count: sets,
+    };
+    let mut steps = fragment_steps(&entries, &token_counts, &sets, &mut checkpoint()).unwrap();
+    // Every budget is bounded from the same steps, whatever order the one before left.
+    let first = steps_bound(&mut steps, capacity / 2, &mut checkpoint()).unwrap();
+    let mut halved = Classes::new(items, &|unit: u32| set_of[unit as usize], sets.count);
+    assert_eq!(
+        Ok(first),
+        multiple_choice_bound(&mut halved, capacity / 2, &mut checkpoint())
+    );
+    steps_bound(&mut steps, capacity, &mut checkpoint()).unwrap()
+}
+
+#[test]
+fn the_bound_over_fragments_alone_is_the_relaxations() {
+    let mut rng = Lcg(23);
+    for case_number in 0..3000 {
+        let case = Case::generated(&mut rng, 12);
+        let bound = fragment_bound(&case.items, &case.set_of, case.sets, case.capacity);
+        assert_eq!(bound, case.dual_bound(), "case {case_number}");
+    }
+}
+
+#[test]
+fn the_bound_over_fragments_alone_takes_the_largest_counts() {
+    // Token counts up to 2**63 - 1 and relevance 1: products past 64 bits.
+    let most = i64::MAX as u64;
+    let items = [
+        item(0, 1 << 32, u128::from(most)),
+        item(1, 1 << 31, u128::from(most / 3)),
+        item(2, 1 << 32, u128::from(most - 1)),
+        item(3, 3, 0),
+    ];
+    let set_of = [0, 0, NO_SET, NO_SET];
+    for capacity in [0, 1, u128::from(most), 2 * u128::from(most), u128::MAX] {
+        let mut classes = Classes::new(&items, &|unit| set_of[unit as usize], 1);
+        let expected = multiple_choice_bound(&mut classes, capacity, &mut checkpoint());
+        assert_eq!(
+            Ok(fragment_bound(&items, &set_of, 1, capacity)),
+            expected,
+            "capacity {capacity}"
+        );
+    }
+}
+
+#[test]
+fn the_bound_over_fragments_alone_answers_an_interrupt() {
+    let token_counts: Vec<u64> = (0..5000).map(|at| 1 + at % 7).collect();
+    let entries: Vec<Entry> = (0..5000u32)
+        .map(|at| Entry::new(0.5, 0, at, token_counts[at as usize]))
+        .collect();
+    let sets = VariantSets {
+        set_of_fragment: (0..5000)
+            .map(|at| if at % 3 == 0 { at / 6 } else { NO_SET })
+            .collect(),
+        count: 834,
+    };
+    // A question every 256 steps: 19 in the pass over the fragments, 3 more over the sets.
+    for (at, stops) in [(1, true), (19, true), (22, true), (23, false)] {
+        let interrupt = InterruptAt::new(at);
+        let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
+        let steps = fragment_steps(&entries, &token_counts, &sets, &mut checkpoint);
+        assert_eq!(steps.is_err(), stops, "interrupted from question {at}");
+    }
+}
+
+#[test]
+fn sets_are_told_apart_by_name_where_hashes_meet() {
+    let mut marks = GroupMarks::default();
+    // "a" and "b" share a hash, as do "c" and "d"; "e" has its own.
+    for (fragment, name, hash) in [
+        (0, "a", 7),
+        (2, "b", 7),
+        (3, "a", 7),
+        (4, "e", 9),
+        (5, "c", 8),
+        (6, "d", 8),
+        (7, "b", 7),
+        (8, "d", 8),
+        (9, "c", 8),
+    ] {
+        marks.push(fragment, name.as_bytes(), hash);
+    }
+    let sets = VariantSets::new(&marks, 11);
+    assert_eq!(sets.count, 5);
+    let of = |fragment: usize| sets.set_of_fragment[fragment];
+    assert_eq!([of(1), of(10)], [NO_SET, NO_SET]);
+    assert_eq!(of(0), of(3));
+    assert_eq!(of(2), of(7));
+    assert_eq!(of(5), of(9));
+    assert_eq!(of(6), of(8));
+    let mut distinct = vec![of(0), of(2), of(4), of(5), of(6)];
+    distinct.sort_unstable();
+    assert_eq!(distinct, vec![0, 1, 2, 3, 4]);
 }
