@@ -439,6 +439,25 @@ def test_pack_returns_the_metadata_the_processor_keeps(backend: str) -> None:
 # --- counting -----------------------------------------------------------------------------
 
 
+def test_a_tool_return_reads_as_pydantic_ai_renders_it() -> None:
+    class Shouted(ToolReturnPart):
+        def model_response_str(self, *, wrap_if_error: bool = True) -> str:
+            return str(self.content).upper()
+
+    parts = [
+        ToolReturnPart("lookup", "plain", tool_call_id="c1"),
+        ToolReturnPart("lookup", "not allowed", tool_call_id="c2", outcome="denied"),
+        ToolReturnPart("lookup", "bad id", tool_call_id="c3", outcome="retried"),
+        Shouted("lookup", "quiet", tool_call_id="c4"),
+    ]
+    assert message_text(ModelRequest(parts=parts)) == (
+        'plain\nnot allowed\n{"error":"bad id"}\nQUIET'
+    )
+    assert [message_text(ModelRequest(parts=[part])) for part in parts] == [
+        part.model_response_str() for part in parts
+    ]
+
+
 def test_message_text_is_what_the_model_is_sent() -> None:
     request = ModelRequest(
         parts=[

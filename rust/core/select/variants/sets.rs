@@ -63,8 +63,10 @@ impl Hasher for Prehashed {
         self.0
     }
 
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("only u64 keys are hashed");
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
     }
 
     fn write_u64(&mut self, hash: u64) {
