@@ -8,6 +8,7 @@
 use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
+use crate::core::select::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::pieces::sort_in_pieces;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, split_at_capacity, weigh, Item};
@@ -190,7 +191,7 @@ pub fn optimal(
     // Worst-ranked first: see `solve_core`.
     core.sort_unstable_by(|a, b| rank_order(b.unit, a.unit));
     let floor = i128::try_from(lower).unwrap_or(i128::MAX) - fixed.value as i128;
-    let mut taken = Taken::default();
+    let mut taken = Taken(ParentTree::new(tuning.collect_slack));
     let best = solve_core(
         &core,
         capacity - fixed.tokens,
@@ -365,8 +366,6 @@ struct State {
     block_taken: u64,
 }
 
-const NO_NODE: u32 = u32::MAX;
-
 /// The core is processed in blocks of this many items, one bit each in a state.
 const BLOCK: usize = 64;
 
@@ -378,62 +377,31 @@ struct Node {
     taken: u64,
 }
 
-/// The sets' items as a tree of blocks; a parent comes before its children.
-#[derive(Default)]
-struct Taken {
-    nodes: Vec<Node>,
-    /// How many nodes the states reached at the last collection.
-    reached: usize,
+impl Child for Node {
+    fn parent(&self) -> u32 {
+        self.parent
+    }
+
+    fn set_parent(&mut self, parent: u32) {
+        self.parent = parent;
+    }
 }
+
+/// The sets' items as a tree of blocks.
+struct Taken(ParentTree<Node>);
 
 impl Taken {
     /// Ends block `block`: what each state took in it becomes a node.
     fn end_block(&mut self, states: &mut [State], block: u32) {
         for state in states.iter_mut().filter(|state| state.block_taken != 0) {
-            self.nodes.push(Node {
+            state.node = self.0.push(Node {
                 parent: state.node,
                 block,
                 taken: state.block_taken,
             });
-            state.node = (self.nodes.len() - 1) as u32;
             state.block_taken = 0;
         }
-        self.collect(states);
-    }
-
-    /// Drops the nodes no state reaches, once they may be half of all: most sets are soon
-    /// dominated or cut, and their nodes would otherwise pile up for as long as the work runs.
-    fn collect(&mut self, states: &mut [State]) {
-        if self.nodes.len() < 2 * (self.reached + states.len()) {
-            return;
-        }
-        // Each reached node's new place; a parent comes first, so it is known before its
-        // children need it.
-        let mut moved = vec![NO_NODE; self.nodes.len()];
-        for state in states.iter() {
-            let mut node = state.node;
-            while node != NO_NODE && moved[node as usize] == NO_NODE {
-                moved[node as usize] = 0;
-                node = self.nodes[node as usize].parent;
-            }
-        }
-        let mut kept = 0;
-        for at in 0..self.nodes.len() {
-            if moved[at] != NO_NODE {
-                let mut node = self.nodes[at];
-                if node.parent != NO_NODE {
-                    node.parent = moved[node.parent as usize];
-                }
-                self.nodes[kept] = node;
-                moved[at] = kept as u32;
-                kept += 1;
-            }
-        }
-        self.nodes.truncate(kept);
-        self.reached = kept;
-        for state in states.iter_mut().filter(|state| state.node != NO_NODE) {
-            state.node = moved[state.node as usize];
-        }
+        self.0.collect(states, |state| &mut state.node);
     }
 
     /// The positions in the core of the items `state` took, the last of which is in block
@@ -445,15 +413,8 @@ impl Taken {
             items.extend(bits.map(|bit| (block * BLOCK + bit) as u32));
         };
         add(block, state.block_taken);
-        let mut node = state.node;
-        while node != NO_NODE {
-            let Node {
-                parent,
-                block,
-                taken,
-            } = self.nodes[node as usize];
-            add(block as usize, taken);
-            node = parent;
+        for node in self.0.chain(state.node) {
+            add(node.block as usize, node.taken);
         }
         items
     }

@@ -27,8 +27,17 @@ fn solve(
     rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
     near: usize,
 ) -> Chosen {
+    solve_tuned(items, capacity, rank_order, &tuning(near))
+}
+
+fn solve_tuned(
+    items: Vec<Item>,
+    capacity: u128,
+    rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
+    tuning: &Tuning,
+) -> Chosen {
     let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
-    let chosen = optimal(items, capacity, rank_order, &tuning(near), &mut checkpoint);
+    let chosen = optimal(items, capacity, rank_order, tuning, &mut checkpoint);
     chosen.expect("never interrupted")
 }
 
@@ -209,9 +218,19 @@ fn canonical_table(items: &[Item], capacity: usize) -> Vec<u32> {
         .collect()
 }
 
+/// Solves `near` units near the break first, and collects the unreached nodes of the sets'
+/// tree after `collect_slack` more.
+fn tuning_collected(near: usize, collect_slack: usize) -> Tuning {
+    Tuning {
+        collect_slack,
+        ..tuning(near)
+    }
+}
+
 #[test]
 fn optimal_is_canonical_on_sets_of_many_blocks() {
     // Strongly correlated (value = tokens + 10): many sets on the frontier, for many blocks.
+    // The unreached nodes are collected as soon as they may be half of all, or never.
     let mut random = Lcg(23);
     for case in 0..4 {
         let items: Vec<Item> = (0..1500)
@@ -222,11 +241,12 @@ fn optimal_is_canonical_on_sets_of_many_blocks() {
             .collect();
         let total: u128 = items.iter().map(|i| i.tokens).sum();
         let capacity = total / 2 + case;
-        let chosen = solve(items.clone(), capacity, &by_number, 8);
-        assert_eq!(
-            sorted(chosen.units),
-            canonical_table(&items, capacity as usize)
-        );
+        let want = canonical_table(&items, capacity as usize);
+        for slack in [0, usize::MAX] {
+            let tuning = tuning_collected(8, slack);
+            let chosen = solve_tuned(items.clone(), capacity, &by_number, &tuning);
+            assert_eq!(sorted(chosen.units), want, "case {case}, slack {slack}");
+        }
     }
     let mut random = Lcg(17);
     for case in 0..60 {
@@ -236,12 +256,12 @@ fn optimal_is_canonical_on_sets_of_many_blocks() {
         let items = random_items(&mut random, len, 3, max_tokens);
         let total: u128 = items.iter().map(|i| i.tokens).sum();
         for capacity in [total / 3, total / 2 + 1] {
-            let chosen = solve(items.clone(), capacity, &by_number, [1, 64][case % 2]);
-            assert_eq!(
-                sorted(chosen.units),
-                canonical_table(&items, capacity as usize),
-                "case {case}"
-            );
+            let want = canonical_table(&items, capacity as usize);
+            for slack in [0, usize::MAX] {
+                let tuning = tuning_collected([1, 64][case % 2], slack);
+                let chosen = solve_tuned(items.clone(), capacity, &by_number, &tuning);
+                assert_eq!(sorted(chosen.units), want, "case {case}, slack {slack}");
+            }
         }
     }
 }

@@ -202,6 +202,8 @@ pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         near_break: rng.below(4) as usize,
         interrupt_every: std::time::Duration::ZERO,
         sort_piece: rng.below(20) as usize,
+        // Not drawn, so that the cases generated after it stay as they were.
+        collect_slack: 0,
     }
 }
 

@@ -10,6 +10,7 @@ pub mod ids;
 pub mod input_order;
 pub mod key_ranges;
 pub mod packing;
+pub mod parent_tree;
 pub mod pieces;
 pub mod policy;
 pub mod ranking;

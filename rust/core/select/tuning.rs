@@ -32,6 +32,10 @@ pub struct Tuning {
     /// `optimal` first solves this many of the open units nearest the break exactly, for a
     /// set of high value that lets its bounds fix most of the rest.
     pub near_break: usize,
+    /// The exact solvers keep their sets as trees and drop the nodes no set reaches once
+    /// they may be half of all, and only after this many more have piled up: a collection is
+    /// a pass over every node, so it waits until there are enough to be worth one.
+    pub collect_slack: usize,
     /// `optimal` asks the request's interrupt at most this often: often enough that Ctrl-C
     /// stops it well within a tenth of a second, seldom enough to cost nothing.
     pub interrupt_every: Duration,
@@ -54,6 +58,7 @@ impl Tuning {
         whole_sort_share: 0.5,
         members_per_bucket: 256,
         near_break: 64,
+        collect_slack: 1024,
         interrupt_every: Duration::from_millis(20),
     };
 

@@ -367,7 +367,7 @@ impl UnitPacker {
             }
             (_, true) => {
                 let sets = (&set_of, units.sets());
-                variant_optimal(items, sets, room, rank_order, piece, checkpoint)?
+                variant_optimal(items, sets, room, rank_order, tuning, checkpoint)?
             }
         };
         packer.candidates_bound = Some(chosen.bound);

@@ -18,7 +18,9 @@ use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::by_value::Chosen;
+use crate::core::select::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::pieces::sort_in_pieces;
+use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 use crate::core::select::variants::bound::{hull_steps, multiple_choice_bound, upper_hull};
 use crate::core::select::variants::sets::Classes;
@@ -32,9 +34,10 @@ pub fn optimal(
     (set_of, sets): (&impl Fn(u32) -> u32, usize),
     capacity: u128,
     rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
-    sort_piece: usize,
+    tuning: &Tuning,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Chosen, Interrupted> {
+    let sort_piece = tuning.sort_piece;
     let mut classes = Classes::new(&items, set_of, sets);
     let bound = multiple_choice_bound(&mut classes, capacity, checkpoint)?;
     let fitting: Vec<Item> = items
@@ -71,7 +74,10 @@ pub fn optimal(
         chosen.value,
         capacity,
         &prices,
-        &ranks,
+        Choices {
+            nodes: ParentTree::new(tuning.collect_slack),
+            ranks: &ranks,
+        },
         checkpoint,
     )?;
     for item in best {
@@ -279,6 +285,16 @@ struct Node {
     level: u32,
 }
 
+impl Child for Node {
+    fn parent(&self) -> u32 {
+        self.parent
+    }
+
+    fn set_parent(&mut self, parent: u32) {
+        self.parent = parent;
+    }
+}
+
 /// A state grown from one of the states before: `parent`'s choices and `unit` ([`NONE`]: none
 /// of this class).
 #[derive(Debug, Clone, Copy)]
@@ -289,10 +305,9 @@ struct Grown {
     unit: u32,
 }
 
+/// The states' choices, and the ranks that break their ties.
 struct Choices<'r> {
-    nodes: Vec<Node>,
-    /// How many nodes the states reached at the last collection.
-    reached: usize,
+    nodes: ParentTree<Node>,
     ranks: &'r Ranks,
 }
 
@@ -314,19 +329,19 @@ impl Choices<'_> {
             differ(b.unit, false);
         }
         let level = |node: u32| {
-            if node == NONE {
+            if node == NO_NODE {
                 -1
             } else {
-                i64::from(self.nodes[node as usize].level)
+                i64::from(self.nodes[node].level)
             }
         };
         let (mut x, mut y) = (a.parent, b.parent);
         while x != y {
             let (lx, ly) = (level(x), level(y));
             if lx >= ly {
-                let node = self.nodes[x as usize];
+                let node = self.nodes[x];
                 if lx == ly {
-                    let other = self.nodes[y as usize];
+                    let other = self.nodes[y];
                     if node.unit != other.unit {
                         differ(node.unit, true);
                         differ(other.unit, false);
@@ -337,45 +352,12 @@ impl Choices<'_> {
                 }
                 x = node.parent;
             } else {
-                let node = self.nodes[y as usize];
+                let node = self.nodes[y];
                 differ(node.unit, false);
                 y = node.parent;
             }
         }
         best.is_some_and(|(_, in_a)| in_a)
-    }
-
-    /// Drops the nodes no state reaches, once they may be half of all.
-    fn collect(&mut self, states: &mut [State]) {
-        if self.nodes.len() < 2 * (self.reached + states.len()) + 1024 {
-            return;
-        }
-        let mut moved = vec![NONE; self.nodes.len()];
-        for state in states.iter() {
-            let mut node = state.node;
-            while node != NONE && moved[node as usize] == NONE {
-                moved[node as usize] = 0;
-                node = self.nodes[node as usize].parent;
-            }
-        }
-        // A parent comes before its children, so its new place is known first.
-        let mut kept = 0;
-        for at in 0..self.nodes.len() {
-            if moved[at] != NONE {
-                let mut node = self.nodes[at];
-                if node.parent != NONE {
-                    node.parent = moved[node.parent as usize];
-                }
-                self.nodes[kept] = node;
-                moved[at] = kept as u32;
-                kept += 1;
-            }
-        }
-        self.nodes.truncate(kept);
-        self.reached = kept;
-        for state in states.iter_mut().filter(|state| state.node != NONE) {
-            state.node = moved[state.node as usize];
-        }
     }
 }
 
@@ -386,7 +368,7 @@ fn best_state(
     value: u128,
     capacity: u128,
     prices: &Prices,
-    ranks: &Ranks,
+    mut choices: Choices,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Vec<Item>, Interrupted> {
     // What the classes after each could add at most, in margins.
@@ -394,15 +376,10 @@ fn best_state(
     for at in (0..open.len()).rev() {
         after[at] = after[at + 1] + open[at].best;
     }
-    let mut choices = Choices {
-        nodes: Vec::new(),
-        reached: 0,
-        ranks,
-    };
     let mut states = vec![State {
         tokens,
         value,
-        node: NONE,
+        node: NO_NODE,
     }];
     let mut grown: Vec<Grown> = Vec::new();
     for (level, class) in open.iter().enumerate() {
@@ -462,8 +439,7 @@ fn best_state(
                         parent: pick.parent,
                         unit: pick.unit,
                         level: level as u32,
-                    });
-                    (choices.nodes.len() - 1) as u32
+                    })
                 };
                 states.push(State {
                     tokens,
@@ -476,23 +452,16 @@ fn best_state(
             }
             at = end;
         }
-        choices.collect(&mut states);
+        choices.nodes.collect(&mut states, |state| &mut state.node);
     }
     let best = states
         .last()
         .copied()
         .expect("the set found first, or a better one, stays");
     let mut items = Vec::new();
-    let mut node = best.node;
-    while node != NONE {
-        let Node {
-            parent,
-            unit,
-            level,
-        } = choices.nodes[node as usize];
-        let members = &open[level as usize].members;
-        items.extend(members.iter().filter(|member| member.unit == unit));
-        node = parent;
+    for node in choices.nodes.chain(best.node) {
+        let members = &open[node.level as usize].members;
+        items.extend(members.iter().filter(|member| member.unit == node.unit));
     }
     Ok(items)
 }
@@ -597,19 +566,17 @@ mod tests {
     fn the_tie_rule_walks_choices_back_to_where_they_part() {
         // Sets built over three classes: a chose units 5 then 1; b chose 2 then 3.
         let mut choices = Choices {
-            nodes: Vec::new(),
-            reached: 0,
+            nodes: ParentTree::new(0),
             ranks: &ranks(8),
         };
-        fn chain(nodes: &mut Vec<Node>, units: &[(u32, u32)]) -> u32 {
-            let mut parent = NONE;
+        fn chain(nodes: &mut ParentTree<Node>, units: &[(u32, u32)]) -> u32 {
+            let mut parent = NO_NODE;
             for &(unit, level) in units {
-                nodes.push(Node {
+                parent = nodes.push(Node {
                     parent,
                     unit,
                     level,
                 });
-                parent = (nodes.len() - 1) as u32;
             }
             parent
         }
@@ -637,9 +604,10 @@ mod tests {
     }
 
     #[test]
-    fn many_classes_match_the_exact_table_and_unreached_choices_are_collected() {
-        // Hundreds of classes of small units: the states' choices pile up past what
-        // collection waits for. The set's value and tokens against a table over tokens.
+    fn many_classes_match_the_exact_table_whether_unreached_choices_are_collected_or_not() {
+        // Hundreds of classes of small units: the states' choices pile up, and are collected
+        // as soon as the unreached may be half of all, or never. The set's value and tokens
+        // against a table over tokens, and the same set either way.
         let mut rng = crate::core::select::compress::tests::Lcg(3);
         for case in 0..4 {
             let count = 300 + 100 * case;
@@ -656,15 +624,24 @@ mod tests {
             };
             let capacity = 40 + 30 * case as u128;
             let by_number = |a: u32, b: u32| a.cmp(&b);
-            let chosen = optimal(
-                items.clone(),
-                (&set_of, sets),
-                capacity,
-                &by_number,
-                64,
-                &mut checkpoint(),
-            )
-            .unwrap();
+            let solve = |collect_slack| {
+                let tuning = Tuning {
+                    sort_piece: 64,
+                    collect_slack,
+                    ..Tuning::DEFAULT
+                };
+                let sets = (&set_of, sets);
+                optimal(
+                    items.clone(),
+                    sets,
+                    capacity,
+                    &by_number,
+                    &tuning,
+                    &mut checkpoint(),
+                )
+            };
+            let chosen = solve(0).unwrap();
+            assert_eq!(Ok(&chosen), solve(usize::MAX).as_ref(), "case {case}");
             let tokens: u128 = chosen.units.iter().map(|&u| items[u as usize].tokens).sum();
             // Per set at most one: most value within each number of tokens.
             let mut classes: std::collections::BTreeMap<u32, Vec<Item>> = Default::default();
@@ -710,67 +687,5 @@ mod tests {
             taken_sets.dedup();
             assert_eq!(taken_sets.len(), kept, "case {case}");
         }
-    }
-
-    #[test]
-    fn collection_keeps_exactly_the_choices_states_reach() {
-        let ranks = ranks(4);
-        let mut choices = Choices {
-            nodes: Vec::new(),
-            reached: 0,
-            ranks: &ranks,
-        };
-        // A long chain of dropped choices, then two states sharing a parent.
-        for at in 0..3000u32 {
-            let parent = if at == 0 { NONE } else { at - 1 };
-            choices.nodes.push(Node {
-                parent,
-                unit: 3,
-                level: at,
-            });
-        }
-        let root = choices.nodes.len() as u32;
-        choices.nodes.push(Node {
-            parent: NONE,
-            unit: 0,
-            level: 0,
-        });
-        for unit in [1, 2] {
-            choices.nodes.push(Node {
-                parent: root,
-                unit,
-                level: 1,
-            });
-        }
-        let state = |node| State {
-            tokens: 0,
-            value: 0,
-            node,
-        };
-        let mut states = vec![state(root + 1), state(root + 2), state(NONE)];
-        choices.collect(&mut states);
-        assert_eq!(choices.nodes.len(), 3);
-        assert_eq!(choices.reached, 3);
-        let chain = |mut node: u32| {
-            let mut units = Vec::new();
-            while node != NONE {
-                units.push(choices.nodes[node as usize].unit);
-                node = choices.nodes[node as usize].parent;
-            }
-            units
-        };
-        assert_eq!(chain(states[0].node), [1, 0]);
-        assert_eq!(chain(states[1].node), [2, 0]);
-        assert_eq!(states[2].node, NONE);
-        // Too few unreached nodes to be worth a pass: they stay until there are more.
-        for unit in 0..10 {
-            choices.nodes.push(Node {
-                parent: NONE,
-                unit,
-                level: 0,
-            });
-        }
-        choices.collect(&mut states);
-        assert_eq!(choices.nodes.len(), 13);
     }
 }

@@ -14,6 +14,7 @@ use crate::core::select::by_value::Chosen;
 use crate::core::select::compress::tests::Lcg;
 use crate::core::select::entry::Entry;
 use crate::core::select::policy::groups::GroupMarks;
+use crate::core::select::tuning::Tuning;
 use crate::core::select::value::tests::item;
 use crate::core::select::value::Item;
 use crate::core::select::value::UNITS_PER_RELEVANCE;
@@ -25,6 +26,15 @@ fn by_number(a: u32, b: u32) -> Ordering {
 
 fn checkpoint() -> Checkpoint<'static> {
     Checkpoint::new(&Uninterrupted, Duration::ZERO)
+}
+
+/// Sorts in pieces of five; unreached choices collected after `collect_slack` more.
+fn tuning(collect_slack: usize) -> Tuning {
+    Tuning {
+        sort_piece: 5,
+        collect_slack,
+        ..Tuning::DEFAULT
+    }
 }
 
 /// A generated case: items numbered 0.., each in one of `sets` sets or none.
@@ -175,27 +185,30 @@ fn optimal_is_the_canonical_optimum_and_its_bound_the_relaxations() {
         let case = Case::generated(&mut rng, 12);
         let set_of = case.set_of();
         let sets = (&set_of, case.sets);
-        let chosen = optimal(
-            case.items.clone(),
-            sets,
-            case.capacity,
-            &by_number,
-            5,
-            &mut checkpoint(),
-        );
-        let chosen = chosen.unwrap();
-        assert_eq!(
-            case.mask(&chosen),
-            case.brute_optimum(),
-            "case {case_number}"
-        );
-        assert_eq!(chosen.bound, case.dual_bound(), "case {case_number}");
-        let value: u128 = chosen
-            .units
-            .iter()
-            .map(|&u| u128::from(case.items[u as usize].value))
-            .sum();
-        assert_eq!(chosen.value, value);
+        // Unreached choices collected as soon as they may be half of all, or never.
+        for slack in [0, usize::MAX] {
+            let chosen = optimal(
+                case.items.clone(),
+                sets,
+                case.capacity,
+                &by_number,
+                &tuning(slack),
+                &mut checkpoint(),
+            );
+            let chosen = chosen.unwrap();
+            assert_eq!(
+                case.mask(&chosen),
+                case.brute_optimum(),
+                "case {case_number}, slack {slack}"
+            );
+            assert_eq!(chosen.bound, case.dual_bound(), "case {case_number}");
+            let value: u128 = chosen
+                .units
+                .iter()
+                .map(|&u| u128::from(case.items[u as usize].value))
+                .sum();
+            assert_eq!(chosen.value, value);
+        }
     }
 }
 
@@ -213,7 +226,7 @@ fn optimal_ranks_by_the_order_given_not_by_number() {
             (&set_of, 1),
             10,
             &order,
-            5,
+            &tuning(Tuning::DEFAULT.collect_slack),
             &mut checkpoint(),
         );
         assert_eq!(chosen.unwrap().units, vec![kept]);
@@ -349,7 +362,15 @@ fn optimal_answers_an_interrupt() {
     let set_of = |unit: u32| unit / 3;
     let interrupt = InterruptAt::new(2);
     let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
-    let chosen = optimal(items, (&set_of, 134), 200, &by_number, 5, &mut checkpoint);
+    let tuning = tuning(Tuning::DEFAULT.collect_slack);
+    let chosen = optimal(
+        items,
+        (&set_of, 134),
+        200,
+        &by_number,
+        &tuning,
+        &mut checkpoint,
+    );
     assert!(chosen.is_err());
 }
 
