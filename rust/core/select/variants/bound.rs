@@ -161,18 +161,13 @@ impl From<Step> for (u64, u128) {
     }
 }
 
-/// [`density_order`] for steps, whose products fit a `u128`.
+/// [`density_order`] for steps, whose products fit a `u128`: a step of no tokens first.
 fn step_order(a: &Step, b: &Step) -> Ordering {
-    match (a.tokens, b.tokens) {
-        (0, 0) => Ordering::Equal,
-        (0, _) => Ordering::Less,
-        (_, 0) => Ordering::Greater,
-        _ => {
-            let left = u128::from(a.value) * u128::from(b.tokens);
-            let right = u128::from(b.value) * u128::from(a.tokens);
-            right.cmp(&left)
-        }
-    }
+    let left = u128::from(a.value) * u128::from(b.tokens);
+    let right = u128::from(b.value) * u128::from(a.tokens);
+    (a.tokens != 0)
+        .cmp(&(b.tokens != 0))
+        .then(right.cmp(&left))
 }
 
 /// The steps of the multiple-choice relaxation when each fragment is a unit of its own (no
