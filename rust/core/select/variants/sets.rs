@@ -147,3 +147,19 @@ fn slot(set: u32) -> usize {
         set as usize + 1
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_prehashed_key_is_its_own_hash() {
+        let mut hasher = Prehashed::default();
+        hasher.write_u64(0x1234_5678_9abc_def0);
+        assert_eq!(hasher.finish(), 0x1234_5678_9abc_def0);
+        // Bytes are folded in, the ninth over the first.
+        let mut folded = Prehashed::default();
+        folded.write(&[1, 0, 0, 0, 0, 0, 0, 0, 3]);
+        assert_eq!(folded.finish(), 2);
+    }
+}
