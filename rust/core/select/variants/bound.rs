@@ -165,9 +165,7 @@ impl From<Step> for (u64, u128) {
 fn step_order(a: &Step, b: &Step) -> Ordering {
     let left = u128::from(a.value) * u128::from(b.tokens);
     let right = u128::from(b.value) * u128::from(a.tokens);
-    (a.tokens != 0)
-        .cmp(&(b.tokens != 0))
-        .then(right.cmp(&left))
+    (a.tokens != 0).cmp(&(b.tokens != 0)).then(right.cmp(&left))
 }
 
 /// The steps of the multiple-choice relaxation when each fragment is a unit of its own (no
