@@ -13,7 +13,7 @@ from typing import NamedTuple
 from ..types import SkeletonMetadata
 from ._packing import Packing, checked_token_counts
 
-__all__ = ["MessageShape", "pack_history", "tool_groups"]
+__all__ = ["MessageShape", "ToolLinks", "pack_history", "tool_groups"]
 
 
 class MessageShape(NamedTuple):
@@ -38,16 +38,8 @@ def tool_groups(shapes: Sequence[MessageShape], container: str) -> list[str | No
     An answer goes with the latest earlier call of its id: some models reuse ids across turns.
     Raises ValueError naming `<container>[i]` for an answer to a call that no earlier message
     makes."""
-    parent = list(range(len(shapes)))
-
-    def root(index: int) -> int:
-        while parent[index] != index:
-            parent[index] = parent[parent[index]]
-            index = parent[index]
-        return index
-
+    links = ToolLinks(len(shapes))
     caller: dict[str, int] = {}
-    linked = [False] * len(shapes)
     for index, shape in enumerate(shapes):
         for call_id in shape.answers:
             made_by = caller.get(call_id)
@@ -56,12 +48,45 @@ def tool_groups(shapes: Sequence[MessageShape], container: str) -> list[str | No
                     f"{container}[{index}] answers tool call {call_id!r}, "
                     "which no earlier message makes"
                 )
-            parent[root(index)] = root(made_by)
-            linked[index] = linked[made_by] = True
+            links.join(index, made_by)
         for call_id in shape.calls:
             caller[call_id] = index
-            linked[index] = True
-    return [f"tools@{root(index)}" if linked[index] else None for index in range(len(shapes))]
+            links.mark(index)
+    return links.groups()
+
+
+class ToolLinks:
+    """Messages joined into tool groups by position as calls are answered (a union-find), for
+    an adapter that pairs calls with their answers as it reads."""
+
+    __slots__ = ("_linked", "_parent")
+
+    def __init__(self, size: int) -> None:
+        self._parent = list(range(size))
+        self._linked = [False] * size
+
+    def mark(self, index: int) -> None:
+        """Message `index` makes a call: it has a group, of its own until answered."""
+        self._linked[index] = True
+
+    def join(self, answer: int, caller: int) -> None:
+        """Message `answer` answers a call message `caller` makes: one group."""
+        self._parent[self._root(answer)] = self._root(caller)
+        self._linked[answer] = self._linked[caller] = True
+
+    def groups(self) -> list[str | None]:
+        """A group name per message, None for one making and answering no call."""
+        return [
+            f"tools@{self._root(index)}" if linked else None
+            for index, linked in enumerate(self._linked)
+        ]
+
+    def _root(self, index: int) -> int:
+        parent = self._parent
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
 
 
 def pack_history(

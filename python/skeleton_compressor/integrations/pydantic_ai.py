@@ -34,7 +34,7 @@ from pydantic_ai.messages import (
 
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
-from ._history import MessageShape, pack_history
+from ._history import MessageShape, ToolLinks, pack_history
 from ._packing import Packing, not_item_error
 
 __all__ = ["PackedHistory", "SkeletonHistoryProcessor", "message_text"]
@@ -348,8 +348,7 @@ def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[st
     here (by index), so the shapes' ids are what a call or return holds."""
     readers = _READERS
     made_by: dict[str, int] = {}
-    parent = list(range(len(messages)))
-    linked = [False] * len(messages)
+    links = ToolLinks(len(messages))
     latest_user = -1
     shapes: list[MessageShape] = []
     for index, message in enumerate(messages):
@@ -381,19 +380,16 @@ def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[st
                         "which no earlier message makes"
                     )
                 answered.append(call_id)
-                _join(parent, index, caller)
-                linked[caller] = True
+                links.join(index, caller)
         if has_user:
             latest_user = index
+        if made:
+            links.mark(index)
         if answered or made:
-            linked[index] = True
             shapes.append(MessageShape(has_system, has_user or opens, tuple(made), tuple(answered)))
         else:
             shapes.append(_BARE[has_system][has_user or opens])
-    groups = [
-        f"tools@{_root(parent, index)}" if is_linked else None
-        for index, is_linked in enumerate(linked)
-    ]
+    groups = links.groups()
     pinned = [index for index, shape in enumerate(shapes) if shape.pinned]
     if latest_user >= 0:
         pinned.append(latest_user)
@@ -418,17 +414,6 @@ _BARE = (
     (MessageShape(pinned=True), MessageShape(pinned=True, opens_turn=True)),
 )
 _PINNED_TURN = _BARE[True][True]
-
-
-def _root(parent: list[int], index: int) -> int:
-    while parent[index] != index:
-        parent[index] = parent[parent[index]]
-        index = parent[index]
-    return index
-
-
-def _join(parent: list[int], answer: int, caller: int) -> None:
-    parent[_root(parent, answer)] = _root(parent, caller)
 
 
 def _anchor(messages: Sequence[ModelMessage], shapes: Sequence[MessageShape]) -> int | None:
