@@ -4,13 +4,9 @@
 //! the steps along every hull, filled by value per token across all classes, give the
 //! relaxation's optimum (Sinha and Zoltners).
 
-use std::cmp::Ordering;
-
 use crate::core::interrupt::{Checkpoint, Interrupted};
-use crate::core::select::entry::{relevance_of_key, Entry};
-use crate::core::select::value::{
-    density_order, split_at_capacity, value_of, weigh, wide_mul, Item,
-};
+use crate::core::select::entry::Entry;
+use crate::core::select::value::{density_order, split_at_capacity, weigh, wide_mul, Item};
 use crate::core::select::variants::sets::{Classes, VariantSets, NO_SET};
 
 /// The members of a class on the upper convex hull of their points and (0, 0), by tokens:
@@ -155,17 +151,23 @@ pub struct Step {
     tokens: u64,
 }
 
-impl From<Step> for (u64, u128) {
-    fn from(step: Step) -> (u64, u128) {
-        (step.value, u128::from(step.tokens))
+impl Step {
+    /// A fragment's item, or a step along a hull of fragments: its tokens fit a `u64`.
+    fn of(item: &Item) -> Step {
+        Step {
+            value: item.value,
+            tokens: item.tokens as u64,
+        }
     }
-}
 
-/// [`density_order`] for steps, whose products fit a `u128`: a step of no tokens first.
-fn step_order(a: &Step, b: &Step) -> Ordering {
-    let left = u128::from(a.value) * u128::from(b.tokens);
-    let right = u128::from(b.value) * u128::from(a.tokens);
-    (a.tokens != 0).cmp(&(b.tokens != 0)).then(right.cmp(&left))
+    /// The step as [`density_order`] weighs it.
+    fn item(&self) -> Item {
+        Item {
+            unit: 0,
+            value: self.value,
+            tokens: u128::from(self.tokens),
+        }
+    }
 }
 
 /// The steps of the multiple-choice relaxation when each fragment is a unit of its own (no
@@ -200,10 +202,7 @@ pub fn fragment_steps(
     let mut next = starts.clone();
     for (entry, &set) in entries.iter().zip(set_of) {
         checkpoint.tick()?;
-        let fragment = Step {
-            value: value_of(relevance_of_key(entry.key)),
-            tokens: entry.token_count(token_counts),
-        };
+        let fragment = Step::of(&entry.item(token_counts));
         if set == NO_SET {
             steps.push(fragment);
         } else {
@@ -211,28 +210,15 @@ pub fn fragment_steps(
             next[set as usize] += 1;
         }
     }
-    let (mut class, mut hull) = (Vec::new(), Vec::new());
+    let (mut class, mut hull, mut climb) = (Vec::new(), Vec::new(), Vec::new());
     for set in 0..sets.count {
         checkpoint.tick()?;
         class.clear();
-        class.extend(
-            members[starts[set]..starts[set + 1]]
-                .iter()
-                .map(|member| Item {
-                    unit: 0,
-                    value: member.value,
-                    tokens: u128::from(member.tokens),
-                }),
-        );
+        class.extend(members[starts[set]..starts[set + 1]].iter().map(Step::item));
         upper_hull_into(&mut class, &mut hull);
-        let mut from = (0, 0);
-        for vertex in &hull {
-            steps.push(Step {
-                value: vertex.value - from.0,
-                tokens: (vertex.tokens - from.1) as u64,
-            });
-            from = (vertex.value, vertex.tokens);
-        }
+        climb.clear();
+        hull_steps(&hull, &mut climb);
+        steps.extend(climb.iter().map(Step::of));
     }
     Ok(steps)
 }
@@ -244,6 +230,6 @@ pub fn steps_bound(
     capacity: u128,
     checkpoint: &mut Checkpoint,
 ) -> Result<u128, Interrupted> {
-    let split = split_at_capacity(steps, capacity, |step| *step, step_order, checkpoint)?;
+    let split = split_at_capacity(steps, capacity, Step::item, density_order, checkpoint)?;
     Ok(split.fractional_optimum(capacity))
 }
