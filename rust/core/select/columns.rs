@@ -105,11 +105,6 @@ impl Columns {
         }
     }
 
-    /// Whether any fragment is required, grouped or a variant.
-    pub fn has_units(&self) -> bool {
-        !self.required.is_empty() || !self.groups.is_empty() || !self.variants.is_empty()
-    }
-
     pub fn len(&self) -> usize {
         self.entries.len()
     }
