@@ -130,7 +130,6 @@ pub fn optimal(
     tuning: &Tuning,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Chosen, Interrupted> {
-    let near = tuning.near_break;
     let walk = walk_by_density(
         &mut items,
         capacity,
@@ -165,86 +164,35 @@ pub fn optimal(
     let best = best_single(&open, capacity, rank_order).map_or(0, |item| u128::from(item.value));
     // The walk's set, less its zero-token units, is a set of open items.
     let lower = (walk.chosen.value - chosen.value).max(best);
-    // A better set to reach first, so that the bounds fix more: the open items nearest the
-    // break solved exactly, the others as the fractional optimum has them. A few first, then
-    // twice as many while the core left is larger than twice those: past that, solving the
-    // core itself costs less.
     checkpoint.check()?;
     let reduced = Reduction::new(&open, at_break, capacity);
     checkpoint.check()?;
-    let mut lower = lower;
-    if let Some(ratio) = reduced.ratio {
-        let mut solved = near.min(FIRST_NEAR);
-        loop {
-            let near_set = near_break(&open, &reduced, lower, ratio, capacity, solved, checkpoint)?;
-            lower = lower.max(near_set);
-            if solved >= near || reduced.core_len(lower) <= 2 * solved {
-                break;
-            }
-            solved = near.min(2 * solved);
-        }
-    }
     let (mut core, fixed) = reduced.split(&open, lower);
     checkpoint.check()?;
     chosen.units.extend_from_slice(&fixed.units);
     chosen.value += fixed.value;
-    // Worst-ranked first: see `solve_core`.
-    core.sort_unstable_by(|a, b| rank_order(b.unit, a.unit));
     let floor = i128::try_from(lower).unwrap_or(i128::MAX) - fixed.value as i128;
     let mut taken = Taken(ParentTree::new(tuning.collect_slack));
-    let best = solve_core(
-        &core,
+    let (best, above) = solve_core(
+        &mut core,
         capacity - fixed.tokens,
         reduced.ratio,
         floor,
-        Some(&mut taken),
+        &mut taken,
+        rank_order,
         checkpoint,
     )?
     .expect("the set the floor came from, or a better one, is never cut");
-    for at in taken.items(&best, core.len().saturating_sub(1) / BLOCK) {
-        chosen.add(&core[at as usize]);
+    let mut flipped = vec![false; core.len()];
+    for at in taken.flipped(&best, core.len().saturating_sub(1) / BLOCK) {
+        flipped[at as usize] = true;
     }
-    Ok(chosen)
-}
-
-/// How many items near the break `optimal` solves first.
-const FIRST_NEAR: usize = 8;
-
-/// The value of a good set: of the items the reduction left open, the `near` ones nearest the
-/// break (by `|v_j * t_b - v_b * t_j|`) solved exactly, the others as the fractional optimum
-/// has them (in when denser than the break, else out).
-fn near_break(
-    items: &[Item],
-    reduced: &Reduction,
-    lower: u128,
-    ratio: (i128, i128),
-    capacity: u128,
-    near: usize,
-    checkpoint: &mut Checkpoint<'_>,
-) -> Result<u128, Interrupted> {
-    let (mut core, fixed) = reduced.split(items, lower);
-    let distance = |item: &Item| reduced_gain(item, ratio).map(i128::unsigned_abs);
-    if core.len() > near {
-        core.select_nth_unstable_by_key(near, distance);
-    }
-    let (near, far) = core.split_at(near.min(core.len()));
-    let (mut tokens, mut value) = (fixed.tokens, fixed.value);
-    for item in far {
-        if reduced_gain(item, ratio).is_some_and(|gain| gain > 0) {
-            tokens += item.tokens;
-            value += u128::from(item.value);
+    for ((item, above), flipped) in core.iter().zip(above).zip(flipped) {
+        if above != flipped {
+            chosen.add(item);
         }
     }
-    let Some(room) = capacity.checked_sub(tokens) else {
-        return Ok(0);
-    };
-    // Only a set better than `lower` is of use: the others may be cut.
-    let floor = i128::try_from(lower)
-        .ok()
-        .zip(i128::try_from(value).ok())
-        .map_or(0, |(lower, value)| lower - value);
-    let best = solve_core(near, room, Some(ratio), floor, None, checkpoint)?;
-    Ok(best.map_or(0, |best| value + best.value))
+    Ok(chosen)
 }
 
 /// The bound of Dembo and Hammer around the break item `b` of the fractional optimum (ratio
@@ -304,18 +252,6 @@ impl Reduction {
         }
     }
 
-    /// How many items `split` leaves open given a set of value `lower`.
-    fn core_len(&self, lower: u128) -> usize {
-        match self.needed(lower) {
-            Some(needed) => self
-                .gains
-                .iter()
-                .filter(|gain| self.bound - gain.abs() >= needed)
-                .count(),
-            None => self.gains.len(),
-        }
-    }
-
     /// `t_b * lower`: what a bound times `t_b` must reach for a set to be kept open.
     fn needed(&self, lower: u128) -> Option<i128> {
         match (self.ratio, i128::try_from(lower)) {
@@ -355,21 +291,22 @@ fn reduced_gain(item: &Item, (v_b, t_b): (i128, i128)) -> Option<i128> {
         .checked_sub(v_b.checked_mul(tokens)?)
 }
 
-/// One state of the dynamic program: a set of the core items processed so far.
+/// One state of the dynamic program: the fractional optimum's set over the core (the items
+/// denser than the break in, the others out), with the processed items it flips.
 #[derive(Debug, Clone, Copy)]
 struct State {
     value: u128,
     tokens: u128,
-    /// The items this set took in earlier blocks, in `Taken`; `NO_NODE` for none.
+    /// The items this set flipped in earlier blocks, in `Taken`; `NO_NODE` for none.
     node: u32,
-    /// The items it took in the current block: bit `i` for the block's `i`-th item.
+    /// The items it flipped in the current block: bit `i` for the block's `i`-th item.
     block_taken: u64,
 }
 
 /// The core is processed in blocks of this many items, one bit each in a state.
 const BLOCK: usize = 64;
 
-/// What one set took in one block, after what its parent set took in earlier blocks.
+/// What one set flipped in one block, after what its parent set flipped in earlier blocks.
 #[derive(Debug, Clone, Copy)]
 struct Node {
     parent: u32,
@@ -387,11 +324,11 @@ impl Child for Node {
     }
 }
 
-/// The sets' items as a tree of blocks.
+/// The sets' flipped items as a tree of blocks.
 struct Taken(ParentTree<Node>);
 
 impl Taken {
-    /// Ends block `block`: what each state took in it becomes a node.
+    /// Ends block `block`: what each state flipped in it becomes a node.
     fn end_block(&mut self, states: &mut [State], block: u32) {
         for state in states.iter_mut().filter(|state| state.block_taken != 0) {
             state.node = self.0.push(Node {
@@ -404,9 +341,9 @@ impl Taken {
         self.0.collect(states, |state| &mut state.node);
     }
 
-    /// The positions in the core of the items `state` took, the last of which is in block
-    /// `block`.
-    fn items(&self, state: &State, block: usize) -> Vec<u32> {
+    /// The positions in the core of the items `state` flipped, the last of which is in
+    /// block `block`.
+    fn flipped(&self, state: &State, block: usize) -> Vec<u32> {
         let mut items = Vec::new();
         let mut add = |block: usize, taken: u64| {
             let bits = (0..BLOCK).filter(|bit| taken >> bit & 1 == 1);
@@ -418,90 +355,255 @@ impl Taken {
         }
         items
     }
+
+    /// Of the items two sets flip differently (`a` and `b`: each state's chain and current
+    /// block), the best-ranked, and whether `a` flips it.
+    fn first_difference(
+        &self,
+        a: (u32, u64),
+        b: (u32, u64),
+        block: usize,
+        rank: &[u32],
+    ) -> Option<(usize, bool)> {
+        let mut best: Option<(usize, bool)> = None;
+        let mut note = |block: usize, a_bits: u64, b_bits: u64| {
+            let mut differ = a_bits ^ b_bits;
+            while differ != 0 {
+                let bit = differ.trailing_zeros() as usize;
+                differ &= differ - 1;
+                let at = block * BLOCK + bit;
+                if best.is_none_or(|(best, _)| rank[at] < rank[best]) {
+                    best = Some((at, a_bits >> bit & 1 == 1));
+                }
+            }
+        };
+        note(block, a.1, b.1);
+        let (mut a, mut b) = (a.0, b.0);
+        // Both chains run from later blocks to earlier ones; from a node they share, they
+        // are the same.
+        while a != b {
+            let block_of = |node: u32| (node != NO_NODE).then(|| self.0[node].block);
+            match block_of(a).cmp(&block_of(b)) {
+                Ordering::Greater => {
+                    note(self.0[a].block as usize, self.0[a].taken, 0);
+                    a = self.0[a].parent;
+                }
+                Ordering::Less => {
+                    note(self.0[b].block as usize, 0, self.0[b].taken);
+                    b = self.0[b].parent;
+                }
+                Ordering::Equal => {
+                    let (na, nb) = (self.0[a], self.0[b]);
+                    note(na.block as usize, na.taken, nb.taken);
+                    (a, b) = (na.parent, nb.parent);
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The core in the order it is solved, growing out from the break: the items denser than
+/// the break (in the fractional optimum) nearest the break first, taking turns with the
+/// others, densest first. `above[i]`: whether the `i`-th is one of the denser.
+fn expanding_order(core: &mut Vec<Item>, ratio: Option<(i128, i128)>) -> Vec<bool> {
+    let is_above = |item: &Item| {
+        ratio.is_some_and(|ratio| reduced_gain(item, ratio).is_some_and(|gain| gain > 0))
+    };
+    let (mut above, mut below): (Vec<Item>, Vec<Item>) = core.iter().partition(|i| is_above(i));
+    above.sort_unstable_by(|a, b| density_order(b, a).then(b.unit.cmp(&a.unit)));
+    below.sort_unstable_by(|a, b| density_order(a, b).then(a.unit.cmp(&b.unit)));
+    core.clear();
+    let mut flags = Vec::with_capacity(above.len() + below.len());
+    let (mut above, mut below) = (above.into_iter(), below.into_iter());
+    loop {
+        let (a, b) = (above.next(), below.next());
+        if a.is_none() && b.is_none() {
+            break;
+        }
+        for (item, is_above) in [(a, true), (b, false)] {
+            if let Some(item) = item {
+                core.push(item);
+                flags.push(is_above);
+            }
+        }
+    }
+    flags
 }
 
 /// The best set of `core` within `capacity`: the state of most value (then fewest tokens);
-/// none when no set can keep `floor`.
+/// none when no set can keep `floor`. `core` is put in the order it is solved in, which the
+/// returned flips and flags (whether each item is in the set unflipped) refer to.
 ///
 /// Dominated sets are dropped (another with value >= and tokens <=, one strictly), and so are
 /// sets whose bound falls strictly below a set already found (`floor`, then the best state's
-/// value): no set tied with the optimum is cut. With `taken`, each set's items are kept
-/// there, and of two sets with equal value and tokens the one holding the item just taken
-/// stays: with the core worst-ranked first, that is the set the third tie rule prefers (the
-/// two agree on every better-ranked item, none of them taken yet).
+/// value): no set tied with the optimum is cut. Each set's flips are kept in `taken`, and
+/// of two sets with equal value and tokens the one that keeps the better-ranked
+/// item where they first differ stays (the third tie rule: the two agree on every item not
+/// processed yet).
 fn solve_core(
-    core: &[Item],
+    core: &mut Vec<Item>,
     capacity: u128,
     ratio: Option<(i128, i128)>,
     mut floor: i128,
-    mut taken: Option<&mut Taken>,
+    taken: &mut Taken,
+    rank_order: &impl Fn(u32, u32) -> Ordering,
     checkpoint: &mut Checkpoint<'_>,
-) -> Result<Option<State>, Interrupted> {
-    let gains: Option<Vec<i128>> = ratio.map(|ratio| {
-        core.iter()
-            .map(|item| reduced_gain(item, ratio).unwrap_or(0).max(0))
-            .collect()
-    });
-    let mut unprocessed_gain: i128 = gains.as_ref().map_or(0, |g| g.iter().sum());
+) -> Result<Option<(State, Vec<bool>)>, Interrupted> {
+    let above = expanding_order(core, ratio);
+    let mut by_rank: Vec<u32> = (0..core.len() as u32).collect();
+    by_rank.sort_unstable_by(|&a, &b| rank_order(core[a as usize].unit, core[b as usize].unit));
+    let mut rank = vec![0u32; core.len()];
+    for (place, &at) in by_rank.iter().enumerate() {
+        rank[at as usize] = place as u32;
+    }
+    // After each item, the next denser item and the next sparser one still to come.
+    let mut next_above = vec![None; core.len()];
+    let mut next_below = vec![None; core.len()];
+    let (mut later_above, mut later_below) = (None, None);
+    for at in (0..core.len()).rev() {
+        (next_above[at], next_below[at]) = (later_above, later_below);
+        if above[at] {
+            later_above = Some(at);
+        } else {
+            later_below = Some(at);
+        }
+    }
+    let mut above_tokens: u128 = core
+        .iter()
+        .zip(&above)
+        .filter(|(_, &above)| above)
+        .map(|(item, _)| item.tokens)
+        .sum();
+    let above_value: u128 = core
+        .iter()
+        .zip(&above)
+        .filter(|(_, &above)| above)
+        .map(|(item, _)| u128::from(item.value))
+        .sum();
     let mut states = vec![State {
-        value: 0,
-        tokens: 0,
+        value: above_value,
+        tokens: above_tokens,
         node: NO_NODE,
         block_taken: 0,
     }];
     let mut next = Vec::new();
     for (at, item) in core.iter().enumerate() {
         checkpoint.check()?;
-        if let Some(gains) = &gains {
-            unprocessed_gain -= gains[at];
+        let bit = 1 << (at % BLOCK);
+        if above[at] {
+            above_tokens -= item.tokens;
         }
-        merge_with_item(&states, item, 1 << (at % BLOCK), capacity, &mut next);
-        std::mem::swap(&mut states, &mut next);
-        if let Some((v_b, t_b)) = ratio {
-            if let Some(best) = states.last() {
-                floor = floor.max(best.value as i128);
+        // A set over the capacity by more than the denser items still to come never fits.
+        let limit = capacity + above_tokens;
+        let flip = if above[at] { Flip::Remove } else { Flip::Add };
+        let prefer = |source: &State, other: &State| {
+            let a = (source.node, source.block_taken | bit);
+            let b = (other.node, other.block_taken);
+            match taken.first_difference(a, b, at / BLOCK, &rank) {
+                // The set holding that item stays.
+                Some((first, in_a)) => in_a != above[first],
+                None => true,
             }
-            // Scaled by t_b: value * t_b + v_b * (capacity - tokens) + the unprocessed gains.
-            let needed = floor.saturating_mul(t_b);
+        };
+        merge_with_item(&states, item, flip, bit, limit, prefer, &mut next);
+        std::mem::swap(&mut states, &mut next);
+        let fits = states.partition_point(|state| state.tokens <= capacity);
+        if let Some(best) = fits.checked_sub(1).map(|best| &states[best]) {
+            floor = floor.max(i128::try_from(best.value).unwrap_or(i128::MAX));
+        }
+        if ratio.is_some() {
+            let (above_next, below_next) = (next_above[at], next_below[at]);
             states.retain(|state| {
-                let bound = (state.value as i128)
-                    .saturating_mul(t_b)
-                    .saturating_add(v_b.saturating_mul((capacity - state.tokens) as i128))
-                    .saturating_add(unprocessed_gain);
-                bound >= needed
+                may_reach(
+                    state,
+                    capacity,
+                    floor,
+                    above_next.map(|at| &core[at]),
+                    below_next.map(|at| &core[at]),
+                )
             });
         }
-        if let Some(taken) = taken.as_deref_mut() {
-            if (at + 1) % BLOCK == 0 {
-                taken.end_block(&mut states, (at / BLOCK) as u32);
-            }
+        if (at + 1) % BLOCK == 0 {
+            taken.end_block(&mut states, (at / BLOCK) as u32);
         }
     }
-    Ok(states.last().copied())
+    let fits = states.partition_point(|state| state.tokens <= capacity);
+    Ok(fits.checked_sub(1).map(|best| (states[best], above)))
 }
 
-/// `states` and the same sets with `item` taken (those within `capacity`), merged by tokens,
-/// keeping only the sets no other dominates; of two with equal value and tokens, the one that
-/// took `item`. `bit` marks `item` in the current block.
+/// Whether a set may still reach `floor`: at best it fills what is left of the capacity at
+/// the density of the next sparser item to come, or, over the capacity, gives up the excess
+/// at the density of the next denser one. Kept when the products do not fit.
+fn may_reach(
+    state: &State,
+    capacity: u128,
+    floor: i128,
+    next_above: Option<&Item>,
+    next_below: Option<&Item>,
+) -> bool {
+    let reach = || -> Option<bool> {
+        let value = i128::try_from(state.value).ok()?;
+        if state.tokens <= capacity {
+            let Some(next) = next_below else {
+                return Some(value >= floor);
+            };
+            let (v_n, t_n) = (i128::from(next.value), i128::try_from(next.tokens).ok()?);
+            let room = i128::try_from(capacity - state.tokens).ok()?;
+            let bound = value
+                .checked_mul(t_n)?
+                .checked_add(room.checked_mul(v_n)?)?;
+            Some(bound >= floor.checked_mul(t_n)?)
+        } else {
+            let Some(next) = next_above else {
+                return Some(false);
+            };
+            let (v_n, t_n) = (i128::from(next.value), i128::try_from(next.tokens).ok()?);
+            let excess = i128::try_from(state.tokens - capacity).ok()?;
+            let bound = value
+                .checked_mul(t_n)?
+                .checked_sub(excess.checked_mul(v_n)?)?;
+            Some(bound >= floor.checked_mul(t_n)?)
+        }
+    };
+    reach().unwrap_or(true)
+}
+
+/// What processing an item does to a set: adds it, or, for an item the set holds unflipped,
+/// removes it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Flip {
+    Add,
+    Remove,
+}
+
+/// `states` and the same sets with `item` flipped (those within `limit` tokens), merged by
+/// tokens, keeping only the sets no other dominates; of two with equal value and tokens,
+/// the flipped one if `prefer` says so. `bit` marks `item` in the current block.
 fn merge_with_item(
     states: &[State],
     item: &Item,
+    flip: Flip,
     bit: u64,
-    capacity: u128,
+    limit: u128,
+    prefer: impl Fn(&State, &State) -> bool,
     merged: &mut Vec<State>,
 ) {
     merged.clear();
     let value = u128::from(item.value);
-    // An item larger than what the fixed items leave only adds sets that do not fit.
-    let room = capacity.checked_sub(item.tokens);
+    let flipped = |state: &State| match flip {
+        Flip::Add => (state.tokens + item.tokens, state.value + value),
+        Flip::Remove => (state.tokens - item.tokens, state.value - value),
+    };
+    let room = limit.checked_sub(item.tokens);
     let with_item = states
         .iter()
-        .take_while(|state| room.is_some_and(|room| state.tokens <= room));
+        .take_while(|state| flip == Flip::Remove || room.is_some_and(|room| state.tokens <= room));
     let mut with_item = with_item.peekable();
     let mut without = states.iter().peekable();
+    // A later set has at least the tokens of every earlier one: it survives only with
+    // strictly more value.
     let push = |state: State, merged: &mut Vec<State>| {
-        // A later set has at least the tokens of every earlier one: it survives only with
-        // strictly more value.
         if merged
             .last()
             .is_none_or(|last: &State| state.value > last.value)
@@ -510,29 +612,39 @@ fn merge_with_item(
         }
     };
     loop {
-        let took = with_item
-            .peek()
-            .map(|s| (s.tokens + item.tokens, s.value + value));
+        let took = with_item.peek().map(|s| flipped(s));
         let left = without.peek().map(|s| (s.tokens, s.value));
         let take_first = match (took, left) {
             (None, None) => break,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            // Fewer tokens first; at equal tokens more value first, and at equal value too
-            // the set that took the item, so that the other is dropped as not better.
-            (Some((t1, v1)), Some((t2, v2))) => t1 < t2 || (t1 == t2 && v1 >= v2),
+            (Some((t1, v1)), Some((t2, v2))) => {
+                if (t1, v1) == (t2, v2) {
+                    // The same value and tokens: one of the two stays, the other is dropped
+                    // as not better.
+                    let (source, other) = (
+                        with_item.peek().expect("peeked"),
+                        without.peek().expect("peeked"),
+                    );
+                    prefer(source, other)
+                } else {
+                    // Fewer tokens first; at equal tokens more value first.
+                    t1 < t2 || (t1 == t2 && v1 > v2)
+                }
+            }
         };
         if take_first {
             let state = *with_item.next().expect("peeked");
-            let (tokens, value) = (state.tokens + item.tokens, state.value + value);
-            if merged.last().is_none_or(|last| value > last.value) {
-                merged.push(State {
+            let (tokens, value) = flipped(&state);
+            push(
+                State {
                     value,
                     tokens,
                     node: state.node,
                     block_taken: state.block_taken | bit,
-                });
-            }
+                },
+                merged,
+            );
         } else {
             push(*without.next().expect("peeked"), merged);
         }

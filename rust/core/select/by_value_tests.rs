@@ -11,10 +11,9 @@ fn by_number(a: u32, b: u32) -> Ordering {
     a.cmp(&b)
 }
 
-/// Tuned to solve `near` units near the break first, and to sort in pieces of seven.
-fn tuning(near: usize) -> Tuning {
+/// Tuned to sort in pieces of seven.
+fn tuning() -> Tuning {
     Tuning {
-        near_break: near,
         sort_piece: 7,
         ..Tuning::DEFAULT
     }
@@ -25,9 +24,8 @@ fn solve(
     items: Vec<Item>,
     capacity: u128,
     rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
-    near: usize,
 ) -> Chosen {
-    solve_tuned(items, capacity, rank_order, &tuning(near))
+    solve_tuned(items, capacity, rank_order, &tuning())
 }
 
 fn solve_tuned(
@@ -113,10 +111,8 @@ fn optimal_is_the_canonical_best_set() {
         let max_tokens = 1 + random.below(9);
         let items = random_items(&mut random, len, levels, max_tokens);
         let total: u128 = items.iter().map(|i| i.tokens).sum();
-        // Few units solved near the break, so that some lie beyond them.
-        let near = [1, 2, 3, 64][case % 4];
         for capacity in [0, 1, total / 3, total / 2, total.saturating_sub(1), total] {
-            let chosen = solve(items.clone(), capacity, &by_number, near);
+            let chosen = solve(items.clone(), capacity, &by_number);
             let want = brute_force(&items, capacity);
             assert_eq!(
                 sorted(chosen.units.clone()),
@@ -159,9 +155,8 @@ fn optimal_matches_a_table_on_larger_sets() {
         let max_tokens = 1 + random.below(60);
         let items = random_items(&mut random, len, levels, max_tokens);
         let total: u128 = items.iter().map(|i| i.tokens).sum();
-        let near = [1, 8, 64][case % 3];
         for capacity in [total / 10, total / 3, total / 2 + 1] {
-            let chosen = solve(items.clone(), capacity, &by_number, near);
+            let chosen = solve(items.clone(), capacity, &by_number);
             let tokens: u128 = chosen.units.iter().map(|&u| items[u as usize].tokens).sum();
             assert!(tokens <= capacity);
             assert_eq!(
@@ -218,12 +213,11 @@ fn canonical_table(items: &[Item], capacity: usize) -> Vec<u32> {
         .collect()
 }
 
-/// Solves `near` units near the break first, and collects the unreached nodes of the sets'
-/// tree after `collect_slack` more.
-fn tuning_collected(near: usize, collect_slack: usize) -> Tuning {
+/// Collects the unreached nodes of the sets' tree after `collect_slack` more.
+fn tuning_collected(collect_slack: usize) -> Tuning {
     Tuning {
         collect_slack,
-        ..tuning(near)
+        ..tuning()
     }
 }
 
@@ -243,7 +237,7 @@ fn optimal_is_canonical_on_sets_of_many_blocks() {
         let capacity = total / 2 + case;
         let want = canonical_table(&items, capacity as usize);
         for slack in [0, usize::MAX] {
-            let tuning = tuning_collected(8, slack);
+            let tuning = tuning_collected(slack);
             let chosen = solve_tuned(items.clone(), capacity, &by_number, &tuning);
             assert_eq!(sorted(chosen.units), want, "case {case}, slack {slack}");
         }
@@ -258,7 +252,7 @@ fn optimal_is_canonical_on_sets_of_many_blocks() {
         for capacity in [total / 3, total / 2 + 1] {
             let want = canonical_table(&items, capacity as usize);
             for slack in [0, usize::MAX] {
-                let tuning = tuning_collected([1, 64][case % 2], slack);
+                let tuning = tuning_collected(slack);
                 let chosen = solve_tuned(items.clone(), capacity, &by_number, &tuning);
                 assert_eq!(sorted(chosen.units), want, "case {case}, slack {slack}");
             }
@@ -316,7 +310,7 @@ fn density_prefers_one_valuable_unit_to_a_poor_walk() {
     // The small unit is denser, but the large one alone is worth more.
     let items = [item(0, 10, 1), item(1, 90, 100)];
     assert_eq!(walk(items.to_vec(), 100).units, vec![1]);
-    assert_eq!(solve(items.to_vec(), 100, &by_number, 64).units, vec![1]);
+    assert_eq!(solve(items.to_vec(), 100, &by_number).units, vec![1]);
     assert_eq!(sorted(walk(items.to_vec(), 101).units), vec![0, 1]);
 }
 
@@ -324,11 +318,11 @@ fn density_prefers_one_valuable_unit_to_a_poor_walk() {
 fn zero_token_units_are_always_kept_and_worthless_ones_never() {
     let items = [item(0, 0, 0), item(1, 0, 3), item(2, 5, 0), item(3, 4, 2)];
     assert_eq!(
-        sorted(solve(items.to_vec(), 3, &by_number, 64).units),
+        sorted(solve(items.to_vec(), 3, &by_number).units),
         vec![0, 2, 3]
     );
     assert_eq!(
-        sorted(solve(items.to_vec(), 0, &by_number, 64).units),
+        sorted(solve(items.to_vec(), 0, &by_number).units),
         vec![0, 2]
     );
 }
@@ -342,7 +336,7 @@ fn huge_token_counts_skip_the_bounds_but_stay_exact() {
         item(2, 5, big / 2 + 1),
         item(3, 1, 1),
     ];
-    let chosen = solve(items.to_vec(), big, &by_number, 64);
+    let chosen = solve(items.to_vec(), big, &by_number);
     assert_eq!(sorted(chosen.units), brute_force(&items, big));
 }
 
@@ -362,7 +356,7 @@ fn optimal_stops_when_interrupted_and_asks_only_when_its_time_is_up() {
         items.clone(),
         capacity,
         &by_number,
-        &tuning(4),
+        &tuning(),
         &mut checkpoint,
     );
     assert_eq!(stopped, Err(Interrupted));
@@ -377,10 +371,10 @@ fn optimal_stops_when_interrupted_and_asks_only_when_its_time_is_up() {
         items.clone(),
         capacity,
         &by_number,
-        &tuning(4),
+        &tuning(),
         &mut checkpoint,
     );
-    assert_eq!(chosen, Ok(solve(items, capacity, &by_number, 4)));
+    assert_eq!(chosen, Ok(solve(items, capacity, &by_number)));
     assert_eq!(unasked.asked.load(std::sync::atomic::Ordering::Relaxed), 0);
 }
 

@@ -199,7 +199,6 @@ pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         count_keys_from: rng.below(40) as usize,
         whole_sort_share: rng.below(120) as f64 / 100.0,
         members_per_bucket: rng.below(4) as usize,
-        near_break: rng.below(4) as usize,
         interrupt_every: std::time::Duration::ZERO,
         sort_piece: rng.below(20) as usize,
         // Not drawn, so that the cases generated after it stay as they were.

@@ -29,9 +29,6 @@ pub struct Tuning {
     /// Grouped fragments are spread into buckets of about this many by their names' hashes,
     /// few enough for each bucket to be grouped within the CPU caches.
     pub members_per_bucket: usize,
-    /// `optimal` first solves this many of the open units nearest the break exactly, for a
-    /// set of high value that lets its bounds fix most of the rest.
-    pub near_break: usize,
     /// The exact solvers keep their sets as trees and drop the nodes no set reaches once
     /// they may be half of all, and only after this many more have piled up: a collection is
     /// a pass over every node, so it waits until there are enough to be worth one.
@@ -57,7 +54,6 @@ impl Tuning {
         count_keys_from: 1 << 16,
         whole_sort_share: 0.5,
         members_per_bucket: 256,
-        near_break: 64,
         collect_slack: 1024,
         interrupt_every: Duration::from_millis(20),
     };
