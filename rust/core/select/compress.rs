@@ -345,6 +345,7 @@ impl UnitRanking {
             let finished = packer.finish(&walked, checkpoint)?;
             let mut sorting = Sorting {
                 piece: request.tuning.sort_piece,
+                parallel_from: request.tuning.parallel_from,
                 checkpoint,
             };
             let order = request.policy.order;

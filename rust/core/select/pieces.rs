@@ -55,10 +55,11 @@ pub fn sort_in_pieces<T: Copy + Send>(
     sort_pieces(pieces, &order, two_threads, checkpoint)
 }
 
-/// How one call sorts on its own thread: in pieces of about `piece` items, asking
-/// `checkpoint`.
+/// How one call sorts: in pieces of about `piece` items, asking `checkpoint`, and on two
+/// threads from `parallel_from` items.
 pub struct Sorting<'a, 'c> {
     pub piece: usize,
+    pub parallel_from: usize,
     pub checkpoint: &'a mut Checkpoint<'c>,
 }
 
@@ -68,7 +69,8 @@ impl Sorting<'_, '_> {
         items: &mut [T],
         order: impl Fn(&T, &T) -> Ordering + Sync,
     ) -> Result<(), Interrupted> {
-        sort_in_pieces(items, order, self.piece, false, self.checkpoint).map(|_| ())
+        let two_threads = items.len() >= self.parallel_from;
+        sort_in_pieces(items, order, self.piece, two_threads, self.checkpoint).map(|_| ())
     }
 }
 

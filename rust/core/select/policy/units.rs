@@ -373,6 +373,7 @@ impl UnitPacker {
         packer.candidates_bound = Some(chosen.bound);
         let mut sorting = Sorting {
             piece: tuning.sort_piece,
+            parallel_from: tuning.parallel_from,
             checkpoint,
         };
         packer.kept = sorted_by_rank(&chosen.units, key, rank_order, &mut sorting)?;
