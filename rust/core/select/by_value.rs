@@ -150,16 +150,15 @@ pub fn optimal(
         }
         return Ok(chosen);
     };
-    let mut open = Vec::with_capacity(items.len());
-    for item in items {
+    let mut open = items;
+    open.retain(|item| {
         // A zero-token unit costs nothing and, kept, wins the rank tie; one of no value only
         // costs tokens; one larger than the capacity never fits.
         if item.tokens == 0 {
-            chosen.add(&item);
-        } else if item.value > 0 && item.tokens <= capacity {
-            open.push(item);
+            chosen.add(item);
         }
-    }
+        item.tokens > 0 && item.value > 0 && item.tokens <= capacity
+    });
     checkpoint.check()?;
     let best = best_single(&open, capacity, rank_order).map_or(0, |item| u128::from(item.value));
     // The walk's set, less its zero-token units, is a set of open items.
@@ -203,9 +202,8 @@ struct Reduction {
     /// `v_b` and `t_b`; `None` when the products do not fit (nothing is then fixed or cut by
     /// bounds).
     ratio: Option<(i128, i128)>,
-    /// Each item's `v_j * t_b - v_b * t_j`.
-    gains: Vec<i128>,
-    /// `v_b * capacity + sum(max(0, gain))`: `t_b` times the fractional optimum.
+    /// `v_b * capacity + sum(max(0, v_j * t_b - v_b * t_j))`: `t_b` times the fractional
+    /// optimum.
     bound: i128,
 }
 
@@ -221,7 +219,6 @@ impl Reduction {
     fn new(items: &[Item], at_break: Item, capacity: u128) -> Reduction {
         let unbounded = Reduction {
             ratio: None,
-            gains: Vec::new(),
             bound: 0,
         };
         let v_b = i128::from(at_break.value);
@@ -229,16 +226,9 @@ impl Reduction {
         else {
             return unbounded;
         };
-        let gains: Option<Vec<i128>> = items
-            .iter()
-            .map(|item| reduced_gain(item, (v_b, t_b)))
-            .collect();
-        let Some(gains) = gains else {
-            return unbounded;
-        };
-        let positive = gains
-            .iter()
-            .try_fold(0i128, |sum, &gain| sum.checked_add(gain.max(0)));
+        let positive = items.iter().try_fold(0i128, |sum, item| {
+            sum.checked_add(reduced_gain(item, (v_b, t_b))?.max(0))
+        });
         let bound = v_b
             .checked_mul(capacity)
             .and_then(|part| part.checked_add(positive?));
@@ -247,7 +237,6 @@ impl Reduction {
         };
         Reduction {
             ratio: Some((v_b, t_b)),
-            gains,
             bound,
         }
     }
@@ -264,12 +253,17 @@ impl Reduction {
     /// set of value `lower` within the capacity: an item is fixed when the bound of every set
     /// that differs from the fractional optimum there falls strictly below `lower`.
     fn split(&self, items: &[Item], lower: u128) -> (Vec<Item>, Fixed) {
-        let Some(needed) = self.needed(lower) else {
+        let (Some(ratio), Some(needed)) = (self.ratio, self.needed(lower)) else {
             return (items.to_vec(), Fixed::default());
         };
         let mut core = Vec::new();
         let mut fixed = Fixed::default();
-        for (item, &gain) in items.iter().zip(&self.gains) {
+        for item in items {
+            // A gain that does not fit (not one of the items `new` checked) fixes nothing.
+            let Some(gain) = reduced_gain(item, ratio) else {
+                core.push(*item);
+                continue;
+            };
             if self.bound - gain.abs() >= needed {
                 core.push(*item);
             } else if gain > 0 {
