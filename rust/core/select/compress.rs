@@ -118,7 +118,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
                     checkpoint.check()?;
                 }
                 let units = Units::new(
-                    &entries,
+                    entries,
                     &token_counts,
                     &required,
                     grouped,

@@ -33,6 +33,8 @@ pub struct Units {
     /// Each unit's value, the sum of its members'.
     values: Vec<u64>,
     required: Vec<bool>,
+    /// The required units, ascending.
+    required_units: Vec<u32>,
     /// The first units, one per group, in their order; every other unit is one fragment.
     groups: Groups,
     /// Each unit's variant set ([`NO_SET`] for none); empty when no fragment has a
@@ -48,7 +50,7 @@ impl Units {
     /// `sets` are the fragments' variant sets, if any fragment has one (a group's members
     /// share theirs).
     pub fn new(
-        entries: &[Entry],
+        entries: Vec<Entry>,
         token_counts: &[u64],
         required: &[u32],
         mut groups: Groups,
@@ -63,25 +65,39 @@ impl Units {
             }
         }
         let count = groups.len() + (len - groups.members.len());
-        let mut leads = std::mem::take(&mut groups.leads);
         let mut tokens = std::mem::take(&mut groups.tokens);
         let mut values = std::mem::take(&mut groups.values);
-        leads.reserve_exact(count - leads.len());
         tokens.reserve_exact(count - tokens.len());
         values.reserve_exact(count - values.len());
-        for ((unit, entry), &token_count) in unit_of.iter_mut().zip(entries).zip(token_counts) {
+        // With no group every entry leads its own unit: the entries are the leads, uncopied.
+        let mut leads = match groups.is_empty() {
+            true => Vec::new(),
+            false => std::mem::take(&mut groups.leads),
+        };
+        leads.reserve_exact(count - leads.len());
+        for ((unit, entry), &token_count) in unit_of.iter_mut().zip(&entries).zip(token_counts) {
             checkpoint.tick()?;
             if *unit == NONE {
-                *unit = leads.len() as u32;
-                leads.push(*entry);
+                *unit = (tokens.len()) as u32;
+                if !groups.is_empty() {
+                    leads.push(*entry);
+                }
                 tokens.push(u128::from(token_count));
                 values.push(value_of(relevance_of_key(entry.key)));
             }
         }
-        let mut required_units = vec![false; leads.len()];
-        for &fragment in required {
-            required_units[unit_of[fragment as usize] as usize] = true;
+        if groups.is_empty() {
+            leads = entries;
         }
+        let mut is_required = vec![false; leads.len()];
+        let mut required_units = Vec::new();
+        for &fragment in required {
+            let unit = unit_of[fragment as usize];
+            if !std::mem::replace(&mut is_required[unit as usize], true) {
+                required_units.push(unit);
+            }
+        }
+        required_units.sort_unstable();
         let set_of = match sets {
             Some(sets) => leads
                 .iter()
@@ -94,7 +110,8 @@ impl Units {
             leads,
             tokens,
             values,
-            required: required_units,
+            required: is_required,
+            required_units,
             groups,
             set_of,
             sets: sets.map_or(0, |sets| sets.count),
@@ -265,9 +282,10 @@ impl Walked<'_> {
 
     fn required_value(&self) -> u128 {
         let units = self.units;
-        (0..units.len() as u32)
-            .filter(|&unit| units.is_required(unit))
-            .map(|unit| u128::from(units.value(unit)))
+        units
+            .required_units
+            .iter()
+            .map(|&unit| u128::from(units.value(unit)))
             .sum()
     }
 
@@ -466,9 +484,7 @@ impl UnitPacker {
                 required: true,
             }));
         }
-        let required =
-            (0..walked.units.len() as u32).filter(|&u| walked.units.required[u as usize]);
-        let mut kept: Vec<u32> = required.collect();
+        let mut kept: Vec<u32> = walked.units.required_units.clone();
         let mut top_over_budget = None;
         // A zero budget walks nothing, so it has no top unit.
         if kept.is_empty() && self.kept.is_empty() {
@@ -708,8 +724,15 @@ mod tests {
         marks.push(3, b"g", 0);
         let groups = marks.into_groups(&entries, &[1, 2, 3, 4], &ids, 1);
         let mut checkpoint = Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO);
-        let units =
-            Units::new(&entries, &[1, 2, 3, 4], &[3], groups, None, &mut checkpoint).unwrap();
+        let units = Units::new(
+            entries.clone(),
+            &[1, 2, 3, 4],
+            &[3],
+            groups,
+            None,
+            &mut checkpoint,
+        )
+        .unwrap();
         assert_eq!(units.len(), 3);
         assert!(!units.is_empty());
         let group = units.unit_of(3);
@@ -721,7 +744,14 @@ mod tests {
         assert_eq!(units.lead(group), 1);
         assert_eq!(units.ranking_entry(group).index, group);
         assert_eq!(units.ranking_entry(group).sort_key(), entries[1].sort_key());
-        let none = Units::new(&[], &[], &[], Groups::default(), None, &mut checkpoint);
+        let none = Units::new(
+            Vec::new(),
+            &[],
+            &[],
+            Groups::default(),
+            None,
+            &mut checkpoint,
+        );
         let none = none.unwrap();
         assert!(none.is_empty());
     }
