@@ -171,19 +171,19 @@ pub fn optimal(
     chosen.units.extend_from_slice(&fixed.units);
     chosen.value += fixed.value;
     let floor = i128::try_from(lower).unwrap_or(i128::MAX) - fixed.value as i128;
-    let mut taken = Taken(ParentTree::new(tuning.collect_slack));
+    let mut flips = Flips(ParentTree::new(tuning.collect_slack));
     let (best, above) = solve_core(
         &mut core,
         capacity - fixed.tokens,
         reduced.ratio,
         floor,
-        &mut taken,
+        &mut flips,
         rank_order,
         checkpoint,
     )?
     .expect("the set the floor came from, or a better one, is never cut");
     let mut flipped = vec![false; core.len()];
-    for at in taken.flipped(&best, core.len().saturating_sub(1) / BLOCK) {
+    for at in flips.flipped(&best, core.len().saturating_sub(1) / BLOCK) {
         flipped[at as usize] = true;
     }
     for ((item, above), flipped) in core.iter().zip(above).zip(flipped) {
@@ -291,10 +291,10 @@ fn reduced_gain(item: &Item, (v_b, t_b): (i128, i128)) -> Option<i128> {
 struct State {
     value: u128,
     tokens: u128,
-    /// The items this set flipped in earlier blocks, in `Taken`; `NO_NODE` for none.
+    /// The items this set flipped in earlier blocks, in `Flips`; `NO_NODE` for none.
     node: u32,
     /// The items it flipped in the current block: bit `i` for the block's `i`-th item.
-    block_taken: u64,
+    block_flips: u64,
 }
 
 /// The core is processed in blocks of this many items, one bit each in a state.
@@ -305,7 +305,7 @@ const BLOCK: usize = 64;
 struct Node {
     parent: u32,
     block: u32,
-    taken: u64,
+    flips: u64,
 }
 
 impl Child for Node {
@@ -319,18 +319,18 @@ impl Child for Node {
 }
 
 /// The sets' flipped items as a tree of blocks.
-struct Taken(ParentTree<Node>);
+struct Flips(ParentTree<Node>);
 
-impl Taken {
+impl Flips {
     /// Ends block `block`: what each state flipped in it becomes a node.
     fn end_block(&mut self, states: &mut [State], block: u32) {
-        for state in states.iter_mut().filter(|state| state.block_taken != 0) {
+        for state in states.iter_mut().filter(|state| state.block_flips != 0) {
             state.node = self.0.push(Node {
                 parent: state.node,
                 block,
-                taken: state.block_taken,
+                flips: state.block_flips,
             });
-            state.block_taken = 0;
+            state.block_flips = 0;
         }
         self.0.collect(states, |state| &mut state.node);
     }
@@ -339,13 +339,13 @@ impl Taken {
     /// block `block`.
     fn flipped(&self, state: &State, block: usize) -> Vec<u32> {
         let mut items = Vec::new();
-        let mut add = |block: usize, taken: u64| {
-            let bits = (0..BLOCK).filter(|bit| taken >> bit & 1 == 1);
+        let mut add = |block: usize, flips: u64| {
+            let bits = (0..BLOCK).filter(|bit| flips >> bit & 1 == 1);
             items.extend(bits.map(|bit| (block * BLOCK + bit) as u32));
         };
-        add(block, state.block_taken);
+        add(block, state.block_flips);
         for node in self.0.chain(state.node) {
-            add(node.block as usize, node.taken);
+            add(node.block as usize, node.flips);
         }
         items
     }
@@ -379,16 +379,16 @@ impl Taken {
             let block_of = |node: u32| (node != NO_NODE).then(|| self.0[node].block);
             match block_of(a).cmp(&block_of(b)) {
                 Ordering::Greater => {
-                    note(self.0[a].block as usize, self.0[a].taken, 0);
+                    note(self.0[a].block as usize, self.0[a].flips, 0);
                     a = self.0[a].parent;
                 }
                 Ordering::Less => {
-                    note(self.0[b].block as usize, 0, self.0[b].taken);
+                    note(self.0[b].block as usize, 0, self.0[b].flips);
                     b = self.0[b].parent;
                 }
                 Ordering::Equal => {
                     let (na, nb) = (self.0[a], self.0[b]);
-                    note(na.block as usize, na.taken, nb.taken);
+                    note(na.block as usize, na.flips, nb.flips);
                     (a, b) = (na.parent, nb.parent);
                 }
             }
@@ -431,7 +431,7 @@ fn expanding_order(core: &mut Vec<Item>, ratio: Option<(i128, i128)>) -> Vec<boo
 ///
 /// Dominated sets are dropped (another with value >= and tokens <=, one strictly), and so are
 /// sets whose bound falls strictly below a set already found (`floor`, then the best state's
-/// value): no set tied with the optimum is cut. Each set's flips are kept in `taken`, and
+/// value): no set tied with the optimum is cut. Each set's flips are kept in `flips`, and
 /// of two sets with equal value and tokens the one that keeps the better-ranked
 /// item where they first differ stays (the third tie rule: the two agree on every item not
 /// processed yet).
@@ -440,7 +440,7 @@ fn solve_core(
     capacity: u128,
     ratio: Option<(i128, i128)>,
     mut floor: i128,
-    taken: &mut Taken,
+    flips: &mut Flips,
     rank_order: &impl Fn(u32, u32) -> Ordering,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Option<(State, Vec<bool>)>, Interrupted> {
@@ -479,7 +479,7 @@ fn solve_core(
         value: above_value,
         tokens: above_tokens,
         node: NO_NODE,
-        block_taken: 0,
+        block_flips: 0,
     }];
     let mut next = Vec::new();
     for (at, item) in core.iter().enumerate() {
@@ -492,9 +492,9 @@ fn solve_core(
         let limit = capacity + above_tokens;
         let flip = if above[at] { Flip::Remove } else { Flip::Add };
         let prefer = |source: &State, other: &State| {
-            let a = (source.node, source.block_taken | bit);
-            let b = (other.node, other.block_taken);
-            match taken.first_difference(a, b, at / BLOCK, &rank) {
+            let a = (source.node, source.block_flips | bit);
+            let b = (other.node, other.block_flips);
+            match flips.first_difference(a, b, at / BLOCK, &rank) {
                 // The set holding that item stays.
                 Some((first, in_a)) => in_a != above[first],
                 None => true,
@@ -519,7 +519,7 @@ fn solve_core(
             });
         }
         if (at + 1) % BLOCK == 0 {
-            taken.end_block(&mut states, (at / BLOCK) as u32);
+            flips.end_block(&mut states, (at / BLOCK) as u32);
         }
     }
     let fits = states.partition_point(|state| state.tokens <= capacity);
@@ -635,7 +635,7 @@ fn merge_with_item(
                     value,
                     tokens,
                     node: state.node,
-                    block_taken: state.block_taken | bit,
+                    block_flips: state.block_flips | bit,
                 },
                 merged,
             );
