@@ -463,18 +463,11 @@ fn solve_core(
             later_below = Some(at);
         }
     }
-    let mut above_tokens: u128 = core
-        .iter()
-        .zip(&above)
-        .filter(|(_, &above)| above)
-        .map(|(item, _)| item.tokens)
-        .sum();
-    let above_value: u128 = core
-        .iter()
-        .zip(&above)
-        .filter(|(_, &above)| above)
-        .map(|(item, _)| u128::from(item.value))
-        .sum();
+    let (mut above_tokens, mut above_value) = (0u128, 0u128);
+    for (item, _) in core.iter().zip(&above).filter(|(_, &above)| above) {
+        above_tokens += item.tokens;
+        above_value += u128::from(item.value);
+    }
     let mut states = vec![State {
         value: above_value,
         tokens: above_tokens,
