@@ -17,7 +17,8 @@ use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, W
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
 use crate::core::select::value::{density_order, split_at_capacity};
-use crate::core::select::variants::bound::{fragment_steps, steps_bound, Step};
+use crate::core::select::variants::bound::{steps_bound, Step};
+use crate::core::select::variants::plain::PlainVariants;
 use crate::core::select::variants::rules::{group_mismatch, required_twice, Names};
 use crate::core::select::variants::sets::{VariantSets, NO_SET};
 
@@ -71,31 +72,46 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
         entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
     }
     let mut check = DuplicateCheck::new(len);
+    let plain_variants =
+        (plain && !variants.is_empty()).then(|| PlainVariants::new(&variants, len));
     let in_parallel = len >= request.tuning.parallel_from;
     let mut checkpoint = Checkpoint::new(request.interrupt, request.tuning.interrupt_every);
     let (duplicate, packed) = beside(
         in_parallel,
         &mut checkpoint,
-        |stop| check.run(&id_hashes, ids, stop),
+        |stop| {
+            // Whatever of the variant sets' work this thread gets to first, the other need
+            // not do: before the duplicate check, and after it what is left.
+            let work_ahead = || {
+                if let Some(variants) = &plain_variants {
+                    variants.work_ahead(stop);
+                }
+            };
+            work_ahead();
+            let duplicate = check.run(&id_hashes, ids, stop);
+            work_ahead();
+            duplicate
+        },
         |checkpoint| {
             if plain {
-                let sets = (!variants.is_empty()).then(|| VariantSets::new(&variants, len));
-                drop(variants);
-                let steps = match &sets {
-                    Some(sets) => Some(fragment_steps(&entries, &token_counts, sets, checkpoint)?),
+                let loose = match &plain_variants {
+                    Some(variants) => Some(variants.split(&entries, &token_counts, checkpoint)?),
                     None => None,
                 };
-                checkpoint.check()?;
                 let first = request
                     .tuning
                     .first_sort_size(request.budgets, original_tokens, len);
                 let mut ranking = Ranking::counted(entries, key_counts, request.tuning);
                 ranking.rank_top(first, ids, checkpoint)?;
+                let variants = match (&plain_variants, loose) {
+                    (Some(variants), Some(loose)) => Some(variants.finish(loose, checkpoint)?),
+                    _ => None,
+                };
                 let selections = pack(
                     &mut ranking,
                     &token_counts,
                     zero_token_fragments,
-                    sets.as_ref().zip(steps),
+                    variants,
                     ids,
                     request,
                     checkpoint,
@@ -133,7 +149,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
                         return Err(Refusal::VariantRule(rule));
                     }
                 }
-                drop((sets, groups, variants));
+                drop((sets, groups));
                 let mut unit_ranking = UnitRanking::new(units, request, ids, checkpoint)?;
                 unit_ranking.pack(ids, request, checkpoint)
             }

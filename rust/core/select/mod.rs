@@ -15,6 +15,7 @@ pub mod pieces;
 pub mod policy;
 pub mod ranking;
 pub mod request;
+pub mod shared;
 pub mod tuning;
 pub mod value;
 pub mod variants;

@@ -171,45 +171,77 @@ impl Step {
 }
 
 /// The steps of the multiple-choice relaxation when each fragment is a unit of its own (no
-/// groups): a fragment of no set is a step, a set gives the steps along its hull. `entries`
-/// are in input order (entry `i` is fragment `i`). Made once for every budget.
-pub fn fragment_steps(
-    entries: &[Entry],
-    token_counts: &[u64],
+/// groups) are each fragment of no set and the steps along each set's hull: split here before
+/// the sets are known, the hulls made by [`set_hull_steps`] once they are.
+#[derive(Debug)]
+pub struct FragmentSteps {
+    /// The steps of the fragments in no set.
+    pub loose: Vec<Step>,
+    /// The fragments in a set, as steps, in input order.
+    pub marked: Vec<Step>,
+}
+
+impl FragmentSteps {
+    /// Each fragment as a step, the ones in a set (`marked`, ascending) apart. `entries` are
+    /// in input order (entry `i` is fragment `i`).
+    pub fn split(
+        entries: &[Entry],
+        token_counts: &[u64],
+        mut marked: impl Iterator<Item = u32>,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<FragmentSteps, Interrupted> {
+        let mut loose = Vec::with_capacity(entries.len());
+        let mut marked_steps = Vec::new();
+        let mut next = marked.next();
+        for (fragment, entry) in entries.iter().enumerate() {
+            checkpoint.tick()?;
+            let step = Step::of(&entry.item(token_counts));
+            if next == Some(fragment as u32) {
+                marked_steps.push(step);
+                next = marked.next();
+            } else {
+                loose.push(step);
+            }
+        }
+        Ok(FragmentSteps {
+            loose,
+            marked: marked_steps,
+        })
+    }
+}
+
+/// The steps along each set's hull, from [`FragmentSteps::marked`] and `marked`, which gives
+/// the same fragments as [`FragmentSteps::split`] was given, each time it is called.
+pub fn set_hull_steps<I: Iterator<Item = u32>>(
+    marked: impl Fn() -> I,
+    marked_steps: &[Step],
     sets: &VariantSets,
     checkpoint: &mut Checkpoint,
 ) -> Result<Vec<Step>, Interrupted> {
-    let set_of = &sets.set_of_fragment;
+    let set_of = |fragment: u32| sets.set_of_fragment[fragment as usize] as usize;
     let mut starts = vec![0usize; sets.count + 1];
-    for &set in set_of {
-        if set != NO_SET {
-            starts[set as usize + 1] += 1;
-        }
+    for fragment in marked() {
+        starts[set_of(fragment) + 1] += 1;
     }
     for at in 1..=sets.count {
         starts[at] += starts[at - 1];
     }
-    let mut steps = Vec::with_capacity(entries.len());
-    // Each set's members side by side: written in one pass over the entries, read set by
-    // set, rather than each member's entry looked up where it lies.
+    // Each set's members side by side: written in one pass, read set by set.
     let mut members = vec![
         Step {
             value: 0,
             tokens: 0
         };
-        starts[sets.count]
+        marked_steps.len()
     ];
     let mut next = starts.clone();
-    for (entry, &set) in entries.iter().zip(set_of) {
+    for (fragment, &step) in marked().zip(marked_steps) {
         checkpoint.tick()?;
-        let fragment = Step::of(&entry.item(token_counts));
-        if set == NO_SET {
-            steps.push(fragment);
-        } else {
-            members[next[set as usize]] = fragment;
-            next[set as usize] += 1;
-        }
+        let at = &mut next[set_of(fragment)];
+        members[*at] = step;
+        *at += 1;
     }
+    let mut steps = Vec::with_capacity(marked_steps.len());
     let (mut class, mut hull, mut climb) = (Vec::new(), Vec::new(), Vec::new());
     for set in 0..sets.count {
         checkpoint.tick()?;
@@ -224,7 +256,7 @@ pub fn fragment_steps(
 }
 
 /// `floor` of the relaxation's optimum within `capacity`, over `steps` from
-/// [`fragment_steps`] (reordered, the same steps still).
+/// [`FragmentSteps`] (reordered, the same steps still).
 pub fn steps_bound(
     steps: &mut [Step],
     capacity: u128,
