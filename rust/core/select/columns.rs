@@ -97,10 +97,19 @@ impl Columns {
         if required {
             self.required.push(last);
         }
+        // Room for the rest of the input at the first mark: marks that most fragments carry
+        // are then never moved as they grow.
+        let left = self.entries.capacity().saturating_sub(self.entries.len()) + 1;
         if let Some((name, hash)) = group {
+            if self.groups.is_empty() {
+                self.groups.make_room(left);
+            }
             self.groups.push(last, name, hash);
         }
         if let Some((name, hash)) = variant {
+            if self.variants.is_empty() {
+                self.variants.make_room(left);
+            }
             self.variants.push(last, name, hash);
         }
     }

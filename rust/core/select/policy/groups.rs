@@ -11,6 +11,10 @@ use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::FragmentIds;
 use crate::core::select::value::value_of;
 
+/// The name bytes per mark that [`GroupMarks::make_room`] makes room for: longer names grow
+/// the names as they come.
+pub const NAME_ROOM: usize = 32;
+
 /// Group names of the grouped fragments, in the order they were marked.
 #[derive(Debug, Default)]
 pub struct GroupMarks {
@@ -95,6 +99,14 @@ impl GroupMarks {
         self.ends.push(self.names.len());
     }
 
+    /// Room for `marks` more marks, names of up to [`NAME_ROOM`] bytes. Room that is never
+    /// written costs address space, not memory; room that cannot be had is done without.
+    pub fn make_room(&mut self, marks: usize) {
+        let _ = self.keys.try_reserve(marks);
+        let _ = self.ends.try_reserve(marks);
+        let _ = self.names.try_reserve(marks.saturating_mul(NAME_ROOM));
+    }
+
     pub fn len(&self) -> usize {
         self.keys.len()
     }
@@ -104,7 +116,7 @@ impl GroupMarks {
     }
 
     /// Each mark's fragment and its name's hash, in the order they were marked.
-    pub fn marks(&self) -> impl Iterator<Item = (u32, u64)> + '_ {
+    pub fn marks(&self) -> impl ExactSizeIterator<Item = (u32, u64)> + '_ {
         self.keys
             .iter()
             .map(|&key| (key as u32, (key >> 64) as u64))
@@ -294,6 +306,30 @@ impl SharedHashes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn marks_read_back_whole_past_the_room_made_and_without_it() {
+        // Room for two marks, or room that cannot be had: names shorter and longer than the
+        // room per mark, and more marks than there is room for.
+        for room in [2, usize::MAX] {
+            let mut marks = GroupMarks::default();
+            marks.make_room(room);
+            let names: Vec<Vec<u8>> = [0, 1, NAME_ROOM, NAME_ROOM + 1, 3 * NAME_ROOM]
+                .iter()
+                .map(|&len| (0..len).map(|at| b'a' + (at % 26) as u8).collect())
+                .collect();
+            for (fragment, name) in names.iter().enumerate() {
+                marks.push(fragment as u32 * 2, name, fragment as u64);
+            }
+            assert_eq!(marks.len(), names.len());
+            for (fragment, name) in names.iter().enumerate() {
+                assert_eq!(marks.name(fragment), &name[..]);
+                assert_eq!(marks.name_of(fragment as u32 * 2), Some(&name[..]));
+            }
+            let hashes: Vec<(u32, u64)> = marks.marks().collect();
+            assert_eq!(hashes, vec![(0, 0), (2, 1), (4, 2), (6, 3), (8, 4)]);
+        }
+    }
 
     fn grouped(marks: &[(u32, &str, u64)]) -> Vec<Vec<u32>> {
         let mut names = GroupMarks::default();

@@ -187,11 +187,11 @@ impl FragmentSteps {
     pub fn split(
         entries: &[Entry],
         token_counts: &[u64],
-        mut marked: impl Iterator<Item = u32>,
+        mut marked: impl ExactSizeIterator<Item = u32>,
         checkpoint: &mut Checkpoint,
     ) -> Result<FragmentSteps, Interrupted> {
         let mut loose = Vec::with_capacity(entries.len());
-        let mut marked_steps = Vec::new();
+        let mut marked_steps = Vec::with_capacity(marked.len());
         let mut next = marked.next();
         for (fragment, entry) in entries.iter().enumerate() {
             checkpoint.tick()?;

@@ -86,7 +86,7 @@ impl<'a> PlainVariants<'a> {
         VariantSets::new(self.marks, self.fragments)
     }
 
-    fn marked(&self) -> impl Iterator<Item = u32> + '_ {
+    fn marked(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
         self.marks.marks().map(|(fragment, _)| fragment)
     }
 }

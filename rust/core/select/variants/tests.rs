@@ -383,8 +383,10 @@ fn fragment_steps(
     sets: &VariantSets,
     checkpoint: &mut Checkpoint,
 ) -> Result<Vec<Step>, Interrupted> {
-    let marked =
-        || (0..entries.len() as u32).filter(|&at| sets.set_of_fragment[at as usize] != NO_SET);
+    let in_a_set: Vec<u32> = (0..entries.len() as u32)
+        .filter(|&at| sets.set_of_fragment[at as usize] != NO_SET)
+        .collect();
+    let marked = || in_a_set.iter().copied();
     let mut split = FragmentSteps::split(entries, token_counts, marked(), checkpoint)?;
     let hulls = set_hull_steps(marked, &split.marked, sets, checkpoint)?;
     split.loose.extend(hulls);
