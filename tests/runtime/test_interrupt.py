@@ -105,7 +105,9 @@ def interrupted_midway(kind: str, backend: str) -> tuple[float, float, float]:
 
 
 @posix_only
-@pytest.mark.parametrize("kind", ["count", "count_many", "explain", "greedy", "density", "optimal"])
+@pytest.mark.parametrize(
+    "kind", ["count", "count_many", "explain", "greedy", "density", "optimal", "variants"]
+)
 def test_ctrl_c_stops_a_call_midway_and_promptly(backend: str, kind: str) -> None:
     if backend == "python" and kind.startswith("count"):
         pytest.skip("the built-in encodings count on the Rust backend only")

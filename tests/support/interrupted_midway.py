@@ -3,7 +3,8 @@
 KIND is `count` (one long text), `count_many` (many texts, on several threads), `explain`
 (three hundred thousand fragments, a decision for each), or a strategy (`greedy`,
 `density`, `optimal`) run by `compress_arrays` on two million rows (two hundred thousand on
-the Python backend) with a budget that keeps a third of the tokens.
+the Python backend) with a budget that keeps a third of the tokens; `variants` is `greedy`
+on those rows with a third of them in variant sets of three.
 
 Runs the call twice uninterrupted and prints `took SECONDS` (the quicker run), then `ready`,
 and runs it again: when Ctrl-C stops it, prints `interrupted SECONDS` (how long the call ran)
@@ -44,6 +45,10 @@ def long_call(kind: str, backend: str) -> Callable[[], Any]:
     tokens = [row * 7919 % 2000 + 1 for row in range(rows)]
     scores = [row * 104_729 % 1_000_003 / 1_000_003 for row in range(rows)]
     budget = sum(tokens) // 3
+    if kind == "variants":
+        variants = [f"thing-{row // 9}" if row % 9 < 3 else None for row in range(rows)]
+        greedy = SkeletonCompressorService(backend=backend)
+        return lambda: greedy.compress_arrays(ids, tokens, scores, budget, variants=variants)
     service = SkeletonCompressorService(backend=backend, strategy=kind)
     return lambda: service.compress_arrays(ids, tokens, scores, budget)
 
