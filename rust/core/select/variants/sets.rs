@@ -211,10 +211,12 @@ mod tests {
 
     /// The first `count` hashes whose home is slot `home` of `table`.
     fn homed_at(table: &FirstNames, home: usize, count: usize) -> Vec<u64> {
-        (0u64..)
+        let found: Vec<u64> = (0u64..1 << 16)
             .filter(|&hash| table.home(hash) == home)
             .take(count)
-            .collect()
+            .collect();
+        assert_eq!(found.len(), count, "hashes spread over every slot");
+        found
     }
 
     #[test]
