@@ -27,11 +27,9 @@ impl VariantSets {
         let mut table = FirstNames::with_room(marks.len());
         // (fragment, mark, the mark that named its set first), checked by name below.
         let mut met = Vec::new();
-        let ahead = marks.marks().skip(LOOK_AHEAD).map(Some);
-        for (mark, ((fragment, hash), later)) in
-            (0u32..).zip(marks.marks().zip(ahead.chain(std::iter::repeat(None))))
-        {
-            if let Some((_, later)) = later {
+        let mut ahead = marks.marks().skip(LOOK_AHEAD);
+        for (mark, (fragment, hash)) in (0u32..).zip(marks.marks()) {
+            if let Some((_, later)) = ahead.next() {
                 table.look_ahead(later);
             }
             let (set, first) = table.set_of(hash, mark);
