@@ -19,6 +19,7 @@ use crate::core::select::value::{density_order, split_at_capacity, weigh, Item};
 pub struct Chosen {
     pub units: Vec<u32>,
     pub value: u128,
+    pub tokens: u128,
     pub bound: u128,
 }
 
@@ -26,6 +27,7 @@ impl Chosen {
     pub(crate) fn add(&mut self, item: &Item) {
         self.units.push(item.unit);
         self.value += u128::from(item.value);
+        self.tokens += item.tokens;
     }
 }
 
@@ -170,6 +172,7 @@ pub fn optimal(
     checkpoint.check()?;
     chosen.units.extend_from_slice(&fixed.units);
     chosen.value += fixed.value;
+    chosen.tokens += fixed.tokens;
     let floor = i128::try_from(lower).unwrap_or(i128::MAX) - fixed.value as i128;
     let mut flips = Flips(ParentTree::new(tuning.collect_slack));
     let (best, above) = solve_core(

@@ -88,6 +88,11 @@ fn first_difference_kept(a: &[u32], b: &[u32]) -> bool {
     }
 }
 
+/// The tokens of `units`, items numbered by position.
+fn tokens_of(items: &[Item], units: &[u32]) -> u128 {
+    units.iter().map(|&u| items[u as usize].tokens).sum()
+}
+
 fn sorted(mut units: Vec<u32>) -> Vec<u32> {
     units.sort_unstable();
     units
@@ -124,6 +129,7 @@ fn optimal_is_the_canonical_best_set() {
                 .map(|&u| u128::from(items[u as usize].value))
                 .sum();
             assert_eq!(chosen.value, value);
+            assert_eq!(chosen.tokens, tokens_of(&items, &want));
             assert_eq!(chosen.bound, fractional(&items, capacity));
         }
     }
@@ -157,8 +163,9 @@ fn optimal_matches_a_table_on_larger_sets() {
         let total: u128 = items.iter().map(|i| i.tokens).sum();
         for capacity in [total / 10, total / 3, total / 2 + 1] {
             let chosen = solve(items.clone(), capacity, &by_number);
-            let tokens: u128 = chosen.units.iter().map(|&u| items[u as usize].tokens).sum();
+            let tokens = tokens_of(&items, &chosen.units);
             assert!(tokens <= capacity);
+            assert_eq!(chosen.tokens, tokens);
             assert_eq!(
                 (chosen.value, tokens),
                 table_optimum(&items, capacity as usize),
@@ -296,6 +303,7 @@ fn density_walks_by_value_per_token_or_keeps_the_best_unit() {
         for capacity in [0, 1, 5, total / 4, total / 2, total] {
             let chosen = walk(items.clone(), capacity);
             assert_eq!(chosen.bound, fractional(&items, capacity));
+            assert_eq!(chosen.tokens, tokens_of(&items, &chosen.units));
             assert_eq!(
                 sorted(chosen.units.clone()),
                 density_reference(&items, capacity),

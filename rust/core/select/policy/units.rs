@@ -171,6 +171,19 @@ impl Units {
         self.sets
     }
 
+    /// The fragments of `units`, unit after unit.
+    fn fragments_of(&self, units: &[u32]) -> Vec<u32> {
+        if self.groups.is_empty() {
+            // Every unit is one fragment, numbered alike.
+            return units.to_vec();
+        }
+        units
+            .iter()
+            .flat_map(|&unit| self.members(unit))
+            .copied()
+            .collect()
+    }
+
     fn members(&self, unit: u32) -> &[u32] {
         let unit = unit as usize;
         if unit < self.groups.len() {
@@ -319,8 +332,10 @@ impl Walked<'_> {
 pub struct UnitPacker {
     budget: u128,
     remaining: u128,
-    /// Kept units, in the order the walk kept them.
+    /// Kept units, in the order the walk kept them, and their tokens and value.
     kept: Vec<u32>,
+    kept_tokens: u128,
+    kept_value: u128,
     /// The first candidate walked, and the fewest tokens of any candidate walked.
     top: Option<u32>,
     smallest: Option<u128>,
@@ -344,6 +359,8 @@ impl UnitPacker {
             budget,
             remaining: budget.saturating_sub(walked.required_tokens),
             kept: Vec::new(),
+            kept_tokens: 0,
+            kept_value: 0,
             top: None,
             smallest: None,
             zero_token_seen: 0,
@@ -395,6 +412,7 @@ impl UnitPacker {
             checkpoint,
         };
         packer.kept = sorted_by_rank(&chosen.units, key, rank_order, &mut sorting)?;
+        (packer.kept_tokens, packer.kept_value) = (chosen.tokens, chosen.value);
         // The overflow rules apply when no candidate fits, not when the ones that fit are
         // worth nothing (and so are not chosen).
         if smallest.is_some_and(|least| least > room) {
@@ -430,7 +448,7 @@ impl UnitPacker {
                     walked.push((unit, Reason::VariantKept, self.remaining));
                 }
             } else {
-                self.walk_unit(unit, tokens, set, walked.strategy);
+                self.walk_unit(unit, tokens, set, walked);
             }
             // Explaining walks on: every unit gets its reason and what was left.
             if self.remaining == 0
@@ -452,19 +470,21 @@ impl UnitPacker {
     }
 
     /// Keeps `unit` if it fits what is left, or says why not.
-    fn walk_unit(&mut self, unit: u32, tokens: u128, set: u32, strategy: Strategy) {
+    fn walk_unit(&mut self, unit: u32, tokens: u128, set: u32, walked: &Walked<'_>) {
         let fits = tokens <= self.remaining;
-        if let Some(walked) = &mut self.walked {
+        if let Some(explained) = &mut self.walked {
             let reason = if fits { Reason::Fits } else { Reason::NoRoom };
-            walked.push((unit, reason, self.remaining));
+            explained.push((unit, reason, self.remaining));
         }
         if fits {
             self.remaining -= tokens;
             self.kept.push(unit);
+            self.kept_tokens += tokens;
+            self.kept_value += u128::from(walked.units.value(unit));
             if set != NO_SET {
                 self.taken[set as usize] = true;
             }
-        } else if strategy == Strategy::Prefix {
+        } else if walked.strategy == Strategy::Prefix {
             self.done = true;
         }
     }
@@ -492,6 +512,8 @@ impl UnitPacker {
                 match on_overflow {
                     OnOverflow::KeepTop => {
                         self.kept.push(top);
+                        self.kept_tokens += walked.units.tokens(top);
+                        self.kept_value += u128::from(walked.units.value(top));
                         top_over_budget = Some(top);
                     }
                     OnOverflow::Strict => {}
@@ -511,12 +533,8 @@ impl UnitPacker {
         }
         let required_count = kept.len();
         kept.extend_from_slice(&self.kept);
-        let units = walked.units;
-        let compressed_tokens = kept.iter().map(|&u| units.tokens[u as usize]).sum();
-        let value_kept = kept
-            .iter()
-            .map(|&u| u128::from(units.values[u as usize]))
-            .sum();
+        let compressed_tokens = walked.required_tokens + self.kept_tokens;
+        let value_kept = walked.required_value() + self.kept_value;
         let candidates_bound = match (self.candidates_bound, walked.room(self.budget)) {
             (Some(bound), _) => bound,
             (None, Some(room)) => walked.candidates_bound(room, checkpoint)?,
@@ -581,10 +599,10 @@ impl Finished {
         rank_order: impl Fn(u32, u32) -> Ordering,
         sorting: &mut Sorting,
     ) -> Result<Selection, Interrupted> {
-        let mut kept: Vec<u32> = Vec::new();
-        if order == Order::Input {
-            kept.extend(self.kept.iter().flat_map(|&u| units.members(u)));
+        let kept = if order == Order::Input {
+            let mut kept = units.fragments_of(&self.kept);
             sorting.sort(&mut kept, u32::cmp)?;
+            kept
         } else {
             let mut kept_units = self.in_rank_order(key, rank_order, sorting)?;
             if order == Order::Edges {
@@ -592,8 +610,8 @@ impl Finished {
                 let back = kept_units.iter().skip(1).step_by(2).rev();
                 kept_units = front.chain(back).copied().collect();
             }
-            kept.extend(kept_units.iter().flat_map(|&u| units.members(u)));
-        }
+            units.fragments_of(&kept_units)
+        };
         Ok(Selection {
             kept,
             compressed_tokens: self.compressed_tokens,
