@@ -174,7 +174,7 @@ impl Units {
     /// The fragments of `units`, unit after unit.
     fn fragments_of(&self, units: &[u32]) -> Vec<u32> {
         if self.groups.is_empty() {
-            // Every unit is one fragment, numbered alike.
+            // `new` numbers the fragments outside groups in input order, after the groups.
             return units.to_vec();
         }
         units
@@ -332,7 +332,8 @@ impl Walked<'_> {
 pub struct UnitPacker {
     budget: u128,
     remaining: u128,
-    /// Kept units, in the order the walk kept them, and their tokens and value.
+    /// Kept units (in the order the walk kept them; by rank for a value strategy), and
+    /// their tokens and value.
     kept: Vec<u32>,
     kept_tokens: u128,
     kept_value: u128,
@@ -412,7 +413,8 @@ impl UnitPacker {
             checkpoint,
         };
         packer.kept = sorted_by_rank(&chosen.units, key, rank_order, &mut sorting)?;
-        (packer.kept_tokens, packer.kept_value) = (chosen.tokens, chosen.value);
+        packer.kept_tokens = chosen.tokens;
+        packer.kept_value = chosen.value;
         // The overflow rules apply when no candidate fits, not when the ones that fit are
         // worth nothing (and so are not chosen).
         if smallest.is_some_and(|least| least > room) {
@@ -533,8 +535,9 @@ impl UnitPacker {
         }
         let required_count = kept.len();
         kept.extend_from_slice(&self.kept);
+        let required_value = walked.required_value();
         let compressed_tokens = walked.required_tokens + self.kept_tokens;
-        let value_kept = walked.required_value() + self.kept_value;
+        let value_kept = required_value + self.kept_value;
         let candidates_bound = match (self.candidates_bound, walked.room(self.budget)) {
             (Some(bound), _) => bound,
             (None, Some(room)) => walked.candidates_bound(room, checkpoint)?,
@@ -546,7 +549,7 @@ impl UnitPacker {
             required_count,
             compressed_tokens,
             value_kept,
-            value_bound: walked.required_value() + candidates_bound,
+            value_bound: required_value + candidates_bound,
             top_over_budget,
             walked: self.walked.unwrap_or_default(),
             required_overflow: self.required_overflow,

@@ -176,6 +176,7 @@ impl Case {
             .map(|&u| self.items[u as usize].tokens)
             .sum();
         let mask = chosen.units.iter().fold(0, |mask, &u| mask | 1 << (63 - u));
+        assert_eq!(chosen.tokens, tokens, "the tokens it counted");
         (chosen.value, tokens, mask)
     }
 }
@@ -287,6 +288,7 @@ fn density_walks_by_value_per_token_passing_over_kept_sets() {
         units.sort_unstable();
         kept.sort_unstable();
         assert_eq!((units, chosen.value), (kept, value), "case {case_number}");
+        assert_eq!(chosen.tokens, case.mask(&chosen).1, "case {case_number}");
         assert_eq!(chosen.bound, case.dual_bound(), "case {case_number}");
     }
 }
