@@ -67,10 +67,9 @@ pub fn optimal(
     for item in &fixed {
         chosen.add(item);
     }
-    let fixed_tokens: u128 = fixed.iter().map(|item| item.tokens).sum();
     let best = best_state(
         &open,
-        fixed_tokens,
+        chosen.tokens,
         chosen.value,
         capacity,
         &prices,
