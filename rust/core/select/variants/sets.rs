@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use crate::core::select::duplicates::sieve::SPREAD;
 use crate::core::select::policy::groups::GroupMarks;
 use crate::core::select::value::Item;
 
@@ -95,7 +96,7 @@ impl FirstNames {
 
     /// Spreads the hash's bits over the slot numbers: the marks' hashes may be small numbers.
     fn home(&self, hash: u64) -> usize {
-        (hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+        (hash.wrapping_mul(SPREAD) >> self.shift) as usize
     }
 
     fn look_ahead(&self, hash: u64) {
