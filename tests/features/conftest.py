@@ -33,28 +33,23 @@ def the_fragments(datatable: list[list[str]]) -> tuple[ContextFragment, ...]:
     return fragments_of(datatable)
 
 
-@when(parsers.re(r"I compress with skeleton_budget (?P<budget>\d+)(?: and (?P<options>.+))?$"))
-def compress(
+@when(
+    parsers.re(
+        r"I (?P<verb>compress|explain) with skeleton_budget (?P<budget>\d+)"
+        r"(?: and (?P<options>.+))?$"
+    )
+)
+def compress_or_explain(
     outcome: dict[str, Any],
     backend: str,
     fragments: tuple[ContextFragment, ...],
+    verb: str,
     budget: str,
     options: str | None,
 ) -> None:
     service = SkeletonCompressorService(backend=backend, **options_of(options or ""))
-    run_step(outcome, lambda: service.compress(fragments, int(budget)))
-
-
-@when(parsers.re(r"I explain with skeleton_budget (?P<budget>\d+)(?: and (?P<options>.+))?$"))
-def explain(
-    outcome: dict[str, Any],
-    backend: str,
-    fragments: tuple[ContextFragment, ...],
-    budget: str,
-    options: str | None,
-) -> None:
-    service = SkeletonCompressorService(backend=backend, **options_of(options or ""))
-    run_step(outcome, lambda: service.explain(fragments, int(budget)))
+    method = service.compress if verb == "compress" else service.explain
+    run_step(outcome, lambda: method(fragments, int(budget)))
 
 
 def _compressed(outcome: dict[str, Any]) -> SkeletonResult:
