@@ -402,3 +402,31 @@ fn density_answers_an_interruption_while_it_sorts_what_fits_past_the_break() {
         (1 + 25 + 7, 6_000 + 25 + 7)
     );
 }
+
+#[test]
+fn the_reduction_fixes_what_no_set_of_the_lower_value_can_differ_on() {
+    // Capacity 10; the walk keeps units 0 and 1 (7 tokens, value 150) and breaks at unit 2,
+    // so `t_b = 5` and the bound is 5 times the fractional optimum of 165: 825.
+    let items = [
+        item(0, 100, 2),
+        item(1, 50, 5),
+        item(2, 25, 5),
+        item(3, 1, 4),
+    ];
+    let reduction = Reduction::new(&items, items[2], 10);
+    assert_eq!(reduction.ratio, Some((25, 5)));
+    assert_eq!(reduction.bound, 825);
+    // Against a set of value 150 (750 times `t_b`): a set without unit 0 is bound by 375 and
+    // one without unit 1 by 700, so both are fixed in; one with unit 3 is bound by 730, so it
+    // is fixed out; only the break unit (825) stays open.
+    let (core, fixed) = reduction.split(&items, 150);
+    assert_eq!(core, vec![items[2]]);
+    assert_eq!(
+        (fixed.units, fixed.tokens, fixed.value),
+        (vec![0, 1], 7, 150)
+    );
+    // Against a set of value 140 (700), a set without unit 1 reaches it: 1, 2 and 3 stay open.
+    let (core, fixed) = reduction.split(&items, 140);
+    assert_eq!(core, items[1..].to_vec());
+    assert_eq!((fixed.units, fixed.tokens, fixed.value), (vec![0], 2, 100));
+}
