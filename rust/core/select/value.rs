@@ -345,6 +345,15 @@ pub(crate) mod tests {
         assert!(density_order(&item(0, u64::MAX, huge), &item(1, u64::MAX - 1, huge)).is_lt());
         assert!(density_order(&item(0, 1 << 40, huge), &item(1, 1 << 39, huge >> 1)).is_eq());
         assert!(density_order(&item(0, 3, huge + 1), &item(1, 3, huge)).is_gt());
+        // One huge token count alone takes the wide products too, whichever item has it.
+        let (dense, sparse) = (item(0, 1 << 40, 1), item(1, 1, huge));
+        assert!(density_order(&dense, &sparse).is_lt());
+        assert!(density_order(&sparse, &dense).is_gt());
+        // The low halves' sum carries into the high half.
+        assert_eq!(
+            wide_mul(u64::MAX, (1 << 65) - 1),
+            (1, 340_282_366_920_938_463_408_034_375_210_639_556_609)
+        );
         assert_eq!(
             wide_mul(u64::MAX, u128::MAX),
             (u64::MAX - 1, 1 + (u128::MAX - u128::from(u64::MAX)))
