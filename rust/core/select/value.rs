@@ -369,6 +369,10 @@ pub(crate) mod tests {
         // (2**64 - 1) * (whole - 2) / whole = 2**64 - 1 - ceil(2 * (2**64 - 1) / whole) = 2**64 - 2.
         assert_eq!(fraction_of(u64::MAX, part, whole), u128::from(u64::MAX) - 1);
         assert_eq!(fraction_of(0, part, whole), 0);
+        // A long division that sometimes takes the whole away after adding the part, and
+        // sometimes not.
+        let (value, part, whole) = (0xDEAD_BEEF_CAFE_F00D, 3 << 92 | 1, (1 << 94) + 99);
+        assert_eq!(fraction_of(value, part, whole), 12_034_268_238_377_333_769);
     }
 
     /// The walk by density on a sorted copy, as the reference.
