@@ -486,6 +486,19 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_dense_unit_too_large_for_the_capacity_breaks_the_walk_the_sample_missed() {
+        // The densest unit alone exceeds the capacity: everything denser than the low pivot
+        // does not fit, and the walk stops at that unit.
+        let mut items: Vec<Item> = (0..20_000).map(|unit| item(unit, 1, 1)).collect();
+        items[12_345] = item(12_345, 10_000_000, 1_000_000);
+        let order = |a: &Item, b: &Item| density_order(a, b).then(a.unit.cmp(&b.unit));
+        let split = split_whole(&mut items, 10_000, weigh, order);
+        assert_eq!((split.taken, split.tokens, split.value), (0, 0, 0));
+        assert_eq!(split.next, Some((10_000_000, 1_000_000)));
+        assert_eq!(split.fractional_optimum(10_000), 100_000);
+    }
+
+    #[test]
     fn equal_densities_are_walked_in_place() {
         // Densities alone: many items compare equal, and the selection still finds the part.
         let items: Vec<Item> = (0..5000)
