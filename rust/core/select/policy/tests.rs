@@ -738,3 +738,31 @@ fn a_rendering_kept_alone_over_budget_leaves_its_set_told_as_not_fitting() {
         assert_eq!(result.decisions[0].budget_left, Some(5), "{strategy:?}");
     }
 }
+
+#[test]
+fn a_worthless_unit_that_fits_exactly_is_not_chosen_and_raises_nothing() {
+    // The only unit that fits fills the budget exactly and is worth nothing: `optimal` keeps
+    // nothing, and since a unit fits, no overflow rule applies.
+    let input = Input {
+        ids: vec!["empty".into(), "large".into()],
+        tokens: vec![4, 9],
+        scores: vec![0.0, 0.0],
+    };
+    for on_overflow in [OnOverflow::Raise, OnOverflow::KeepTop] {
+        let asked = Asked {
+            budgets: &[4],
+            strategy: Strategy::Optimal,
+            policy: Policy {
+                on_overflow,
+                ..Policy::default()
+            },
+            explain: false,
+        };
+        let result = run(&input, &Marks::plain(2), &asked, &Tuning::default()).unwrap();
+        assert_eq!(
+            result.selections[0].kept,
+            Vec::<u32>::new(),
+            "{on_overflow:?}"
+        );
+    }
+}
