@@ -133,4 +133,21 @@ pub(crate) mod tests {
         }
         assert_eq!(patient.asked.load(Ordering::Relaxed), 0);
     }
+
+    #[test]
+    fn ticks_ask_once_every_ticks_per_check() {
+        let interrupt = InterruptAt::new(2);
+        let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
+        for _ in 1..TICKS_PER_CHECK {
+            assert_eq!(checkpoint.tick(), Ok(()));
+        }
+        assert_eq!(interrupt.asked.load(Ordering::Relaxed), 0);
+        assert_eq!(checkpoint.tick(), Ok(()));
+        assert_eq!(interrupt.asked.load(Ordering::Relaxed), 1);
+        for _ in 1..TICKS_PER_CHECK {
+            assert_eq!(checkpoint.tick(), Ok(()));
+        }
+        assert_eq!(checkpoint.tick(), Err(Interrupted));
+        assert_eq!(interrupt.asked.load(Ordering::Relaxed), 2);
+    }
 }
