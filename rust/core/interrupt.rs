@@ -135,6 +135,19 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn once_asked_a_checkpoint_waits_its_time_again() {
+        let interrupt = InterruptAt::new(2);
+        let every = Duration::from_millis(300);
+        let mut checkpoint = Checkpoint::new(&interrupt, every);
+        std::thread::sleep(every);
+        assert_eq!(checkpoint.check(), Ok(()));
+        for _ in 0..100 {
+            assert_eq!(checkpoint.check(), Ok(()));
+        }
+        assert_eq!(interrupt.asked.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
     fn ticks_ask_once_every_ticks_per_check() {
         let interrupt = InterruptAt::new(2);
         let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
