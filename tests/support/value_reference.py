@@ -1,8 +1,7 @@
 """An oracle for every strategy (`greedy`, `prefix`, `density`, `optimal`) under the selection
-policy, with the value measures, written straight from SPEC.md ("Selection policy",
-"Explaining a compression", "Value: the most relevant set, not the most relevant first") and
-the value design page, by brute force where the rule is a search: `optimal` tries every subset
-of the candidates, the bound is the fractional knapsack in exact `Fraction`s.
+policy, with the value measures, written straight from docs/contract.md ("Selection policy",
+"Explaining a compression", "Value strategies") and docs/selection.md ("Choosing by value"),
+by brute force where the rule is a search: `optimal` tries every subset of the candidates, the bound is the fractional knapsack in exact `Fraction`s.
 
 Values are ints in units of 2**-32. Nothing here is fast; everything here should be obviously
 right. `reference(...)` returns an `Outcome` or raises `Refusal` (what `BudgetExceededError`
@@ -254,7 +253,7 @@ def reference(
             top = candidates[0]
             if on_overflow == "keep_top":
                 kept = [top]
-                # budget_left "as for the walks" (SPEC, explain under density and optimal):
+                # budget_left "as for the walks" (docs/contract.md, explaining under density and optimal):
                 # nothing was kept, so the whole budget was left when the top unit was reached.
                 decided[top.rank] = (True, "top_over_budget", budget)
             elif on_overflow == "raise":

@@ -1,4 +1,4 @@
-"""An oracle for every strategy with variants ("Variants: degrade, don't drop" in SPEC.md),
+"""An oracle for every strategy with variants (docs/contract.md, "Variants"),
 beside `value_reference.py` and written the same way: straight from the contract,
 by brute force where the rule is a search. Fragments sharing a `variant_of` are renderings of
 one thing; at most one of their units is kept.
