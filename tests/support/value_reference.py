@@ -1,7 +1,8 @@
 """An oracle for every strategy (`greedy`, `prefix`, `density`, `optimal`) under the selection
 policy, with the value measures, written straight from docs/contract.md ("Selection policy",
 "Explaining a compression", "Value strategies") and docs/selection.md ("Choosing by value"),
-by brute force where the rule is a search: `optimal` tries every subset of the candidates, the bound is the fractional knapsack in exact `Fraction`s.
+by brute force where the rule is a search: `optimal` tries every subset of the candidates, the
+bound is the fractional knapsack in exact `Fraction`s.
 
 Values are ints in units of 2**-32. Nothing here is fast; everything here should be obviously
 right. `reference(...)` returns an `Outcome` or raises `Refusal` (what `BudgetExceededError`
