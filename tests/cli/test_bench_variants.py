@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 
 from skeleton_compressor.cli.bench import make_fragments
 from skeleton_compressor.cli.bench_variants import make_variant_fragments, read_variant_floor
+from support.cli_runner import run_cli
 
 
 def test_a_third_of_the_fragments_render_things_in_sets_of_two_or_three() -> None:
@@ -44,20 +43,7 @@ def test_without_variants_the_same_fragments_have_no_variant_of() -> None:
 def test_bench_variants_prints_its_figures() -> None:
     # Both backends must agree on the fragments first: on the Rust backend, with the core's
     # variants.
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "skeleton_compressor",
-            "bench",
-            "--variants",
-            "--sizes",
-            "300",
-            "--json",
-        ],
-        capture_output=True,
-        timeout=120,
-    )
+    completed = run_cli("bench", "--variants", "--sizes", "300", "--json")
     assert completed.returncode == 0, completed.stderr
     [row] = json.loads(completed.stdout)
     assert row["size"] == 300

@@ -1,4 +1,5 @@
-"""The command line, run as users run it: as a process."""
+"""The command line as users run it: its commands and what they print, run in this process,
+and the installed console script, run as a process."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import skeleton_compressor
+from support.cli_runner import run_cli
 
 RECORDS = [
     {"fragment_id": "a", "token_count": 50, "relevance_score": 0.9, "content": "alpha", "x": 1},
@@ -18,14 +20,8 @@ RECORDS = [
 ]
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "skeleton_compressor", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return run_cli(*args, stdin=stdin, text=True)
 
 
 def assert_clean_failure(completed: subprocess.CompletedProcess[str], text: str) -> None:

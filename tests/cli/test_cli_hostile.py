@@ -1,25 +1,34 @@
-"""The command line under hostile conditions, run as a process: standard input closed or
-opened write-only, standard output full or closed, standard error closed or full, Ctrl-C
-while waiting on standard input, building the parser or loading the backend, a memory limit,
-and budgets past Python's int-string limit or in other digits.
+"""The command line under hostile conditions: standard input closed or opened write-only,
+standard output full or closed, standard error closed or full, Ctrl-C while waiting on
+standard input, building the parser or loading the backend, a memory limit, and budgets past
+Python's int-string limit or in other digits.
 Each failure is one line on stderr, never a traceback, with the exit status that docs/cli.md
 lists. (Ctrl-C during a long `optimal` call is in runtime/test_interrupt.py.)
+
+Most run in this process, with standard streams as the interpreter makes them (None for a
+closed descriptor, the descriptor itself for /dev/full). A process of its own is started only
+where the condition needs one: a reader that stopped reading (SIGPIPE), standard error
+unwritable when the interpreter exits, Ctrl-C from outside while blocked on a pipe, and a
+limit on the memory of the whole process.
 """
 
 from __future__ import annotations
 
 import errno
+import importlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Union
 
 import pytest
+from support.cli_runner import CLOSED, run_cli
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="closes descriptors and sends SIGINT (POSIX)"
@@ -79,7 +88,7 @@ def arranged(closed: Sequence[int] = (), memory: int | None = None) -> Callable[
     return arrange
 
 
-def run(
+def run_process(
     args: Sequence[str],
     *,
     stdin: Stream = subprocess.DEVNULL,
@@ -99,6 +108,11 @@ def run(
     )
 
 
+def run(args: Sequence[str], **streams: Any) -> subprocess.CompletedProcess[bytes]:
+    """The command in this process; `streams` as `run_cli` takes them."""
+    return run_cli(*args, **streams)
+
+
 def assert_one_line(completed: subprocess.CompletedProcess[bytes], line: str, status: int) -> None:
     assert (completed.returncode, completed.stderr.decode()) == (status, PROG + line + "\n")
 
@@ -108,7 +122,7 @@ def assert_one_line(completed: subprocess.CompletedProcess[bytes], line: str, st
 
 @pytest.mark.parametrize("reader", READERS)
 def test_closed_standard_input(files: Path, reader: str) -> None:
-    completed = run(command(reader, files, "-"), closed=[0])
+    completed = run(command(reader, files, "-"), stdin=CLOSED)
     assert_one_line(completed, "cannot read standard input: it is closed", 1)
     assert completed.stdout == b""
 
@@ -116,7 +130,7 @@ def test_closed_standard_input(files: Path, reader: str) -> None:
 @pytest.mark.parametrize("reader", READERS)
 def test_standard_input_opened_write_only(files: Path, reader: str) -> None:
     with (files / "sink").open("wb") as sink:
-        completed = run(command(reader, files, "-"), stdin=sink)
+        completed = run(command(reader, files, "-"), stdin=sink.fileno())
     assert_one_line(completed, f"cannot read standard input: {os.strerror(errno.EBADF)}", 1)
 
 
@@ -127,7 +141,7 @@ def test_standard_input_opened_write_only(files: Path, reader: str) -> None:
 @pytest.mark.parametrize("writer", WRITERS)
 def test_full_standard_output(files: Path, writer: str) -> None:
     with open("/dev/full", "wb") as full:
-        completed = run(command(writer, files), stdout=full)
+        completed = run(command(writer, files), stdout=full.fileno())
     assert_one_line(completed, NO_SPACE, 1)
 
 
@@ -135,13 +149,13 @@ def test_full_standard_output(files: Path, writer: str) -> None:
 @pytest.mark.parametrize("option", [["--help"], ["compress", "--help"], ["--version"]])
 def test_help_to_a_full_standard_output(option: list[str]) -> None:
     with open("/dev/full", "wb") as full:
-        completed = run(option, stdout=full)
+        completed = run(option, stdout=full.fileno())
     assert_one_line(completed, NO_SPACE, 1)
 
 
 @pytest.mark.parametrize("writer", WRITERS)
 def test_closed_standard_output(files: Path, writer: str) -> None:
-    completed = run(command(writer, files), closed=[1])
+    completed = run(command(writer, files), stdout=CLOSED)
     assert_one_line(completed, "cannot write the output: standard output is closed", 1)
 
 
@@ -179,12 +193,12 @@ def test_unwritable_standard_error_keeps_the_exit_status(
     args = ["compress", str(files / "in.jsonl"), "--budget", "5", "--on-overflow", "raise"]
     args += ["--backend", backend]
     if how == "closed":
-        completed = run(args, stderr=subprocess.DEVNULL, closed=[2])
+        completed = run_process(args, stderr=subprocess.DEVNULL, closed=[2])
     else:
         if not Path("/dev/full").exists():
             pytest.skip("no /dev/full")
         with open("/dev/full", "wb") as full:
-            completed = run(args, stderr=full)
+            completed = run_process(args, stderr=full)
     assert (completed.returncode, completed.stdout) == (3, b"")
 
 
@@ -228,38 +242,35 @@ def test_ctrl_c_while_waiting_on_standard_input(files: Path, reader: str) -> Non
     assert (process.returncode, out, err.decode()) == (130, b"", PROG + "interrupted\n")
 
 
+@contextmanager
+def ctrl_c_raises_keyboard_interrupt() -> Iterator[None]:
+    """SIGINT as Python takes it by default, even where the runner ignores it."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 # Ctrl-C as a step of main() starts: building the parser, loading the backend.
-INTERRUPTED_STEP = """
-import importlib, os, signal, sys
-
-cli = importlib.import_module("skeleton_compressor.cli.main")
-step = getattr(cli, sys.argv[1])
-
-def interrupted(*args, **kwargs):
-    os.kill(os.getpid(), signal.SIGINT)
-    return step(*args, **kwargs)
-
-setattr(cli, sys.argv[1], interrupted)
-sys.exit(cli.main(sys.argv[2:]))
-"""
-
-
 @pytest.mark.parametrize(
     ("step", "writer"),
     [("build_parser", writer) for writer in WRITERS]
     + [("load_backend", writer) for writer in WRITERS if writer != "count"],
 )
 def test_ctrl_c_while_building_the_parser_or_loading_the_backend(
-    files: Path, step: str, writer: str
+    files: Path, step: str, writer: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    completed = subprocess.run(
-        [sys.executable, "-c", INTERRUPTED_STEP, step, *command(writer, files)],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        env=BUFFERED,
-        preexec_fn=arranged(),
-        timeout=60,
-    )
+    cli = importlib.import_module("skeleton_compressor.cli.main")
+    original = getattr(cli, step)
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        os.kill(os.getpid(), signal.SIGINT)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(cli, step, interrupted)
+    with ctrl_c_raises_keyboard_interrupt():
+        completed = run(command(writer, files))
     assert_one_line(completed, "interrupted", 130)
     assert completed.stdout == b""
 
@@ -273,7 +284,7 @@ MEMORY_LIMIT = 400 * 2**20
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="RLIMIT_AS is enforced on Linux")
 @pytest.mark.parametrize("reader", READERS)
 def test_out_of_memory(files: Path, reader: str) -> None:
-    completed = run(command(reader, files, "/dev/zero"), memory=MEMORY_LIMIT)
+    completed = run_process(command(reader, files, "/dev/zero"), memory=MEMORY_LIMIT)
     assert_one_line(completed, "out of memory", 1)
 
 

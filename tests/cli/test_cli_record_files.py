@@ -1,6 +1,7 @@
 """`compress` on inputs that are not quiet regular files: a named pipe, a device that never
 ends, a file rewritten while it is read. Each is opened once, and what is printed is what was
-ranked."""
+ranked. The command runs as a process: one that waits on a pipe forever can be timed out,
+one that runs out of memory is limited alone, and one that reads is watched in /proc."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from support.cli_runner import run_cli
 from support.reading import has_proc, position, wait_for_position
 
 BACKENDS = ["rust", "python"]
@@ -62,7 +64,7 @@ def test_a_named_pipe_whose_writer_closed_at_once_is_read_once(
 ) -> None:
     regular = tmp_path / "records.jsonl"
     regular.write_text(RECORDS)
-    expected = subprocess.run(command(regular, backend), capture_output=True, timeout=60)
+    expected = run_cli("compress", str(regular), "--budget", "100", "--backend", backend)
     assert expected.returncode == 0, expected
     # A second open of the pipe would wait for a writer that has gone: most rounds show it.
     for round_ in range(5):

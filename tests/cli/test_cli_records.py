@@ -1,15 +1,16 @@
 """`compress` on files as users write them: every form, every bad input a one-line error
-(the same on both backends), and the kept records written back byte for byte."""
+(the same on both backends), and the kept records written back byte for byte. Standard input
+from a real pipe is read by `python -m skeleton_compressor` in a process of its own."""
 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from support.cli_runner import run_cli
 
 BACKENDS = ["rust", "python"]
 PROG = "skeleton-compressor: error: "
@@ -17,17 +18,21 @@ PROG = "skeleton-compressor: error: "
 
 def run(
     *args: str,
-    stdin: bytes | None = None,
+    stdin: bytes = b"",
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
+    return run_cli(*args, stdin=stdin, env=env, cwd=cwd)
+
+
+def run_piped(*args: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
+    """The command as a process of its own, `python -m skeleton_compressor`, reading standard
+    input from a pipe."""
     return subprocess.run(
         [sys.executable, "-m", "skeleton_compressor", *args],
         input=stdin,
         capture_output=True,
         timeout=120,
-        env={**os.environ, **(env or {})},
-        cwd=cwd,
     )
 
 
@@ -213,10 +218,10 @@ def test_bad_input_is_one_line_naming_the_problem(tmp_path: Path, case: str, bac
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_standard_input_reads_as_files_do(backend: str) -> None:
     data = b"\xef\xbb\xbf" + f"{GOOD}\n".encode()
-    completed = run("compress", "-", "--budget", "100", "--backend", backend, stdin=data)
+    completed = run_piped("compress", "-", "--budget", "100", "--backend", backend, stdin=data)
     assert completed.returncode == 0, completed
     assert json.loads(completed.stdout)["fragments"] == [json.loads(GOOD)]
-    completed = run("compress", "-", "--budget", "100", "--backend", backend, stdin=b"[\xff]")
+    completed = run_piped("compress", "-", "--budget", "100", "--backend", backend, stdin=b"[\xff]")
     assert completed.returncode == 1
     assert completed.stderr == (PROG + "standard input is not UTF-8 (line 1, byte 1)\n").encode()
 

@@ -1,4 +1,4 @@
-"""Token counting on the command line, run as users run it: `count`, and `compress --encoding`."""
+"""Token counting on the command line: `count`, and `compress --encoding`."""
 
 from __future__ import annotations
 

@@ -6,26 +6,19 @@ back byte for byte."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from support.cli_runner import run_cli
 
 BACKENDS = ["rust", "python"]
 PROG = "skeleton-compressor: error: "
-COMMAND = [sys.executable, "-m", "skeleton_compressor", "compress"]
 
 
 def run(path: Path, backend: str, budget: int, *extra: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [*COMMAND, str(path), "--budget", str(budget), "--backend", backend, *extra],
-        capture_output=True,
-        timeout=120,
-        env=dict(os.environ),
-    )
+    return run_cli("compress", str(path), "--budget", str(budget), "--backend", backend, *extra)
 
 
 def record(fragment_id: str, tokens: int = 10, score: float = 0.5, **more: object) -> str:
@@ -300,10 +293,7 @@ def test_variants_that_change_nothing_read_alike_on_every_path(
     assert completed.stdout.decode().startswith('{"fragments": ' + expected + ", ")
     without = json.loads(run(plain, backend, 48).stdout)["skeleton_metadata"]
     assert json.loads(completed.stdout)["skeleton_metadata"] == without
-    piped = subprocess.run(
-        [*COMMAND, "-", "--budget", "48", "--backend", backend],
-        input=path.read_bytes(),
-        capture_output=True,
-        timeout=120,
+    piped = run_cli(
+        "compress", "-", "--budget", "48", "--backend", backend, stdin=path.read_bytes()
     )
     assert piped.stdout == completed.stdout

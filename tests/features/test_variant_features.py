@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from pytest_bdd import given, parsers, scenarios, then, when
 from skeleton_compressor import ContextFragment, Plan, SkeletonCompressorService
+from support.cli_runner import run_cli
 from support.scenario_cells import fragments_of
 from support.scenario_outcome import run_step, step_result
 
@@ -73,12 +72,9 @@ def run_command_line(
     records = {fragment.fragment_id: _record(fragment) for fragment in fragments}
     path = tmp_path / "context.jsonl"
     path.write_text("\n".join(records.values()) + "\n")
-    command = [sys.executable, "-m", "skeleton_compressor", "compress", str(path)]
     outcome["records"] = records
-    outcome["result"] = subprocess.run(
-        [*command, "--budget", str(budget), "--backend", backend],
-        capture_output=True,
-        timeout=120,
+    outcome["result"] = run_cli(
+        "compress", str(path), "--budget", str(budget), "--backend", backend
     )
 
 
