@@ -20,7 +20,7 @@ from ._messages import (
     variant_group_mismatch_error,
     variant_required_twice_error,
 )
-from .cli.record_errors import RecordsError
+from ._records.errors import RecordsError
 from .types import ContextFragment
 
 __all__ = [

@@ -3,7 +3,7 @@ byte for byte as they came in, plus the metadata (and, with `--explain`, the dec
 
 Either backend reads, checks and compresses the input's bytes in one call: the Rust one with
 no Python object per record, the Python one with the standard library's reader
-(`json_records`). Both raise the same `RecordsError`s, worded in one place.
+(`_records.reader`). Both raise the same `RecordsError`s, worded in one place.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from .._interface import BackendCompressor, CompressedRecords, Decisions, KeptAr
 from ..backend import load_backend
 from ..types import SkeletonMetadata
 from .input import STANDARD_INPUT, InputError, read_input
-from .json_records import read_records
-from .record_errors import RecordsError, worded
+from .._records.reader import read_records
+from .._records.errors import RecordsError, worded
 
 __all__ = [
     "Compressed",
