@@ -200,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compress.set_defaults(run=run_compress)
 
-    from .bench_command import add_bench_command
+    from .bench.command import add_bench_command
     from .count import add_count_command, add_encoding_option
 
     add_encoding_option(
