@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any, BinaryIO, NamedTuple
 
-from .._interface import BackendCompressor, CompressedRecords, Decisions, KeptArray
-from ..backend import load_backend
+from .._backends.loader import make_compressor
+from .._backends.protocol import BackendCompressor, CompressedRecords, Decisions, KeptArray
+from .._records.errors import RecordsError, worded
+from .._records.reader import read_records
 from ..types import SkeletonMetadata
 from .input import STANDARD_INPUT, InputError, read_input
-from .._records.reader import read_records
-from .._records.errors import RecordsError, worded
 
 __all__ = [
     "Compressed",
@@ -47,8 +47,10 @@ class Options(NamedTuple):
 
 
 def _compressor(options: Options) -> BackendCompressor:
-    _, factory = load_backend(options.backend)
-    return factory(options.strategy, options.min_relevance, options.on_overflow, options.order)
+    _, _, compressor = make_compressor(
+        options.backend, options.strategy, options.min_relevance, options.on_overflow, options.order
+    )
+    return compressor
 
 
 def compress_file(path: str, options: Options) -> Compressed:

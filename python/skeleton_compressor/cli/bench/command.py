@@ -9,11 +9,11 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from ..._interface import STRATEGIES
-from ...backend import rust_available
+from ..._backends.choice import rust_available
+from ..._backends.protocol import STRATEGIES
+from ..input import InputError
 from .figures import DEFAULT_SIZES, format_table, measure
 from .fragments import SCORE_SHAPES
-from ..input import InputError
 
 __all__ = ["add_bench_command", "run_bench"]
 

@@ -7,7 +7,6 @@ import random
 
 from ...types import ContextFragment
 
-
 # How the generated relevance scores look, and what the table says about each.
 SCORE_SHAPES = {
     "random": "uniform in [0, 1)",

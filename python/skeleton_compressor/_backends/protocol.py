@@ -11,7 +11,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from .types import ContextFragment
+from ..types import ContextFragment
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
