@@ -3,6 +3,8 @@ strategy names, and the types of what a backend returns.
 
 Both backends offer one class, `Compressor(strategy, min_relevance, on_overflow, order)`, that
 satisfies `BackendCompressor`; mypy checks the compiled one through its stub, `_core.pyi`.
+`loader.make_compressor` checks the options before either is made: the Python one takes them
+as checked, the compiled one checks them again, so that the core is safe on its own.
 """
 
 from __future__ import annotations
