@@ -169,3 +169,22 @@ def test_the_python_backend_is_loaded_when_chosen() -> None:
     loaded = _loaded("python")
     assert "skeleton_compressor._backends.python.compressor" in loaded
     assert _of(loaded, "skeleton_compressor.cli") == set()
+
+
+REFUSED = """
+import sys
+import skeleton_compressor
+try:
+    skeleton_compressor.SkeletonCompressorService(backend="python", **{sys.argv[1]: "bad"})
+except (TypeError, ValueError):
+    pass
+print("\\n".join(sorted(name for name in sys.modules if name.startswith("skeleton_compressor"))))
+"""
+
+
+@pytest.mark.parametrize("option", ["strategy", "min_relevance", "on_overflow", "order"])
+def test_a_bad_option_is_refused_before_the_python_backend_is_imported(option: str) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-c", REFUSED, option], capture_output=True, text=True, check=True
+    )
+    assert _of(set(completed.stdout.split()), "skeleton_compressor._backends.python") == set()
