@@ -7,7 +7,7 @@ from typing import Any, final
 
 from _typeshed import SupportsWrite
 
-from ._interface import CompressedRecords, Decisions
+from ._backends.protocol import CompressedRecords, Decisions
 from .types import ContextFragment
 
 __all__ = [

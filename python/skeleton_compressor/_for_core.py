@@ -1,40 +1,7 @@
-"""Everything the compiled extension takes from Python, and the only module it imports.
-
-The bindings look these names up by string, so a rename here breaks the extension only when
-it runs; `tests/api/test_for_core.py` checks that the names the Rust sources look up are
-these.
-"""
+"""The module the compiled extension imports by this name: the names it takes from Python,
+which `_backends/rust.py` holds."""
 
 from __future__ import annotations
 
-from ._interface import CompressedRecords
-from ._messages import (
-    budget_exceeded_error,
-    column_lengths_error,
-    duplicate_error,
-    fragment_error,
-    text_type_error,
-    texts_type_error,
-    unknown_encoding_error,
-    unreadable_error,
-    variant_group_mismatch_error,
-    variant_required_twice_error,
-)
-from .cli.record_errors import RecordsError
-from .types import ContextFragment
-
-__all__ = [
-    "CompressedRecords",
-    "ContextFragment",
-    "RecordsError",
-    "budget_exceeded_error",
-    "column_lengths_error",
-    "duplicate_error",
-    "fragment_error",
-    "text_type_error",
-    "texts_type_error",
-    "unknown_encoding_error",
-    "unreadable_error",
-    "variant_group_mismatch_error",
-    "variant_required_twice_error",
-]
+from ._backends.rust import *  # noqa: F403
+from ._backends.rust import __all__ as __all__

@@ -7,9 +7,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice, repeat
 from typing import Any
 
-from ._interface import STRATEGIES
-from ._values import plain_str
-from .backend import ENVIRONMENT_VARIABLE, load_backend
+from ._backends.choice import ENVIRONMENT_VARIABLE
+from ._backends.loader import checked_strategy, make_compressor
 from .policy import Policy, checked_policy
 from .types import (
     ContextFragment,
@@ -32,14 +31,6 @@ __all__ = [
     "explain",
     "validate_fragments",
 ]
-
-
-def _checked_strategy(strategy: object) -> str:
-    """The strategy's plain str (a subclass's own `__eq__` cannot pass for one)."""
-    text = plain_str(strategy)
-    if text not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
-    return text
 
 
 class SkeletonCompressorService:
@@ -77,12 +68,9 @@ class SkeletonCompressorService:
         on_overflow: str = "keep_top",
         order: str = "ranking",
     ) -> None:
-        strategy = _checked_strategy(strategy)
-        self._policy = checked_policy(min_relevance, on_overflow, order)
-        if not isinstance(backend, str):
-            raise ValueError(f"backend must be one of auto, rust, python, got {backend!r}")
-        self._backend, compressor_class = load_backend(backend)
-        self._compressor = compressor_class(strategy, *self._policy)
+        self._backend, self._policy, self._compressor = make_compressor(
+            backend, strategy, min_relevance, on_overflow, order
+        )
 
     @property
     def backend(self) -> str:
@@ -244,11 +232,8 @@ class SkeletonCompressorService:
             fragment_ids, token_counts, relevance_scores, required, groups, variants
         )
         budget = checked_budget(skeleton_budget)
-        # The column goes to the backend only when given: a core built before variants
-        # still serves every call without them.
-        by_name = {} if renders is None else {"variants": renders}
         kept, original, compressed, rows, value, bound = self._compressor.compress_arrays(
-            ids, tokens, scores, flags, names, budget, **by_name
+            ids, tokens, scores, flags, names, budget, renders
         )
         metadata = SkeletonMetadata.of(original, compressed, budget, rows, len(kept), value, bound)
         return SkeletonIndices(kept, metadata)
@@ -262,7 +247,7 @@ def _service(
 ) -> SkeletonCompressorService:
     # Keyed on the checked, plain values: a subclass's own `__eq__` cannot pick another
     # service, and invalid options raise here as the constructor would raise them.
-    strategy = _checked_strategy(strategy)
+    strategy = checked_strategy(strategy)
     checked = checked_policy(*policy)
     key = (backend, strategy, checked, os.environ.get(ENVIRONMENT_VARIABLE, ""))
     try:

@@ -1,49 +1,15 @@
-"""Fragments made from text: `ContextFragment.from_text` and `fragments_from_texts` count each
-fragment's `token_count` from its `content`.
-
-Like `ContextFragment(...)`, they check nothing but what they use: the texts (a `str` each)
-and the counts, which, when a callable gives them, are checked as `compress` checks a
-`token_count`, with the same error.
-"""
+"""`fragments_from_texts`: fragments made from text, each `token_count` counted from its
+`content` (what they share with `ContextFragment.from_text` is in `_counted_texts`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, TypeVar
 
-from . import _messages, _values
-from .tokens import Counter, counting
+from ._counted_texts import fragments_of_texts
+from .tokens import Counter
 from .types import ContextFragment
 
-__all__ = ["fragment_from_text", "fragments_from_texts"]
-
-_Fragment = TypeVar("_Fragment", bound=ContextFragment)
-
-
-def _checked_counts(counts: list[Any], fragment_ids: list[str]) -> list[int]:
-    """The counts, checked as `compress` checks the `token_count` of `fragments[i]`."""
-    checked = []
-    for index, (count, fragment_id) in enumerate(zip(counts, fragment_ids)):
-        # Named by its id when the id is one `compress` would accept, as there.
-        name = fragment_id if isinstance(fragment_id, str) and fragment_id else None
-        checked.append(_values.token_count(count, index, name, "fragments"))
-    return checked
-
-
-def fragment_from_text(
-    cls: type[_Fragment],
-    fragment_id: str,
-    content: str,
-    relevance_score: float,
-    counter: Counter | None,
-) -> _Fragment:
-    count_many, from_user_code = counting(counter)
-    if not isinstance(content, str):
-        raise _messages.text_type_error("content", content)
-    counts = count_many([content])
-    if from_user_code:
-        counts = _checked_counts(counts, [fragment_id])
-    return cls(fragment_id, counts[0], relevance_score, content)
+__all__ = ["fragments_from_texts"]
 
 
 def fragments_from_texts(
@@ -80,30 +46,11 @@ def fragments_from_texts(
             `token_count` (named `fragments[i]`, as `compress` names it). What the callable
             raises passes through.
     """
-    count_many, from_user_code = counting(counter)
-    ids, texts, scores = list(fragment_ids), list(contents), list(relevance_scores)
-    names = ["fragment_ids", "contents", "relevance_scores"]
-    lengths = [len(ids), len(texts), len(scores)]
-    renders: list[str | None] | None = None
-    if variant_of is not None:
-        if isinstance(variant_of, str):
-            raise TypeError(
-                "variant_of must be a column of None or str, one per fragment, got a str"
-            )
-        renders = list(variant_of)
-        names.append("variant_of")
-        lengths.append(len(renders))
-    if len(set(lengths)) > 1:
-        raise _messages.lengths_error(names, lengths)
-    for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise _messages.text_type_error(f"contents[{index}]", text)
-    counts = count_many(texts)
-    if from_user_code:
-        counts = _checked_counts(counts, ids)
-    if renders is None:
-        return tuple(map(ContextFragment, ids, counts, scores, texts))
-    return tuple(
-        ContextFragment(fid, count, score, text, variant_of=render)
-        for fid, count, score, text, render in zip(ids, counts, scores, texts, renders)
+    return fragments_of_texts(
+        ContextFragment,
+        fragment_ids,
+        contents,
+        relevance_scores,
+        counter=counter,
+        variant_of=variant_of,
     )

@@ -4,7 +4,7 @@
 The built-in encodings are the compiled extension's: there is no Python implementation of
 them. `TokenCounter` is that extension's class, so making one asks for the extension, as
 `backend="rust"` does. A counter given by name (or the default one) is made on the backend
-`"auto"` means (see `backend.py`): where that is the Python backend, chosen with
+`"auto"` means (see `_backends/choice.py`): where that is the Python backend, chosen with
 `SKELETON_COMPRESSOR_BACKEND=python` or because the extension is not built, a built-in
 encoding raises `ImportError`, and only callables count.
 """
@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Union
 
 from . import _messages
+from ._backends.choice import chosen_backend
 from ._encodings import (
     DEFAULT_ENCODING,
     ENCODINGS,
@@ -22,7 +23,6 @@ from ._encodings import (
     not_built_error,
     python_backend_error,
 )
-from .backend import load_backend
 
 __all__ = ["DEFAULT_ENCODING", "ENCODINGS", "Counter", "TokenCounter", "counting"]
 
@@ -50,8 +50,8 @@ Counter = Union["TokenCounter", str, Callable[[str], int]]
 def built_in(encoding: object, backend: str = "auto") -> TokenCounter:
     """The compiled counter of a built-in encoding, if `backend` is (or means) Rust."""
     name = check_encoding(encoding)
-    in_use, _ = load_backend(backend)  # ImportError if Rust is asked for and missing
-    if in_use == "python":
+    # ImportError if Rust is asked for and missing.
+    if chosen_backend(backend) == "python":
         raise python_backend_error(name)
     return TokenCounter(name)
 

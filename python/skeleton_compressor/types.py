@@ -8,6 +8,7 @@ from array import array
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
+from ._counted_texts import fragment_from_text, fragments_of_texts
 from ._messages import describe
 
 if TYPE_CHECKING:
@@ -92,9 +93,6 @@ class ContextFragment:
                 `token_count` (checked as `compress` checks one, as `fragments[0]`). What the
                 callable raises passes through.
         """
-        # A lazy import: text_fragments imports this module.
-        from .text_fragments import fragment_from_text
-
         fragment = fragment_from_text(cls, fragment_id, content, relevance_score, counter)
         if required is False and group is None and variant_of is None:
             return fragment
@@ -138,9 +136,6 @@ class ContextFragment:
             TypeError: `base_id` or a suffix is not a str, a rendering is not a triple, or
                 what `fragments_from_texts` raises for the contents and counts.
         """
-        # A lazy import: text_fragments imports this module.
-        from .text_fragments import fragments_from_texts
-
         if not isinstance(base_id, str):
             raise TypeError(f"base_id must be a str, got {type(base_id).__name__}")
         suffixes: list[str] = []
@@ -159,7 +154,8 @@ class ContextFragment:
             suffixes.append(suffix)
             contents.append(content)
             scores.append(score)
-        return fragments_from_texts(
+        return fragments_of_texts(
+            ContextFragment,
             [base_id + suffix for suffix in suffixes],
             contents,
             scores,

@@ -1,5 +1,6 @@
 """The compiled extension imports one Python module, `_for_core`, and looks names up on it by
-string: those strings, read from the Rust sources, are the names that module offers."""
+string: those strings, read from the Rust sources, are the names that module offers, the Rust
+side's (`_backends/rust.py`)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import re
 from pathlib import Path
 
 from skeleton_compressor import _for_core
+from skeleton_compressor._backends import rust
 
 RUST = Path(__file__).resolve().parents[2] / "rust"
 MODULE = "skeleton_compressor._for_core"
@@ -36,8 +38,14 @@ def test_every_name_rust_looks_up_on_it_is_there_and_every_name_there_is_looked_
     ours = {
         name
         for name in strings
-        if hasattr(_for_core, name) or name.endswith(("_error", "Error", "Fragment"))
+        if hasattr(rust, name) or name.endswith(("_error", "Error", "Fragment"))
     }
-    assert ours == set(_for_core.__all__)
-    for name in _for_core.__all__:
-        assert hasattr(_for_core, name), name
+    assert ours == set(rust.__all__)
+    for name in rust.__all__:
+        assert hasattr(rust, name), name
+
+
+def test_the_module_rust_imports_offers_the_rust_side_names() -> None:
+    assert _for_core.__all__ == rust.__all__
+    for name in rust.__all__:
+        assert getattr(_for_core, name) is getattr(rust, name), name

@@ -1,15 +1,19 @@
-"""No module of the package imports, directly or through others, a module that imports it.
+"""No module of the package imports, directly or through others, a module that imports it; and
+`import skeleton_compressor` loads neither the command line nor the Python backend.
 
-Imports inside `if TYPE_CHECKING:` do not run and are left out; a function-level import is
-counted unless the line before it says it is lazy (`# A lazy import: ...`), the one way a
-cycle may be broken.
+Every import that runs is counted, a function-level one too: only those inside
+`if TYPE_CHECKING:`, which never run, are left out.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import skeleton_compressor
 from support.cycles import find_cycle
 
@@ -33,7 +37,7 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _imports(tree: ast.AST, lines: list[str]) -> list[ast.ImportFrom | ast.Import]:
+def _imports(tree: ast.AST) -> list[ast.ImportFrom | ast.Import]:
     found: list[ast.ImportFrom | ast.Import] = []
 
     def visit(node: ast.AST) -> None:
@@ -43,9 +47,7 @@ def _imports(tree: ast.AST, lines: list[str]) -> list[ast.ImportFrom | ast.Impor
                     visit(other)
                 continue
             if isinstance(child, (ast.Import, ast.ImportFrom)):
-                before = lines[child.lineno - 2].strip() if child.lineno > 1 else ""
-                if not before.lower().startswith("# a lazy import"):
-                    found.append(child)
+                found.append(child)
             visit(child)
 
     visit(tree)
@@ -91,7 +93,7 @@ def import_graph() -> dict[str, set[str]]:
         text = path.read_text(encoding="utf-8")
         is_package = path.name == "__init__.py"
         edges: set[str] = set()
-        for node in _imports(ast.parse(text), text.splitlines()):
+        for node in _imports(ast.parse(text)):
             edges |= _targets(module, is_package, node, known)
         graph[module] = edges
     return graph
@@ -104,11 +106,13 @@ def _parents(module: str) -> set[str]:
 
 def test_the_graph_sees_the_package() -> None:
     graph = import_graph()
-    assert "skeleton_compressor.backend" in graph["skeleton_compressor.service"]
-    assert "skeleton_compressor._fallback" in graph["skeleton_compressor.backend"]
+    assert "skeleton_compressor._backends.loader" in graph["skeleton_compressor.service"]
     assert "skeleton_compressor.cli.main" in graph
-    # The lazy import that `ContextFragment.from_text` needs is the one left out.
-    assert "skeleton_compressor.text_fragments" not in graph["skeleton_compressor.types"]
+    # Imported inside a function, and counted.
+    assert "skeleton_compressor._backends.python" in graph["skeleton_compressor._backends.loader"]
+    assert "skeleton_compressor.cli.bench.command" in graph["skeleton_compressor.cli.main"]
+    # Left out: under `if TYPE_CHECKING:`.
+    assert "skeleton_compressor.types" not in graph["skeleton_compressor._counted_texts"]
 
 
 def test_no_import_cycle() -> None:
@@ -117,5 +121,70 @@ def test_no_import_cycle() -> None:
 
 def test_a_cycle_would_be_found() -> None:
     graph = import_graph()
-    graph["skeleton_compressor.types"] = {"skeleton_compressor.text_fragments"}
+    graph["skeleton_compressor.types"].add("skeleton_compressor.text_fragments")
     assert find_cycle(graph) is not None
+
+
+# The package's modules that an import, and then a call on `backend`, loaded.
+LOADED = """
+import sys
+import skeleton_compressor
+if sys.argv[1] != "none":
+    skeleton_compressor.compress(
+        (skeleton_compressor.ContextFragment("a", 1, 0.5),), 1, backend=sys.argv[1]
+    )
+print("\\n".join(sorted(name for name in sys.modules if name.startswith("skeleton_compressor"))))
+"""
+
+
+def _loaded(backend: str) -> set[str]:
+    environment = {
+        name: value for name, value in os.environ.items() if name != "SKELETON_COMPRESSOR_BACKEND"
+    }
+    completed = subprocess.run(
+        [sys.executable, "-c", LOADED, backend],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=environment,
+    )
+    return set(completed.stdout.split())
+
+
+def _of(modules: set[str], package: str) -> set[str]:
+    return {name for name in modules if name == package or name.startswith(package + ".")}
+
+
+@pytest.mark.parametrize("backend", ["none", "auto", "rust"])
+def test_the_package_and_rust_load_neither_the_command_line_nor_the_python_backend(
+    backend: str,
+) -> None:
+    loaded = _loaded(backend)
+    assert "skeleton_compressor._core" in loaded
+    assert _of(loaded, "skeleton_compressor.cli") == set()
+    assert _of(loaded, "skeleton_compressor._backends.python") == set()
+
+
+def test_the_python_backend_is_loaded_when_chosen() -> None:
+    loaded = _loaded("python")
+    assert "skeleton_compressor._backends.python.compressor" in loaded
+    assert _of(loaded, "skeleton_compressor.cli") == set()
+
+
+REFUSED = """
+import sys
+import skeleton_compressor
+try:
+    skeleton_compressor.SkeletonCompressorService(backend="python", **{sys.argv[1]: "bad"})
+except (TypeError, ValueError):
+    pass
+print("\\n".join(sorted(name for name in sys.modules if name.startswith("skeleton_compressor"))))
+"""
+
+
+@pytest.mark.parametrize("option", ["strategy", "min_relevance", "on_overflow", "order"])
+def test_a_bad_option_is_refused_before_the_python_backend_is_imported(option: str) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-c", REFUSED, option], capture_output=True, text=True, check=True
+    )
+    assert _of(set(completed.stdout.split()), "skeleton_compressor._backends.python") == set()

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import skeleton_compressor
 from skeleton_compressor import SkeletonCompressor, SkeletonCompressorService
-from skeleton_compressor.backend import ENVIRONMENT_VARIABLE, load_backend
+from skeleton_compressor._backends.choice import ENVIRONMENT_VARIABLE
+from skeleton_compressor._backends.loader import load_backend
 
 DISTRIBUTION = "skeleton-compressor"
 CARGO_TOML = Path(__file__).resolve().parents[2] / "Cargo.toml"

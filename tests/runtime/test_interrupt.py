@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from skeleton_compressor.cli.bench import make_knapsack_fragments
+from skeleton_compressor.cli.bench.fragments import make_knapsack_fragments
 from support.interrupted_call import SPREAD
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"

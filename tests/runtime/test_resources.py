@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from skeleton_compressor import ContextFragment, SkeletonCompressorService
-from skeleton_compressor.cli.bench import make_fragments
+from skeleton_compressor.cli.bench.fragments import make_fragments
 
 linux_only = pytest.mark.skipif(
     not Path("/proc/self/status").exists(), reason="reads memory figures from /proc"
@@ -96,7 +96,7 @@ def test_peak_memory_per_fragment_at_a_million() -> None:
         """
         import gc
         from skeleton_compressor import SkeletonCompressorService
-        from skeleton_compressor.cli.bench import make_fragments, tenth_of_tokens
+        from skeleton_compressor.cli.bench.fragments import make_fragments, tenth_of_tokens
 
         def status(key):
             for line in open("/proc/self/status"):

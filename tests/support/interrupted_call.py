@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from skeleton_compressor import SkeletonCompressorService
-from skeleton_compressor.cli.bench import make_knapsack_fragments
+from skeleton_compressor.cli.bench.fragments import make_knapsack_fragments
 
 SPREAD = 100_000
 

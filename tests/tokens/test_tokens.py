@@ -23,8 +23,8 @@ from skeleton_compressor import (
     tokens,
     validate_fragments,
 )
+from skeleton_compressor._backends.choice import ENVIRONMENT_VARIABLE
 from skeleton_compressor._encodings import check_encoding
-from skeleton_compressor.backend import ENVIRONMENT_VARIABLE
 
 TEXTS = ["def f(x):\n    return x * 2\n", "Съешь же ещё этих булок", "", "😀 ok", "a\ud800b"]
 

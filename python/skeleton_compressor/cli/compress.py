@@ -3,7 +3,7 @@ byte for byte as they came in, plus the metadata (and, with `--explain`, the dec
 
 Either backend reads, checks and compresses the input's bytes in one call: the Rust one with
 no Python object per record, the Python one with the standard library's reader
-(`json_records`). Both raise the same `RecordsError`s, worded in one place.
+(`_records.reader`). Both raise the same `RecordsError`s, worded in one place.
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 from typing import Any, BinaryIO, NamedTuple
 
-from .._interface import BackendCompressor, CompressedRecords, Decisions, KeptArray
-from ..backend import load_backend
+from .._backends.loader import make_compressor
+from .._backends.protocol import BackendCompressor, CompressedRecords, Decisions, KeptArray
+from .._records.errors import RecordsError, worded
+from .._records.reader import read_records
 from ..types import SkeletonMetadata
 from .input import STANDARD_INPUT, InputError, read_input
-from .json_records import read_records
-from .record_errors import RecordsError, worded
 
 __all__ = [
     "Compressed",
@@ -47,8 +47,10 @@ class Options(NamedTuple):
 
 
 def _compressor(options: Options) -> BackendCompressor:
-    _, factory = load_backend(options.backend)
-    return factory(options.strategy, options.min_relevance, options.on_overflow, options.order)
+    _, _, compressor = make_compressor(
+        options.backend, options.strategy, options.min_relevance, options.on_overflow, options.order
+    )
+    return compressor
 
 
 def compress_file(path: str, options: Options) -> Compressed:

@@ -11,8 +11,9 @@ from contextlib import contextmanager
 from typing import NoReturn, TextIO
 
 from .. import __version__
-from .._interface import STRATEGIES
-from ..backend import BACKENDS, load_backend
+from .._backends.choice import BACKENDS
+from .._backends.loader import load_backend
+from .._backends.protocol import STRATEGIES
 from ..errors import BudgetExceededError
 from ..policy import ON_OVERFLOW, ORDERS
 from .compress import Options, compress_file, written
@@ -200,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compress.set_defaults(run=run_compress)
 
-    from .bench_command import add_bench_command
+    from .bench.command import add_bench_command
     from .count import add_count_command, add_encoding_option
 
     add_encoding_option(

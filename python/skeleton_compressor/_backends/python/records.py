@@ -1,18 +1,18 @@
-"""The fallback's record methods: the command line's input read with the standard library
-(`cli.json_records`), checked (`cli.record_checks`) and compressed on columns."""
+"""The Python backend's record methods: the command line's input read with the standard
+library (`_records.reader`), checked (`_records.checks`) and compressed on columns."""
 
 from __future__ import annotations
 
 from itertools import repeat
 from typing import TYPE_CHECKING
 
-from .._encodings import check_encoding, python_backend_error
-from .._interface import CompressedRecords
-from ..cli.json_records import Records, read_records
-from ..cli.record_checks import RecordColumns, record_columns
-from ..cli.record_errors import RecordsError
-from ..errors import FragmentError
-from ..types import ContextFragment
+from ..._encodings import check_encoding, python_backend_error
+from ..._records.checks import RecordColumns, record_columns
+from ..._records.errors import RecordsError
+from ..._records.reader import Records, read_records
+from ...errors import FragmentError
+from ...types import ContextFragment
+from ..protocol import CompressedRecords
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite

@@ -1,130 +1,20 @@
-"""The fallback's input read into checked columns: fragments (or rows) read and checked
-field by field in the contract's order, with a short way for plain values."""
+"""Fragments (or the rows of `compress_arrays`) read into `Columns`, checked field by field
+in the contract's order, with a short way for plain values."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
-from .. import _messages, _values
-from .._values import MAX_TOKEN_COUNT
-from ..types import ContextFragment
+from ... import _messages, _values
+from ..._values import MAX_TOKEN_COUNT
+from ...types import ContextFragment
+from .columns import Columns
 
 if TYPE_CHECKING:
     from typing import TypeGuard
 
-__all__ = ["Columns", "fragment_columns", "row_columns"]
-
-
-class Columns:
-    """Checked values, one list per field; index i is fragment (or row) i."""
-
-    __slots__ = (
-        "fragment_ids",
-        "grouped",
-        "negated_scores",
-        "original_tokens",
-        "required",
-        "token_counts",
-        "variants",
-    )
-
-    def __init__(self) -> None:
-        self.fragment_ids: list[str] = []
-        self.token_counts: list[int] = []
-        self.negated_scores: list[float] = []
-        self.required: list[int] = []  # indices of required fragments
-        self.grouped: dict[int, str] = {}  # index: group, for fragments in a group
-        self.variants: dict[int, str] = {}  # index: variant_of, for fragments that have one
-        self.original_tokens = 0
-
-    def finish(self, container: str) -> Columns:
-        """Rejects a repeated id (naming its first two places), then breaks of the variant
-        rules; and totals the tokens."""
-        fragment_ids = self.fragment_ids
-        if len(set(fragment_ids)) != len(fragment_ids):
-            first_index: dict[str, int] = {}
-            for index, fid in enumerate(fragment_ids):
-                first = first_index.setdefault(fid, index)
-                if first != index:
-                    raise _messages.duplicate_error(fid, first, index, container)
-        if self.variants:
-            self._check_variants(container)
-        self.original_tokens = sum(self.token_counts)
-        return self
-
-    def _check_variants(self, container: str) -> None:
-        """A group's members share its first member's variant_of (else the error is at the
-        first member, in input order, that differs); then a variant set has at most one
-        required unit (else the error is at the first required member of the unit whose
-        first required member comes second in input order)."""
-        variants, grouped = self.variants, self.grouped
-        group_first: dict[str, int] = {}
-        for index, group in grouped.items():  # in input order: filled in index order
-            first = group_first.setdefault(group, index)
-            if variants.get(index) != variants.get(first):
-                raise _messages.variant_group_mismatch_error(
-                    self.fragment_ids[index],
-                    index,
-                    variants.get(index),
-                    group,
-                    first,
-                    variants.get(first),
-                    container,
-                )
-        settled: dict[str, tuple[object, int]] = {}  # variant_of: (its required unit, index)
-        for index in self.required:
-            variant = variants.get(index)
-            if variant is None:
-                continue
-            unit = grouped.get(index, index)
-            first_unit, first = settled.setdefault(variant, (unit, index))
-            if first_unit != unit:
-                raise _messages.variant_required_twice_error(
-                    self.fragment_ids[index], index, variant, first, container
-                )
-
-    def ranking(self) -> list[int]:
-        """Indices by relevance descending, then id ascending.
-
-        When no two fragments share a relevance the id never decides, and one sort on the
-        relevance alone ranks them. Otherwise two stable sorts on plain keys (ids, then
-        relevance) rank like one sort on (-relevance, id) tuples, at a fraction of the cost:
-        comparisons stay on str and float, and no key tuple is built per item.
-        """
-        negated_scores = self.negated_scores
-        everything = range(len(negated_scores))
-        if len(set(negated_scores)) == len(negated_scores):
-            return sorted(everything, key=negated_scores.__getitem__)
-        order = sorted(everything, key=self.fragment_ids.__getitem__)
-        order.sort(key=negated_scores.__getitem__)
-        return order
-
-    def select(self, ranking: list[int], budget: int, prefix: bool) -> tuple[list[int], int]:
-        if budget == 0:
-            return [], 0
-        token_counts = self.token_counts
-        kept = []
-        remaining = budget
-        for position, index in enumerate(ranking):
-            tokens = token_counts[index]
-            if tokens <= remaining:
-                remaining -= tokens
-                kept.append(index)
-                if not remaining:
-                    # A spent budget only fits zero-token fragments from here on.
-                    rest = ranking[position + 1 :]
-                    if prefix:
-                        kept.extend(takewhile(lambda i: not token_counts[i], rest))
-                    elif 0 in token_counts:
-                        kept.extend([i for i in rest if not token_counts[i]])
-                    break
-            elif prefix:
-                break
-        if not kept and ranking:
-            return [ranking[0]], token_counts[ranking[0]]
-        return kept, budget - remaining
+__all__ = ["fragment_columns", "row_columns"]
 
 
 def _attribute(fragment: object, attribute: str, index: int, fid: str | None) -> Any:

@@ -3,6 +3,8 @@ strategy names, and the types of what a backend returns.
 
 Both backends offer one class, `Compressor(strategy, min_relevance, on_overflow, order)`, that
 satisfies `BackendCompressor`; mypy checks the compiled one through its stub, `_core.pyi`.
+`loader.make_compressor` checks the options before either is made: the Python one takes them
+as checked, the compiled one checks them again, so that the core is safe on its own.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from array import array
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from .types import ContextFragment
+from ..types import ContextFragment
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite

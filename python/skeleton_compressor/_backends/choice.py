@@ -1,21 +1,25 @@
-"""Choosing the backend: the Rust extension when it is there, the Python fallback otherwise.
+"""Which backend a name means: `"auto"` (what SKELETON_COMPRESSOR_BACKEND says, else Rust where
+the extension imports), `"rust"` or `"python"`; and the compiled one's class.
 
-What a backend offers is `BackendCompressor`, in `_interface.py`.
+Apart from `loader` so that what only asks which backend is in use (the token counters) never
+imports the Python backend.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+from typing import TYPE_CHECKING
 
-from . import _fallback
-from ._interface import CompressorFactory
+if TYPE_CHECKING:
+    from .protocol import CompressorFactory
 
-__all__ = ["BACKENDS", "ENVIRONMENT_VARIABLE", "load_backend", "rust_available"]
+__all__ = ["BACKENDS", "ENVIRONMENT_VARIABLE", "chosen_backend", "rust_available", "rust_factory"]
 
 BACKENDS = ("auto", "rust", "python")
 ENVIRONMENT_VARIABLE = "SKELETON_COMPRESSOR_BACKEND"
 
+_EXTENSION = f"{__name__.split('.')[0]}._core"
 _BUILD_HINT = (
     "the Rust extension skeleton_compressor._core is not built; install the package with "
     "`pip install .` (or `maturin develop --release` in a checkout), which needs a Rust "
@@ -23,32 +27,30 @@ _BUILD_HINT = (
 )
 
 
-def _rust() -> CompressorFactory:
+def rust_factory() -> CompressorFactory:
     try:
         # Imported by name, so that an extension made unavailable after the package first
         # imported it is noticed.
-        importlib.import_module(f"{__package__}._core")
+        importlib.import_module(_EXTENSION)
     except ImportError as error:
         raise ImportError(_BUILD_HINT) from error
-    from . import _core
+    from .. import _core
 
     return _core.Compressor
 
 
 def rust_available() -> bool:
     try:
-        _rust()
+        rust_factory()
     except ImportError:
         return False
     return True
 
 
-def load_backend(name: str) -> tuple[str, CompressorFactory]:
-    """`(name in use, Compressor class)` for `"auto"`, `"rust"` or `"python"`.
-
-    `"auto"` means what SKELETON_COMPRESSOR_BACKEND says, and Rust when it says nothing (or
-    `auto`) and the extension imports.
-    """
+def chosen_backend(name: str) -> str:
+    """`"rust"` or `"python"`: what `name` means. Raises ValueError for a name (or a
+    SKELETON_COMPRESSOR_BACKEND) that is none of `BACKENDS`, and ImportError, with how to
+    build it, where Rust is asked for and the extension does not import."""
     if name not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {name!r}")
     if name == "auto":
@@ -58,10 +60,8 @@ def load_backend(name: str) -> tuple[str, CompressorFactory]:
                 f"{ENVIRONMENT_VARIABLE} must be one of {', '.join(BACKENDS)}, got {name!r}"
             )
     if name == "python":
-        return "python", _fallback.Compressor
+        return "python"
     if name == "rust":
-        return "rust", _rust()
-    try:
-        return "rust", _rust()
-    except ImportError:
-        return "python", _fallback.Compressor
+        rust_factory()
+        return "rust"
+    return "rust" if rust_available() else "python"

@@ -1,6 +1,10 @@
-"""The `optimal` strategy's set, exactly: of all sets of items within a capacity, the ones of
-most value; of those, the ones of fewest tokens; of those, the one that keeps the better-ranked
-item at the first rank where two of them differ.
+"""The strategies that choose by total value.
+
+`density`: the walk by density, or the single item of most value.
+
+`optimal`, exactly: of all sets of items within a capacity, the ones of most value; of those,
+the ones of fewest tokens; of those, the one that keeps the better-ranked item at the first
+rank where two of them differ.
 
 Items are fixed in or out around the break item by the Dembo-Hammer bound, with a strict
 inequality so that no set of most value is ever cut. The core left is solved by a dynamic
@@ -18,9 +22,55 @@ from operator import itemgetter, lt
 
 from .value import Densities
 
-__all__ = ["optimal_set", "pareto_states"]
+__all__ = ["density_set", "optimal_set", "pareto_states"]
 
 _second = itemgetter(1)
+
+
+def density_set(
+    densities: Densities,
+    ranked: list[int],
+    capacity: int,
+    set_of: Sequence[int] | None = None,
+) -> list[int]:
+    """Walks the items by density keeping each that fits in what is left (and, with variant
+    sets `set_of[item]`, -1 for none, passing over an item whose set already has one kept);
+    then the item of most value that fits `capacity` (the first of `ranked`, the items in
+    rank order, of that value) replaces them if it alone is worth more."""
+    values, tokens = densities.values, densities.tokens
+    kept = []
+    kept_value = 0
+    left = capacity
+    if set_of is None:
+        for item in densities.exact_order():
+            size = tokens[item]
+            if size <= left:
+                left -= size
+                kept.append(item)
+                kept_value += values[item]
+            elif not left:
+                break  # zero-token items come first: none of the rest fits
+    else:
+        taken: set[int] = set()
+        for item in densities.exact_order():
+            size = tokens[item]
+            if size <= left:
+                variant = set_of[item]
+                if variant >= 0:
+                    if variant in taken:
+                        continue
+                    taken.add(variant)
+                left -= size
+                kept.append(item)
+                kept_value += values[item]
+            elif not left:
+                break
+    fitting = [item for item in ranked if tokens[item] <= capacity]
+    if fitting:
+        best = max(fitting, key=values.__getitem__)
+        if values[best] > kept_value:
+            return [best]
+    return kept
 
 
 def optimal_set(densities: Densities, capacity: int, rank: Sequence[int]) -> list[int]:

@@ -8,12 +8,11 @@ from __future__ import annotations
 from itertools import compress
 from typing import NamedTuple
 
-from .. import _messages
-from .density import density_set
-from .multiple_choice import multiple_choice_set
-from .optimal import optimal_set
+from ... import _messages
+from .by_value import density_set, optimal_set
 from .value import Densities, fragment_values
-from .variants import multiple_choice_bound
+from .variants.bound import multiple_choice_bound
+from .variants.optimal import multiple_choice_set
 
 __all__ = ["Decision", "Units"]
 

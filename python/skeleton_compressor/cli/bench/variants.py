@@ -7,9 +7,10 @@ from __future__ import annotations
 import random
 from typing import Any, TextIO
 
-from ..service import SkeletonCompressorService
-from ..types import ContextFragment
-from .bench import best_times, duration, make_fragments, tenth_of_tokens
+from ...service import SkeletonCompressorService
+from ...types import ContextFragment
+from .fragments import make_fragments, tenth_of_tokens
+from .timing import best_times, duration
 
 __all__ = [
     "format_variants_table",

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..service import compress_arrays
+from ...service import compress_arrays
 
 FORMS = ("lines", "array")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .._values import MAX_TOKEN_COUNT
-from .json_records import LongInteger, Records, json_type, number_text
-from .record_errors import RecordsError
+from .errors import RecordsError
+from .reader import LongInteger, Records, json_type, number_text
 
 __all__ = ["RecordColumns", "record_columns"]
 

@@ -21,8 +21,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import islice
 
-from .optimal import pareto_states
-from .variants import upper_hull, variant_classes
+from ..by_value import pareto_states
+from .bound import upper_hull, variant_classes
 
 _INF = float("inf")
 

@@ -1,6 +1,6 @@
 """Problems with the command line's input records, as data, and their one-line wording.
 
-Both readers (the Rust extension's and the standard library's in `json_records`) raise a
+Both readers (the Rust extension's and the standard library's in `reader`) raise a
 `RecordsError` carrying what is wrong and where; `worded` makes the message, in JSON's words
 (`null`, `string`, `number`), naming the record and, for JSON Lines, its line.
 """

@@ -1,22 +1,11 @@
-"""Both backends timed on generated fragment sets: the sets, the timer and the figures of
-`skeleton-compressor bench` (whose options are in `bench_command`)."""
+"""The generated fragment sets the benchmarks time, and the least any caller must do to read
+them (the read floors)."""
 
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
-from typing import Any, TextIO
 
-from ..service import SkeletonCompressorService
-from ..types import ContextFragment
-
-DEFAULT_SIZES = (1, 10, 100, 1_000, 100_000, 1_000_000)
-_MIN_TOTAL_SECONDS = 0.2
-_BATCH_SECONDS = 0.002
-_MAX_TURN_SECONDS = 0.25
-_MAX_ROUNDS = 200
-
+from ...types import ContextFragment
 
 # How the generated relevance scores look, and what the table says about each.
 SCORE_SHAPES = {
@@ -152,117 +141,3 @@ def tenth_of_tokens(fragments: tuple[ContextFragment, ...]) -> int:
 def read_floor(fragments: tuple[ContextFragment, ...]) -> list[tuple[str, int, float]]:
     """The least any code taking Python objects must do: read three fields of each."""
     return [(f.fragment_id, f.token_count, f.relevance_score) for f in fragments]
-
-
-def best_times(*calls: Callable[[], object]) -> list[float]:
-    """Seconds per call of each of `calls`, timed side by side.
-
-    The calls take turns, round after round, so that a slow moment of the machine falls on
-    all of them alike. Each turn lasts about as long as the slowest call (at most 0.25 s) and
-    times batches of about 2 ms (one call, for slower calls) one by one, so that a fast call
-    is timed as many times as fit and a slow one once; the best batch counts. At least 3
-    rounds and about 0.2 s in all.
-    """
-    estimates = []
-    for call in calls:
-        start = time.perf_counter()
-        call()
-        estimates.append(time.perf_counter() - start)
-    batches = [max(1, int(_BATCH_SECONDS / max(estimate, 1e-9))) for estimate in estimates]
-    turn = min(max(estimates), _MAX_TURN_SECONDS)
-    best = [float("inf")] * len(calls)
-    spent = 0.0
-    rounds = 0
-    while rounds < _MAX_ROUNDS and (rounds < 3 or spent < _MIN_TOTAL_SECONDS):
-        for position, (call, batch) in enumerate(zip(calls, batches)):
-            turn_start = time.perf_counter()
-            while True:
-                start = time.perf_counter()
-                for _ in range(batch):
-                    call()
-                end = time.perf_counter()
-                best[position] = min(best[position], (end - start) / batch)
-                if end - turn_start >= turn - best[position] * batch / 2:
-                    break
-            spent += time.perf_counter() - turn_start
-        rounds += 1
-    return best
-
-
-def measure(
-    size: int, progress: TextIO, scores: str = "random", strategy: str = "greedy"
-) -> dict[str, Any]:
-    label = f"bench: {size:,} fragments, {scores} scores, {strategy}"
-    progress.write(f"{label}: generating\n")
-    fragments = make_fragments(size, scores=scores)
-    budget = tenth_of_tokens(fragments)
-    rust = SkeletonCompressorService(backend="rust", strategy=strategy)
-    python = SkeletonCompressorService(backend="python", strategy=strategy)
-    progress.write(f"{label}: checking both backends agree\n")
-    expected = python.compress(fragments, budget)
-    got = rust.compress(fragments, budget)
-    if got != expected or any(a is not b for a, b in zip(got.fragments, expected.fragments)):
-        raise AssertionError(f"backends disagree on {size} fragments, {scores} scores")
-    progress.write(f"{label}: timing\n")
-    rust_seconds, python_seconds, floor_seconds = best_times(
-        lambda: rust.compress(fragments, budget),
-        lambda: python.compress(fragments, budget),
-        lambda: read_floor(fragments),
-    )
-    kept, bound = got.metadata.value_kept or 0.0, got.metadata.value_bound or 0.0
-    return {
-        "size": size,
-        "scores": scores,
-        "strategy": strategy,
-        "value_kept_of_bound": kept / bound if bound else 1.0,
-        "rust_seconds": rust_seconds,
-        "python_seconds": python_seconds,
-        "read_floor_seconds": floor_seconds,
-        "speedup": python_seconds / rust_seconds,
-        "rust_over_floor": rust_seconds / floor_seconds,
-    }
-
-
-def duration(seconds: float) -> str:
-    """Seconds in the unit that reads best: `1.23 s`, `456 ms`, `7.8 us`, `90 ns`."""
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if seconds >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
-
-
-def format_table(rows: list[dict[str, Any]]) -> str:
-    """The figures as a table, under a line naming the score shape(s) measured."""
-    shapes = dict.fromkeys(row.get("scores", "random") for row in rows)
-    title = "scores: " + "; ".join(f"{shape} ({SCORE_SHAPES[shape]})" for shape in shapes)
-    header = (
-        "fragments",
-        "strategy",
-        "value / bound",
-        "rust",
-        "python",
-        "speed-up",
-        "rust / read floor",
-    )
-    lines = [
-        (
-            f"{row['size']:,}",
-            row.get("strategy", "greedy"),
-            f"{row.get('value_kept_of_bound', 1.0):.4f}",
-            duration(row["rust_seconds"]),
-            duration(row["python_seconds"]),
-            f"{row['speedup']:.1f}x",
-            f"{row['rust_over_floor']:.2f}",
-        )
-        for row in rows
-    ]
-    widths = [max(len(cell) for cell in column) for column in zip(header, *lines)]
-    return "\n".join(
-        [
-            title,
-            *(
-                "  ".join(cell.rjust(width) for cell, width in zip(line, widths))
-                for line in (header, *lines)
-            ),
-        ]
-    )

@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
-from .record_errors import RecordsError
+from .errors import RecordsError
 
 __all__ = [
     "MAX_DEPTH",

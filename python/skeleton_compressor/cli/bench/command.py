@@ -1,5 +1,5 @@
-"""`skeleton-compressor bench`: its options, and which figures they ask for (`bench` times
-the libraries' calls, `bench_files` the command on files, `bench_variants` variants)."""
+"""`skeleton-compressor bench`: its options, and which figures they ask for (`figures` times
+the library's calls, `files` the command on files, `variants` variant sets)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,11 @@ import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
-from .._interface import STRATEGIES
-from ..backend import rust_available
-from .bench import DEFAULT_SIZES, SCORE_SHAPES, format_table, measure
-from .input import InputError
+from ..._backends.choice import rust_available
+from ..._backends.protocol import STRATEGIES
+from ..input import InputError
+from .figures import DEFAULT_SIZES, format_table, measure
+from .fragments import SCORE_SHAPES
 
 __all__ = ["add_bench_command", "run_bench"]
 
@@ -21,12 +22,12 @@ def run_bench(args: argparse.Namespace, out: TextIO) -> None:
     if not rust_available():
         raise InputError("bench compares the Rust backend with the Python one; build the extension")
     if args.cli:
-        from .bench_files import run_cli_bench
+        from .files import run_cli_bench
 
         run_cli_bench(args.sizes or [1_000_000], out, args.json)
         return
     if args.variants:
-        from .bench_variants import format_variants_table, measure_variants
+        from .variants import format_variants_table, measure_variants
 
         rows = [measure_variants(size, sys.stderr) for size in args.sizes or [1_000_000]]
         _write_rows(rows, format_variants_table, args.json, out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from .value import Densities
+from ..value import Densities
 
 __all__ = ["hull_steps", "multiple_choice_bound", "upper_hull", "variant_classes"]
 

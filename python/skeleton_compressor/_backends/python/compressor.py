@@ -1,4 +1,5 @@
-"""The pure-Python backend: the contract of the Rust core in plain Python.
+"""The Python backend's `Compressor`: a strategy and policy, and the calls `BackendCompressor`
+names.
 
 Used where the extension is not built, and as the reference the benchmarks measure against.
 """
@@ -8,22 +9,21 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence
 
-from .._interface import STRATEGIES, CompressedRecords, Decisions
-from ..policy import Policy, checked_policy
-from ..types import ContextFragment
-from .columns import Columns, fragment_columns, row_columns
+from ...policy import Policy
+from ...types import ContextFragment
+from ..protocol import CompressedRecords, Decisions
+from .columns import Columns
+from .compress import Selection, selections
+from .read import fragment_columns, row_columns
 from .records import compress_records
-from .units import Decision, Units
-from .value import Densities, fragment_values
+from .units import Decision
 
 __all__ = ["Compressor"]
 
-# For each budget: the kept fragments' indices, their tokens, their value and the bound.
-_Selection = tuple[list[int], int, int, int]
-
 
 class Compressor:
-    """One strategy and policy, chosen once; every call checks and compresses its input whole."""
+    """One strategy and policy, chosen once and checked before (`make_compressor`); every call
+    checks and compresses its input whole."""
 
     __slots__ = ("_plain", "_policy", "_strategy")
 
@@ -34,10 +34,8 @@ class Compressor:
         on_overflow: str = "keep_top",
         order: str = "ranking",
     ) -> None:
-        if strategy not in STRATEGIES:
-            raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
         self._strategy = strategy
-        self._policy = checked_policy(min_relevance, on_overflow, order)
+        self._policy = Policy(min_relevance, on_overflow, order)
         # The walks in rank order under the default policy select on the columns directly.
         self._plain = self._policy == Policy() and strategy in ("greedy", "prefix")
 
@@ -54,56 +52,8 @@ class Compressor:
 
     def _select(
         self, columns: Columns, budgets: list[int], explain: bool = False
-    ) -> tuple[list[_Selection], list[Decision]]:
-        """What is kept for each budget; decisions for the first when explaining."""
-        ranking = columns.ranking()
-        if (
-            self._plain
-            and not explain
-            and not columns.required
-            and not columns.grouped
-            and not columns.variants
-        ):
-            return self._select_plain(columns, ranking, budgets), []
-        policy = self._policy
-        units = Units(
-            columns.token_counts,
-            columns.negated_scores,
-            columns.required,
-            columns.grouped,
-            ranking,
-            policy.min_relevance,
-            columns.variants,
-        )
-        selections = []
-        decisions: list[Decision] = []
-        for budget in budgets:
-            walk = units.walk(budget, self._strategy, policy.on_overflow, explain)
-            selections.append((*units.kept_fragments(walk, policy.order), units.bound(budget)))
-            if explain and not decisions:
-                decisions = units.decisions(walk, budget)
-        return selections, decisions
-
-    def _select_plain(
-        self, columns: Columns, ranking: list[int], budgets: list[int]
-    ) -> list[_Selection]:
-        """The walk in rank order on the columns; values are read once a budget is above 0
-        (a budget of 0 keeps nothing and bounds nothing)."""
-        prefix = self._strategy == "prefix"
-        values: list[int] = []
-        densities = None
-        selections: list[_Selection] = []
-        for budget in budgets:
-            kept, compressed = columns.select(ranking, budget, prefix)
-            if not budget:
-                selections.append((kept, compressed, 0, 0))
-                continue
-            if densities is None:
-                values = fragment_values(columns.negated_scores)
-                densities = Densities(values, columns.token_counts, range(len(values)))
-            value = sum(map(values.__getitem__, kept))
-            selections.append((kept, compressed, value, densities.bound(budget)))
-        return selections
+    ) -> tuple[list[Selection], list[Decision]]:
+        return selections(columns, budgets, self._strategy, self._policy, self._plain, explain)
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
