@@ -7,12 +7,8 @@ import os
 
 import pytest
 from skeleton_compressor import ContextFragment
-from skeleton_compressor.cli.bench import (
-    DEFAULT_SIZES,
-    SCORE_SHAPES,
-    make_fragments,
-    tenth_of_tokens,
-)
+from skeleton_compressor.cli.bench.figures import DEFAULT_SIZES
+from skeleton_compressor.cli.bench.fragments import SCORE_SHAPES, make_fragments, tenth_of_tokens
 
 SIZES = tuple(
     int(size)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from skeleton_compressor.cli.bench_files import FORMS, format_cli_table, measure_cli
+from skeleton_compressor.cli.bench.files import FORMS, format_cli_table, measure_cli
 
 MILLION = 1_000_000
 

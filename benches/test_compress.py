@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 from conftest import SCORES, budget_of, fragments_of, rounds_for
 from skeleton_compressor import SkeletonCompressorService
-from skeleton_compressor.cli.bench import read_floor
+from skeleton_compressor.cli.bench.fragments import read_floor
 
 
 @pytest.mark.parametrize("implementation", ["rust", "python", "read-floor"])

@@ -30,7 +30,7 @@ from langchain_core.messages import (  # noqa: E402
 )
 from langchain_core.messages.utils import trim_messages  # noqa: E402
 from skeleton_compressor import TokenCounter  # noqa: E402
-from skeleton_compressor.cli.bench import best_times  # noqa: E402
+from skeleton_compressor.cli.bench.timing import best_times  # noqa: E402
 from skeleton_compressor.integrations.langchain import pack_messages  # noqa: E402
 
 COUNTER = TokenCounter("o200k_base")

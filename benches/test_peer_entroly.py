@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 from skeleton_compressor import ContextFragment, SkeletonCompressorService
-from skeleton_compressor.cli.bench import best_times, make_value_fragments, tenth_of_tokens
+from skeleton_compressor.cli.bench.fragments import make_value_fragments, tenth_of_tokens
+from skeleton_compressor.cli.bench.timing import best_times
 
 entroly_core = pytest.importorskip("entroly_core")
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 from conftest import rounds_for
 from skeleton_compressor import ContextFragment, SkeletonCompressorService
-from skeleton_compressor.cli.bench import (
+from skeleton_compressor.cli.bench.fragments import (
     POLICY_FLOOR,
     make_policy_fragments,
     read_policy_floor,

@@ -11,15 +11,15 @@ import sys
 import pytest
 from conftest import SCORES, budget_of, fragments_of
 from skeleton_compressor import SkeletonCompressorService, compress_arrays
-from skeleton_compressor.cli.bench import (
+from skeleton_compressor.cli.bench.fragments import (
     POLICY_FLOOR,
-    best_times,
     make_policy_fragments,
     read_floor,
     read_policy_floor,
     tenth_of_tokens,
 )
-from skeleton_compressor.cli.bench_variants import measure_variants
+from skeleton_compressor.cli.bench.timing import best_times
+from skeleton_compressor.cli.bench.variants import measure_variants
 
 RUST = SkeletonCompressorService(backend="rust")
 PYTHON = SkeletonCompressorService(backend="python")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from skeleton_compressor import TokenCounter, fragments_from_texts
-from skeleton_compressor.cli.bench import best_times
+from skeleton_compressor.cli.bench.timing import best_times
 from token_inputs import (
     ENCODINGS,
     KINDS,

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 from skeleton_compressor import ContextFragment, SkeletonCompressorService
-from skeleton_compressor.cli.bench import (
-    best_times,
+from skeleton_compressor.cli.bench.fragments import (
     make_knapsack_fragments,
     make_value_fragments,
     tenth_of_tokens,
 )
+from skeleton_compressor.cli.bench.timing import best_times
 
 MILLION = 1_000_000
 RUST = {

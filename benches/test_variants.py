@@ -11,8 +11,8 @@ from collections.abc import Callable
 import pytest
 from conftest import rounds_for
 from skeleton_compressor import ContextFragment, SkeletonCompressorService
-from skeleton_compressor.cli.bench import tenth_of_tokens
-from skeleton_compressor.cli.bench_variants import make_variant_fragments, read_variant_floor
+from skeleton_compressor.cli.bench.fragments import tenth_of_tokens
+from skeleton_compressor.cli.bench.variants import make_variant_fragments, read_variant_floor
 
 
 @functools.cache

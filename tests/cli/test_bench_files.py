@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-MODULE = "skeleton_compressor.cli.bench_files"
+MODULE = "skeleton_compressor.cli.bench.files"
 
 
 def fresh_bench_files(monkeypatch: pytest.MonkeyPatch) -> ModuleType:

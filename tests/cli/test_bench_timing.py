@@ -6,7 +6,7 @@ from collections.abc import Callable
 from types import SimpleNamespace
 
 import pytest
-from skeleton_compressor.cli import bench
+from skeleton_compressor.cli.bench import timing as bench
 
 
 class Clock:

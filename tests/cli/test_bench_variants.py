@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from skeleton_compressor.cli.bench import make_fragments
-from skeleton_compressor.cli.bench_variants import make_variant_fragments, read_variant_floor
+from skeleton_compressor.cli.bench.fragments import make_fragments
+from skeleton_compressor.cli.bench.variants import make_variant_fragments, read_variant_floor
 from support.cli_runner import run_cli
 
 

@@ -361,7 +361,7 @@ def test_help_describes_the_input_and_every_option() -> None:
 
 def test_record_problems_are_named_alike_in_rust_and_python() -> None:
     from skeleton_compressor import _core
-    from skeleton_compressor.cli import record_errors
+    from skeleton_compressor._records import errors as record_errors
 
     whole_input = {"duplicate", "malformed", "fragments_not_array", "no_records", "not_utf8"}
     whole_input |= {"variant_group_mismatch", "variant_required_twice"}
@@ -430,7 +430,7 @@ def test_an_object_whose_first_key_comes_late_is_still_read_as_one(
 def test_json_lines_split_a_piece_at_a_time_read_as_split_whole(
     split: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from skeleton_compressor.cli import json_records
+    from skeleton_compressor._records import reader as json_records
 
     lines = [record(f"id{n}", n, 0.5, content="x" * (n % 13)) for n in range(40)]
     data = ("\n".join(lines[:20]) + "\n\n  \n" + "\n".join(lines[20:]) + "\n").encode()
