@@ -18,11 +18,11 @@ impl Detach for InPlace {
 }
 
 /// Work shared out among threads: each takes the next item until none is left.
-pub struct Shared<I>(Mutex<I>);
+pub struct WorkQueue<I>(Mutex<I>);
 
-impl<I: Iterator> Shared<I> {
+impl<I: Iterator> WorkQueue<I> {
     pub fn new(items: I) -> Self {
-        Shared(Mutex::new(items))
+        WorkQueue(Mutex::new(items))
     }
 
     pub fn take(&self) -> Option<I::Item> {

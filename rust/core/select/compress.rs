@@ -11,13 +11,13 @@ use crate::core::select::columns::Columns;
 use crate::core::select::duplicates::check::DuplicateCheck;
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::{tie_key, FragmentIds, IdArena};
+use crate::core::select::knapsack::multiple_choice::relaxation::{steps_bound, Step};
 use crate::core::select::packing::{Packer, Selection};
 use crate::core::select::pieces::Sorting;
-use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, Walked};
+use crate::core::select::policy::units::{Candidates, Decision, LeadIds, UnitPacker, Units};
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
 use crate::core::select::value::{density_order, split_at_capacity};
-use crate::core::select::variants::bound::{steps_bound, Step};
 use crate::core::select::variants::plain::PlainVariants;
 use crate::core::select::variants::rules::{group_mismatch, required_twice, Names};
 use crate::core::select::variants::sets::{VariantSets, NO_SET};
@@ -314,7 +314,7 @@ impl UnitRanking {
         request: Request<'_>,
         checkpoint: &mut Checkpoint,
     ) -> Result<(Vec<Selection>, Vec<Decision>), Refusal> {
-        let walked = Walked {
+        let candidates = Candidates {
             units: &self.units,
             policy: request.policy,
             strategy: request.strategy,
@@ -330,7 +330,7 @@ impl UnitRanking {
             let pack = |&budget: &u128| {
                 UnitPacker::by_value(
                     budget,
-                    &walked,
+                    &candidates,
                     &key,
                     &rank_order,
                     request.tuning,
@@ -344,13 +344,13 @@ impl UnitRanking {
             let mut packers: Vec<UnitPacker> = request
                 .budgets
                 .iter()
-                .map(|&budget| UnitPacker::new(budget, &walked, request.explain))
+                .map(|&budget| UnitPacker::new(budget, &candidates, request.explain))
                 .collect();
             let lead_ids = LeadIds { units, ids };
             self.ranking
                 .feed_while_wanted(&lead_ids, checkpoint, |fresh| {
                     packers.iter_mut().fold(false, |wanting, packer| {
-                        packer.feed(fresh, &walked) | wanting
+                        packer.feed(fresh, &candidates) | wanting
                     })
                 })?;
             packers
@@ -358,20 +358,20 @@ impl UnitRanking {
         let mut selections = Vec::with_capacity(packers.len());
         let mut decisions = Vec::new();
         for (at, packer) in packers.into_iter().enumerate() {
-            let finished = packer.finish(&walked, checkpoint)?;
+            let packed = packer.finish(&candidates, checkpoint)?;
             let mut sorting = Sorting {
                 piece: request.tuning.sort_piece,
                 parallel_from: request.tuning.parallel_from,
                 checkpoint,
             };
             let order = request.policy.order;
-            selections.push(finished.selection(units, order, key, rank_order, &mut sorting)?);
+            selections.push(packed.selection(units, order, key, rank_order, &mut sorting)?);
             if request.explain && at == 0 {
                 let mut ranks = vec![0u32; units.len()];
                 for (rank, entry) in self.ranking.ranked().iter().enumerate() {
                     ranks[entry.index as usize] = rank as u32;
                 }
-                let by_unit = finished.decisions(&walked, &ranks);
+                let by_unit = packed.decisions(&candidates, &ranks);
                 decisions = (0..units.fragments() as u32)
                     .map(|fragment| by_unit[units.unit_of(fragment) as usize])
                     .collect();

@@ -1,7 +1,6 @@
 //! Selection: checked fragments in plain columns, duplicate ids rejected, ranked as far as
 //! the budgets need, and packed into one selection per budget ([`compress`]).
 
-pub mod by_value;
 pub mod columns;
 pub mod compress;
 pub mod duplicates;
@@ -9,8 +8,8 @@ pub mod entry;
 pub mod ids;
 pub mod input_order;
 pub mod key_ranges;
+pub mod knapsack;
 pub mod packing;
-pub mod parent_tree;
 pub mod pieces;
 pub mod policy;
 pub mod ranking;

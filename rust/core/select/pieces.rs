@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 use std::thread;
 
-use crate::core::detach::Shared;
+use crate::core::detach::WorkQueue;
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted, Stop};
 
 /// Buckets at most, so that a bucket's number fits a byte; past `256 * piece` items the
@@ -209,7 +209,7 @@ fn sort_pieces<T: Send>(
     checkpoint: &mut Checkpoint,
 ) -> Result<PieceWork, Interrupted> {
     let count = pieces.len();
-    let queue = Shared::new(pieces.into_iter());
+    let queue = WorkQueue::new(pieces.into_iter());
     let take = || queue.take();
     let stop = Stop::default();
     let work_here = |checkpoint: &mut Checkpoint| {

@@ -7,7 +7,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
-use crate::core::detach::{Detach, Shared};
+use crate::core::detach::{Detach, WorkQueue};
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted, Stop};
 use crate::core::tokens::encoding::Encoding;
 
@@ -171,7 +171,7 @@ fn count_on_threads(
     // Loaded before the threads start, so that they do not all wait on one of them.
     encoding.load();
     let mut counts = vec![0; texts.len()];
-    let queue = Shared::new(blocks(texts, &mut counts, block_bytes).into_iter());
+    let queue = WorkQueue::new(blocks(texts, &mut counts, block_bytes).into_iter());
     let take = || queue.take();
     let stop = Stop::default();
     let work = |go_on: &mut dyn FnMut() -> Result<(), Interrupted>| {

@@ -6,18 +6,20 @@ use std::time::Duration;
 
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted};
 use crate::core::select::entry::Entry;
+use crate::core::select::knapsack::multiple_choice::relaxation::{
+    set_hull_steps, FragmentSteps, Step,
+};
 use crate::core::select::policy::groups::GroupMarks;
-use crate::core::select::shared::Shared;
-use crate::core::select::variants::bound::{set_hull_steps, FragmentSteps, Step};
+use crate::core::select::shared::MadeOnce;
 use crate::core::select::variants::sets::VariantSets;
 
 pub struct PlainVariants<'a> {
     marks: &'a GroupMarks,
     fragments: usize,
-    sets: Shared<VariantSets>,
+    sets: MadeOnce<VariantSets>,
     /// The fragments in a set as steps, once they are split off.
     marked_steps: OnceLock<Vec<Step>>,
-    hulls: Shared<Vec<Step>>,
+    hulls: MadeOnce<Vec<Step>>,
 }
 
 /// The steps of the fragments in no set, from [`PlainVariants::split`]: the others are split
@@ -30,9 +32,9 @@ impl<'a> PlainVariants<'a> {
         PlainVariants {
             marks,
             fragments,
-            sets: Shared::default(),
+            sets: MadeOnce::default(),
             marked_steps: OnceLock::new(),
-            hulls: Shared::default(),
+            hulls: MadeOnce::default(),
         }
     }
 
