@@ -12,6 +12,8 @@ use crate::core::select::duplicates::check::DuplicateCheck;
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::{tie_key, FragmentIds, IdArena};
 use crate::core::select::knapsack::multiple_choice::relaxation::{steps_bound, Step};
+use crate::core::select::names::groups::Groups;
+use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Packer, Selection};
 use crate::core::select::pieces::Sorting;
 use crate::core::select::policy::units::{Candidates, Decision, LeadIds, UnitPacker, Units};
@@ -20,7 +22,6 @@ use crate::core::select::request::Request;
 use crate::core::select::value::{density_order, split_at_capacity};
 use crate::core::select::variants::plain::PlainVariants;
 use crate::core::select::variants::rules::{group_mismatch, required_twice, Names};
-use crate::core::select::variants::sets::{VariantSets, NO_SET};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compression {
@@ -119,7 +120,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
                 Ok((selections, Vec::new()))
             } else {
                 let per_bucket = request.tuning.members_per_bucket;
-                let grouped = groups.grouped(&entries, &token_counts, ids, per_bucket);
+                let grouped = Groups::of(&groups, &entries, &token_counts, ids, per_bucket);
                 checkpoint.check()?;
                 let names = Names {
                     ids,

@@ -9,6 +9,7 @@ pub mod ids;
 pub mod input_order;
 pub mod key_ranges;
 pub mod knapsack;
+pub mod names;
 pub mod packing;
 pub mod pieces;
 pub mod policy;

@@ -1,8 +1,8 @@
 //! Packing the ranking into the budget.
 
 use crate::core::select::entry::{relevance_of_key, Entry};
+use crate::core::select::names::sets::NO_SET;
 use crate::core::select::value::value_of;
-use crate::core::select::variants::sets::NO_SET;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {

@@ -12,13 +12,13 @@ use crate::core::select::knapsack::multiple_choice::dynamic_program::optimal as 
 use crate::core::select::knapsack::multiple_choice::greedy::density as variant_density;
 use crate::core::select::knapsack::multiple_choice::relaxation::bound_of_items;
 use crate::core::select::knapsack::{density, optimal};
+use crate::core::select::names::groups::Groups;
+use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Selection, Strategy};
 use crate::core::select::pieces::Sorting;
-use crate::core::select::policy::groups::Groups;
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, split_at_capacity, value_of, weigh, Item};
-use crate::core::select::variants::sets::{VariantSets, NO_SET};
 
 const NONE: u32 = u32::MAX;
 
@@ -732,7 +732,7 @@ impl KeptUnits {
 mod tests {
     use super::*;
     use crate::core::select::entry::Entry;
-    use crate::core::select::policy::groups::GroupMarks;
+    use crate::core::select::names::marks::NameMarks;
     use crate::core::Uninterrupted;
 
     #[test]
@@ -741,10 +741,10 @@ mod tests {
             .map(|i| Entry::new(0.5, i, i as u32, i + 1))
             .collect();
         let ids: Vec<&str> = vec!["a", "b", "c", "d"];
-        let mut marks = GroupMarks::default();
+        let mut marks = NameMarks::default();
         marks.push(1, b"g", 0);
         marks.push(3, b"g", 0);
-        let groups = marks.into_groups(&entries, &[1, 2, 3, 4], &ids, 1);
+        let groups = Groups::of(&marks, &entries, &[1, 2, 3, 4], &ids, 1);
         let mut checkpoint = Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO);
         let units = Units::new(
             entries.clone(),

@@ -9,12 +9,12 @@ use crate::core::select::entry::Entry;
 use crate::core::select::knapsack::multiple_choice::relaxation::{
     set_hull_steps, FragmentSteps, Step,
 };
-use crate::core::select::policy::groups::GroupMarks;
+use crate::core::select::names::marks::NameMarks;
+use crate::core::select::names::sets::VariantSets;
 use crate::core::select::shared::MadeOnce;
-use crate::core::select::variants::sets::VariantSets;
 
 pub struct PlainVariants<'a> {
-    marks: &'a GroupMarks,
+    marks: &'a NameMarks,
     fragments: usize,
     sets: MadeOnce<VariantSets>,
     /// The fragments in a set as steps, once they are split off.
@@ -28,7 +28,7 @@ pub struct LooseSteps(Vec<Step>);
 
 impl<'a> PlainVariants<'a> {
     /// The sets `marks` name among `fragments` fragments.
-    pub fn new(marks: &'a GroupMarks, fragments: usize) -> Self {
+    pub fn new(marks: &'a NameMarks, fragments: usize) -> Self {
         PlainVariants {
             marks,
             fragments,

@@ -1,8 +1,8 @@
 //! The classes of the multiple-choice knapsack: the items of one variant set side by side,
 //! at most one of them to be kept, and each item of no set a class of its own.
 
+use crate::core::select::names::sets::NO_SET;
 use crate::core::select::value::Item;
-use crate::core::select::variants::sets::NO_SET;
 
 /// Items grouped into classes, at most one of each to be kept: the items of one variant set
 /// side by side, and an item of no set alone. Class `c` is `items[starts[c]..starts[c + 1]]`.

@@ -471,8 +471,8 @@ fn best_state(
 mod tests {
     use super::*;
     use crate::core::interrupt::Uninterrupted;
+    use crate::core::select::names::sets::NO_SET;
     use crate::core::select::value::tests::item;
-    use crate::core::select::variants::sets::NO_SET;
 
     fn checkpoint() -> Checkpoint<'static> {
         Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO)

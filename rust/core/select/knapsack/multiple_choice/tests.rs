@@ -15,11 +15,11 @@ use crate::core::interrupt::{Checkpoint, Interrupted, Uninterrupted};
 use crate::core::select::compress::tests::Lcg;
 use crate::core::select::entry::Entry;
 use crate::core::select::knapsack::Chosen;
+use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::tests::item;
 use crate::core::select::value::Item;
 use crate::core::select::value::UNITS_PER_RELEVANCE;
-use crate::core::select::variants::sets::{VariantSets, NO_SET};
 
 /// Units rank by their number.
 fn by_number(a: u32, b: u32) -> Ordering {

@@ -2,8 +2,8 @@
 
 use std::collections::HashMap;
 
-use crate::core::select::duplicates::sieve::SPREAD;
-use crate::core::select::policy::groups::GroupMarks;
+use crate::core::select::names::marks::NameMarks;
+use crate::core::select::names::SPREAD;
 
 /// No variant set: a unit that renders nothing shared.
 pub const NO_SET: u32 = u32::MAX;
@@ -22,7 +22,7 @@ impl VariantSets {
     /// fragments the table is past the caches); a name that meets an earlier one's hash is
     /// compared with it afterwards, and one whose hash another name took first (rare) is
     /// looked up by its bytes.
-    pub fn new(marks: &GroupMarks, fragments: usize) -> VariantSets {
+    pub fn new(marks: &NameMarks, fragments: usize) -> VariantSets {
         let mut set_of_fragment = vec![NO_SET; fragments];
         let mut table = SetsByHash::with_room(marks.len());
         // (fragment, mark, the mark that named its set first), checked by name below.
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn every_mark_is_a_set_when_no_two_names_meet() {
-        let mut marks = GroupMarks::default();
+        let mut marks = NameMarks::default();
         for fragment in 0..300u32 {
             let name = format!("thing-{fragment}");
             // Hashes in a narrow range: their homes must still spread over the table.
@@ -207,7 +207,7 @@ mod tests {
 
     #[test]
     fn sets_are_told_apart_by_name_where_hashes_meet() {
-        let mut marks = GroupMarks::default();
+        let mut marks = NameMarks::default();
         // "a" and "b" share a hash, as do "c" and "d"; "e" has its own.
         for (fragment, name, hash) in [
             (0, "a", 7),

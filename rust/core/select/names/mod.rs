@@ -1,0 +1,18 @@
+//! Names the fragments carry beside their ids, and what they number: group names make
+//! [`groups::Groups`] (fragments kept or dropped whole), variant names (`variant_of`) make
+//! [`sets::VariantSets`] (of which at most one unit is kept). Both are read into
+//! [`marks::NameMarks`]; names decide which fragments share one, hashes only make it fast.
+//!
+//! Three tables number hashes in this crate, each shaped by its own loop: the duplicate
+//! sieve (`duplicates/sieve.rs`, a bitmap over every id, then a sort of the few met again),
+//! the groups (a small table per cache-sized bucket, runs linked in arrival order) and the
+//! variant sets (one table over all marks, its slots fetched ahead). What they share is
+//! [`SPREAD`].
+
+pub mod groups;
+pub mod marks;
+pub mod sets;
+
+/// Fibonacci hashing: spreads any hash over the top bits, which pick the duplicate sieve's
+/// bitmap slot, a group's bucket, and a variant set's home slot.
+pub(crate) const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
