@@ -1,12 +1,10 @@
 //! The whole compression: duplicate ids, ranking and packing every budget, from checked
 //! columns to selections.
 
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::thread;
-
+use crate::core::beside::beside;
 use crate::core::detach::Detach;
 use crate::core::errors::Refusal;
-use crate::core::interrupt::{Checkpoint, Interrupted, Stop};
+use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::columns::Columns;
 use crate::core::select::duplicates::check::DuplicateCheck;
 use crate::core::select::entry::{relevance_of_key, Entry};
@@ -15,13 +13,13 @@ use crate::core::select::knapsack::multiple_choice::relaxation::{steps_bound, St
 use crate::core::select::names::groups::Groups;
 use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Packer, Selection};
-use crate::core::select::pieces::Sorting;
 use crate::core::select::policy::units::{Candidates, Decision, LeadIds, UnitPacker, Units};
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
 use crate::core::select::value::{density_order, split_at_capacity};
 use crate::core::select::variants::plain::PlainVariants;
 use crate::core::select::variants::rules::{group_mismatch, required_twice, Names};
+use crate::core::sort_in_pieces::Sorting;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compression {
@@ -173,66 +171,6 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
         selections,
         decisions,
     })
-}
-
-/// `side` on a second thread while `main` runs here, when `in_parallel` and a thread can be
-/// had; else one after the other, here. Only this thread asks `checkpoint` (the caller's
-/// interrupt may answer on its own thread alone): `main` as it works, then this loop while it
-/// waits for `side`. `side` is told to stop by the [`Stop`] it is given, and an interruption
-/// seen here is its answer.
-fn beside<A: Send, T>(
-    in_parallel: bool,
-    checkpoint: &mut Checkpoint,
-    mut side: impl FnMut(&Stop) -> Result<A, Interrupted> + Send,
-    main: impl FnOnce(&mut Checkpoint) -> Result<T, Refusal>,
-) -> (Result<A, Interrupted>, Result<T, Refusal>) {
-    let stop = Stop::default();
-    let mut main = Some(main);
-    if in_parallel {
-        let both = thread::scope(|scope| {
-            let (finished, finishing) = mpsc::channel();
-            let (side, stop) = (&mut side, &stop);
-            let running = thread::Builder::new()
-                .spawn_scoped(scope, move || {
-                    let found = side(stop);
-                    // This thread may no longer wait: a word no one receives is no error.
-                    let _ = finished.send(());
-                    found
-                })
-                .ok()?;
-            let done_here = main.take()?(checkpoint);
-            let mut interrupted = matches!(done_here, Err(Refusal::Interrupted));
-            // Woken as soon as `side` is done, or now and then to ask the checkpoint.
-            while !interrupted {
-                match finishing.recv_timeout(checkpoint.every()) {
-                    Err(RecvTimeoutError::Timeout) => interrupted = checkpoint.check().is_err(),
-                    Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
-                }
-            }
-            if interrupted {
-                stop.stop();
-            }
-            let done_there = running
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            Some((
-                done_there.and_then(|found| match interrupted {
-                    true => Err(Interrupted),
-                    false => Ok(found),
-                }),
-                done_here,
-            ))
-        });
-        if let Some(both) = both {
-            return both;
-        }
-    }
-    let main = main.expect("main runs once: here when it did not run beside");
-    let done_here = main(checkpoint);
-    if let Err(Refusal::Interrupted) = done_here {
-        return (Err(Interrupted), done_here);
-    }
-    (side(&stop), done_here)
 }
 
 /// Units ranked by their leads, as far as the budgets need (all of them when explaining,

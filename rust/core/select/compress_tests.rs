@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 
 use super::*;
 use crate::core::interrupt::tests::InterruptAt;
+use crate::core::interrupt::Stop;
 use crate::core::*;
 
 /// A small deterministic generator, so the tests need no crates.
@@ -584,40 +585,6 @@ fn plain_inputs_are_chosen_by_value_under_the_value_strategies() {
             (0, 0)
         );
     }
-}
-
-#[test]
-fn waiting_for_the_second_thread_still_answers_an_interruption() {
-    // The side work runs until it is told to stop; the main work is done at once.
-    let endless = |stop: &Stop| {
-        while !stop.interrupted() {
-            std::thread::yield_now();
-        }
-        Err::<(), _>(Interrupted)
-    };
-    let interrupt = InterruptAt::new(1);
-    let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
-    let (side, main) = beside(true, &mut checkpoint, endless, |_| Ok::<_, Refusal>(7));
-    assert_eq!((side, main), (Err(Interrupted), Ok(7)));
-    // Interrupted here while the side work had finished: the interruption is the answer.
-    let done = |_: &Stop| Ok::<_, Interrupted>(3);
-    let slow = |checkpoint: &mut Checkpoint| {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        checkpoint.check().map_err(Refusal::from)
-    };
-    let interrupt = InterruptAt::new(1);
-    let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
-    let (side, main) = beside(true, &mut checkpoint, done, slow);
-    assert_eq!((side, main), (Err(Interrupted), Err(Refusal::Interrupted)));
-    // One after the other: an interrupted main work skips the side work.
-    let interrupt = InterruptAt::new(1);
-    let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
-    let (side, main) = beside(false, &mut checkpoint, done, slow);
-    assert_eq!((side, main), (Err(Interrupted), Err(Refusal::Interrupted)));
-    let never = Uninterrupted;
-    let mut checkpoint = Checkpoint::new(&never, std::time::Duration::ZERO);
-    let (side, main) = beside(true, &mut checkpoint, done, |_| Ok::<_, Refusal>(7));
-    assert_eq!((side, main), (Ok(3), Ok(7)));
 }
 
 #[test]

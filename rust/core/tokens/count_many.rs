@@ -7,9 +7,10 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
-use crate::core::detach::{Detach, WorkQueue};
+use crate::core::detach::Detach;
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted, Stop};
 use crate::core::tokens::encoding::Encoding;
+use crate::core::work_queue::WorkQueue;
 
 /// The numbers that decide how texts are counted, not what they count; tests shrink them to
 /// cross every threshold with a few short texts.

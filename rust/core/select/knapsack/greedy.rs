@@ -7,8 +7,8 @@ use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::knapsack::Chosen;
-use crate::core::select::pieces::sort_in_pieces;
 use crate::core::select::value::{density_order, split_at_capacity, weigh, Item};
+use crate::core::sort_in_pieces::sort_in_pieces;
 
 /// The walk by density: every unit that fits what is left, densest first; then the single
 /// unit of most value that fits, instead, when it is worth more.

@@ -15,10 +15,10 @@ use crate::core::select::knapsack::{density, optimal};
 use crate::core::select::names::groups::Groups;
 use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Selection, Strategy};
-use crate::core::select::pieces::Sorting;
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, split_at_capacity, value_of, weigh, Item};
+use crate::core::sort_in_pieces::Sorting;
 
 const NONE: u32 = u32::MAX;
 

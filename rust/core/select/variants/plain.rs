@@ -5,13 +5,13 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted};
+use crate::core::made_once::MadeOnce;
 use crate::core::select::entry::Entry;
 use crate::core::select::knapsack::multiple_choice::relaxation::{
     set_hull_steps, FragmentSteps, Step,
 };
 use crate::core::select::names::marks::NameMarks;
 use crate::core::select::names::sets::VariantSets;
-use crate::core::select::shared::MadeOnce;
 
 pub struct PlainVariants<'a> {
     marks: &'a NameMarks,

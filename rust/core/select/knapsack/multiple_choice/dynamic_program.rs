@@ -23,9 +23,9 @@ use crate::core::select::knapsack::multiple_choice::relaxation::{
 };
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::Chosen;
-use crate::core::select::pieces::sort_in_pieces;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
+use crate::core::sort_in_pieces::sort_in_pieces;
 
 const NONE: u32 = u32::MAX;
 

@@ -6,8 +6,8 @@
 use std::cmp::Ordering;
 use std::thread;
 
-use crate::core::detach::WorkQueue;
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted, Stop};
+use crate::core::work_queue::WorkQueue;
 
 /// Buckets at most, so that a bucket's number fits a byte; past `256 * piece` items the
 /// pieces grow.
