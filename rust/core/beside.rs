@@ -71,8 +71,8 @@ pub fn beside<A: Send, T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::interrupt::tests::InterruptAt;
     use crate::core::interrupt::{Interrupt, Uninterrupted};
+    use crate::core::test_support::InterruptAt;
 
     #[test]
     fn waiting_for_the_second_thread_still_answers_an_interruption() {

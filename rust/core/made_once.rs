@@ -89,8 +89,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::core::interrupt::tests::InterruptAt;
     use crate::core::interrupt::Uninterrupted;
+    use crate::core::test_support::InterruptAt;
 
     #[test]
     fn the_first_to_ask_makes_it_and_the_other_does_not() {

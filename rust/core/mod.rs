@@ -21,6 +21,9 @@ pub mod sort_in_pieces;
 pub mod tokens;
 pub mod work_queue;
 
+#[cfg(test)]
+pub(crate) mod test_support;
+
 pub use checks::{check_relevance, check_token_count, check_unsigned_token_count, MAX_TOKEN_COUNT};
 pub use detach::{Detach, InPlace};
 pub use errors::{BudgetExceeded, Duplicate, ErrorKind, Refusal, TooMany, VariantRule};

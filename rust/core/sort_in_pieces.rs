@@ -254,8 +254,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::core::interrupt::tests::InterruptAt;
-    use crate::core::select::compress::tests::Lcg;
+    use crate::core::test_support::InterruptAt;
+    use crate::core::test_support::Lcg;
     use crate::core::Uninterrupted;
 
     fn sorted_in_pieces(items: &[u64], piece: usize, two_threads: bool) -> (Vec<u64>, PieceWork) {

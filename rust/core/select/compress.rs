@@ -380,4 +380,4 @@ fn pack(
 
 #[cfg(test)]
 #[path = "compress_tests.rs"]
-pub(crate) mod tests;
+mod tests;

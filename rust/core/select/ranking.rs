@@ -164,11 +164,11 @@ impl Ranking {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::core::interrupt::tests::InterruptAt;
+    use crate::core::test_support::InterruptAt;
     use crate::core::Uninterrupted;
 
     /// [`Ranking::rank_top`], never interrupted.

@@ -235,7 +235,7 @@ mod tests {
     use std::sync::atomic::Ordering;
 
     use super::*;
-    use crate::core::interrupt::tests::InterruptAt;
+    use crate::core::test_support::InterruptAt;
     use crate::core::{InPlace, Uninterrupted};
 
     /// Counts the calls that ran detached.

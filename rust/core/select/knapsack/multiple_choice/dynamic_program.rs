@@ -472,7 +472,7 @@ mod tests {
     use super::*;
     use crate::core::interrupt::Uninterrupted;
     use crate::core::select::names::sets::NO_SET;
-    use crate::core::select::value::tests::item;
+    use crate::core::test_support::item;
 
     fn checkpoint() -> Checkpoint<'static> {
         Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO)
@@ -609,7 +609,7 @@ mod tests {
         // Hundreds of classes of small units: the states' choices pile up, and are collected
         // as soon as the unreached may be half of all, or never. The set's value and tokens
         // against a table over tokens, and the same set either way.
-        let mut rng = crate::core::select::compress::tests::Lcg(3);
+        let mut rng = crate::core::test_support::Lcg(3);
         for case in 0..4 {
             let count = 300 + 100 * case;
             let items: Vec<Item> = (0..count)

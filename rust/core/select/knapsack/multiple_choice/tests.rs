@@ -10,16 +10,16 @@ use super::greedy::density;
 use super::relaxation::{
     multiple_choice_bound, set_hull_steps, steps_bound, upper_hull, FragmentSteps, Step,
 };
-use crate::core::interrupt::tests::InterruptAt;
 use crate::core::interrupt::{Checkpoint, Interrupted, Uninterrupted};
-use crate::core::select::compress::tests::Lcg;
 use crate::core::select::entry::Entry;
 use crate::core::select::knapsack::Chosen;
 use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::tuning::Tuning;
-use crate::core::select::value::tests::item;
 use crate::core::select::value::Item;
 use crate::core::select::value::UNITS_PER_RELEVANCE;
+use crate::core::test_support::item;
+use crate::core::test_support::InterruptAt;
+use crate::core::test_support::Lcg;
 
 /// Units rank by their number.
 fn by_number(a: u32, b: u32) -> Ordering {
