@@ -3,14 +3,16 @@
 
 use crate::core::beside::beside;
 use crate::core::detach::Detach;
-use crate::core::errors::Refusal;
+use crate::core::errors::{Duplicate, Refusal};
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::columns::Columns;
 use crate::core::select::duplicates::check::DuplicateCheck;
 use crate::core::select::entry::{relevance_of_key, Entry};
-use crate::core::select::ids::{tie_key, FragmentIds, IdArena};
+use crate::core::select::ids::{tie_key, FragmentIds, IdArena, SharedPrefix};
+use crate::core::select::key_ranges::KeyCounts;
 use crate::core::select::knapsack::multiple_choice::relaxation::{steps_bound, Step};
 use crate::core::select::names::groups::Groups;
+use crate::core::select::names::marks::NameMarks;
 use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Packer, Selection};
 use crate::core::select::policy::units::{Candidates, Decision, LeadIds, UnitPacker, Units};
@@ -45,12 +47,7 @@ pub fn compress(
 }
 
 fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
-    // Variant sets alone are walked on the plain path too: one check per fragment.
-    let plain = request.policy.is_plain()
-        && columns.required.is_empty()
-        && columns.groups.is_empty()
-        && !request.explain
-        && !request.strategy.by_value();
+    let plain = takes_plain_path(&columns, &request);
     let Columns {
         mut entries,
         ids: arena,
@@ -66,10 +63,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
     } = columns;
     let ids: &IdArena = &arena;
     let len = entries.len();
-    // Entries are still in input order: index i is at position i.
-    for index in shared_prefix.stale() {
-        entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
-    }
+    make_stale_tie_keys(&mut entries, ids, &shared_prefix);
     let mut check = DuplicateCheck::new(len);
     let plain_variants =
         (plain && !variants.is_empty()).then(|| PlainVariants::new(&variants, len));
@@ -93,75 +87,176 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
         },
         |checkpoint| {
             if plain {
-                let loose = match &plain_variants {
-                    Some(variants) => Some(variants.split(&entries, &token_counts, checkpoint)?),
-                    None => None,
-                };
-                let first = request
-                    .tuning
-                    .first_sort_size(request.budgets, original_tokens, len);
-                let mut ranking = Ranking::counted(entries, key_counts, request.tuning);
-                ranking.rank_top(first, ids, checkpoint)?;
-                let variants = match (&plain_variants, loose) {
-                    (Some(variants), Some(loose)) => Some(variants.finish(loose, checkpoint)?),
-                    _ => None,
-                };
-                let selections = pack(
-                    &mut ranking,
-                    &token_counts,
+                let plain = PlainInput {
+                    entries,
+                    key_counts,
+                    token_counts: &token_counts,
                     zero_token_fragments,
-                    variants,
-                    ids,
-                    request,
-                    checkpoint,
-                )?;
+                    original_tokens,
+                    variants: plain_variants.as_ref(),
+                };
+                let selections = pack_plain(plain, ids, request, checkpoint)?;
                 Ok((selections, Vec::new()))
             } else {
-                let per_bucket = request.tuning.members_per_bucket;
-                let grouped = Groups::of(&groups, &entries, &token_counts, ids, per_bucket);
-                checkpoint.check()?;
-                let names = Names {
-                    ids,
-                    groups: &groups,
+                let policy = PolicyInput {
+                    entries,
+                    token_counts: &token_counts,
+                    required: &required,
+                    groups,
                     variants: &variants,
                 };
-                let sets = (!variants.is_empty()).then(|| VariantSets::new(&variants, len));
-                if let Some(sets) = &sets {
-                    if let Some(rule) = group_mismatch(&grouped, &sets.set_of_fragment, &names) {
-                        return Err(Refusal::VariantRule(rule));
-                    }
-                    checkpoint.check()?;
-                }
-                let units = Units::new(
-                    entries,
-                    &token_counts,
-                    &required,
-                    grouped,
-                    sets.as_ref(),
-                    checkpoint,
-                )?;
-                if let Some(sets) = &sets {
-                    let unit_of = |fragment| units.unit_of(fragment);
-                    let set_of = &sets.set_of_fragment;
-                    let twice = required_twice(&required, set_of, sets.count, unit_of, &names);
-                    if let Some(rule) = twice {
-                        return Err(Refusal::VariantRule(rule));
-                    }
-                }
-                drop((sets, groups));
-                let mut unit_ranking = UnitRanking::new(units, request, ids, checkpoint)?;
-                unit_ranking.pack(ids, request, checkpoint)
+                pack_with_policy(policy, ids, request, checkpoint)
             }
         },
     );
-    // An interruption is answered whatever else was found: the caller asked to stop.
+    answer(duplicate, packed, original_tokens)
+}
+
+/// The tie keys made before the prefix all ids share was known to be shorter, made again.
+/// `entries` are in input order: entry `i` is fragment `i`.
+fn make_stale_tie_keys(entries: &mut [Entry], ids: &IdArena, shared_prefix: &SharedPrefix) {
+    for index in shared_prefix.stale() {
+        entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
+    }
+}
+
+/// Whether the input takes the plain path: no policy, no required fragment or group, no
+/// explaining, and a strategy that walks the ranking. Variant sets alone are walked on the
+/// plain path too: one check per fragment.
+fn takes_plain_path(columns: &Columns, request: &Request<'_>) -> bool {
+    request.policy.is_plain()
+        && columns.required.is_empty()
+        && columns.groups.is_empty()
+        && !request.explain
+        && !request.strategy.by_value()
+}
+
+/// What the plain path takes of the columns.
+struct PlainInput<'a, 'v> {
+    entries: Vec<Entry>,
+    key_counts: KeyCounts,
+    token_counts: &'a [u64],
+    zero_token_fragments: usize,
+    original_tokens: u128,
+    variants: Option<&'a PlainVariants<'v>>,
+}
+
+/// The plain path: fragments ranked as far as the budgets need and walked, variant sets
+/// passed over once one of theirs is kept.
+fn pack_plain(
+    input: PlainInput<'_, '_>,
+    ids: &IdArena,
+    request: Request<'_>,
+    checkpoint: &mut Checkpoint,
+) -> Result<Vec<Selection>, Interrupted> {
+    let PlainInput {
+        entries,
+        key_counts,
+        token_counts,
+        zero_token_fragments,
+        original_tokens,
+        variants,
+    } = input;
+    let len = entries.len();
+    let loose = match variants {
+        Some(variants) => Some(variants.split(&entries, token_counts, checkpoint)?),
+        None => None,
+    };
+    let first = request
+        .tuning
+        .first_sort_size(request.budgets, original_tokens, len);
+    let mut ranking = Ranking::counted(entries, key_counts, request.tuning);
+    ranking.rank_top(first, ids, checkpoint)?;
+    let variants = match (variants, loose) {
+        (Some(variants), Some(loose)) => Some(variants.finish(loose, checkpoint)?),
+        _ => None,
+    };
+    pack(
+        &mut ranking,
+        token_counts,
+        zero_token_fragments,
+        variants,
+        ids,
+        request,
+        checkpoint,
+    )
+}
+
+/// What the policy path takes of the columns.
+struct PolicyInput<'a> {
+    entries: Vec<Entry>,
+    token_counts: &'a [u64],
+    required: &'a [u32],
+    groups: NameMarks,
+    variants: &'a NameMarks,
+}
+
+/// The policy path: fragments made into units (groups whole, variant sets checked against
+/// their rules), the units ranked, and every budget packed with the policy.
+fn pack_with_policy(
+    input: PolicyInput<'_>,
+    ids: &IdArena,
+    request: Request<'_>,
+    checkpoint: &mut Checkpoint,
+) -> Result<(Vec<Selection>, Vec<Decision>), Refusal> {
+    let PolicyInput {
+        entries,
+        token_counts,
+        required,
+        groups,
+        variants,
+    } = input;
+    let len = entries.len();
+    let per_bucket = request.tuning.members_per_bucket;
+    let grouped = Groups::of(&groups, &entries, token_counts, ids, per_bucket);
+    checkpoint.check()?;
+    let names = Names {
+        ids,
+        groups: &groups,
+        variants,
+    };
+    let sets = (!variants.is_empty()).then(|| VariantSets::new(variants, len));
+    if let Some(sets) = &sets {
+        if let Some(rule) = group_mismatch(&grouped, &sets.set_of_fragment, &names) {
+            return Err(Refusal::VariantRule(rule));
+        }
+        checkpoint.check()?;
+    }
+    let units = Units::new(
+        entries,
+        token_counts,
+        required,
+        grouped,
+        sets.as_ref(),
+        checkpoint,
+    )?;
+    if let Some(sets) = &sets {
+        let unit_of = |fragment| units.unit_of(fragment);
+        let set_of = &sets.set_of_fragment;
+        let twice = required_twice(required, set_of, sets.count, unit_of, &names);
+        if let Some(rule) = twice {
+            return Err(Refusal::VariantRule(rule));
+        }
+    }
+    drop((sets, groups));
+    let mut unit_ranking = UnitRanking::new(units, request, ids, checkpoint)?;
+    unit_ranking.pack(ids, request, checkpoint)
+}
+
+/// The answer from what both threads found. An interruption is answered whatever else was
+/// found: the caller asked to stop. A duplicate wins over a broken variant rule and a budget
+/// exceeded.
+fn answer(
+    duplicate: Result<Option<Duplicate>, Interrupted>,
+    packed: Result<(Vec<Selection>, Vec<Decision>), Refusal>,
+    original_tokens: u128,
+) -> Result<Compression, Refusal> {
     let Ok(duplicate) = duplicate else {
         return Err(Refusal::Interrupted);
     };
     if let Err(Refusal::Interrupted) = packed {
         return Err(Refusal::Interrupted);
     }
-    // A duplicate wins over a broken variant rule and a budget exceeded.
     if let Some(duplicate) = duplicate {
         return Err(Refusal::Duplicate(duplicate));
     }
