@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 
 use crate::core::errors::{BudgetExceeded, Refusal};
 use crate::core::interrupt::{Checkpoint, Interrupted};
+use crate::core::select::budget_walk::{BudgetWalk, Step};
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::FragmentIds;
 use crate::core::select::knapsack::multiple_choice::dynamic_program::optimal as variant_optimal;
@@ -332,7 +333,7 @@ impl Candidates<'_> {
 /// Packs one budget along the ranking of units, fed piece by piece, best first.
 pub struct UnitPacker {
     budget: u128,
-    remaining: u128,
+    walk: BudgetWalk,
     /// Kept units (in the order the walk kept them; by rank for a value strategy), and
     /// their tokens and value.
     kept: Vec<u32>,
@@ -341,8 +342,6 @@ pub struct UnitPacker {
     /// The first candidate walked, and the fewest tokens of any candidate walked.
     top: Option<u32>,
     smallest: Option<u128>,
-    zero_token_seen: usize,
-    done: bool,
     required_overflow: bool,
     /// Walked units with their reason and what was left, when explaining.
     walked: Option<Vec<(u32, Reason, u128)>>,
@@ -350,8 +349,6 @@ pub struct UnitPacker {
     chosen_in: Option<u128>,
     /// The floor of the candidates' fractional optimum, when a value strategy found it.
     candidates_bound: Option<u128>,
-    /// Per variant set, whether the walk kept a unit of it; empty without variants.
-    taken: Vec<bool>,
 }
 
 impl UnitPacker {
@@ -359,19 +356,20 @@ impl UnitPacker {
         let required_overflow = candidates.required_tokens > budget;
         UnitPacker {
             budget,
-            remaining: budget.saturating_sub(candidates.required_tokens),
+            walk: BudgetWalk::new(
+                budget.saturating_sub(candidates.required_tokens),
+                candidates.strategy,
+                budget == 0 || required_overflow,
+            ),
             kept: Vec::new(),
             kept_tokens: 0,
             kept_value: 0,
             top: None,
             smallest: None,
-            zero_token_seen: 0,
-            done: budget == 0 || required_overflow,
             required_overflow,
             walked: explain.then(Vec::new),
             chosen_in: None,
             candidates_bound: None,
-            taken: Vec::new(),
         }
     }
 
@@ -432,7 +430,7 @@ impl UnitPacker {
     pub fn feed(&mut self, ranked: &[Entry], candidates: &Candidates<'_>) -> bool {
         let units = candidates.units;
         for entry in ranked {
-            if self.done {
+            if self.walk.is_done() {
                 break;
             }
             // Entries of units carry the unit's number and, mostly, its tokens.
@@ -443,53 +441,28 @@ impl UnitPacker {
             let tokens = entry.unit_tokens(&units.tokens);
             self.top.get_or_insert(unit);
             self.smallest = Some(self.smallest.map_or(tokens, |least| least.min(tokens)));
-            self.zero_token_seen += usize::from(tokens == 0);
-            let set = units.set_of(unit);
-            if set != NO_SET && self.taken_set(set, units) {
-                // Its variant set has a kept unit: passed over, and prefix goes on.
-                if let Some(walked) = &mut self.walked {
-                    walked.push((unit, Reason::VariantKept, self.remaining));
-                }
-            } else {
-                self.walk_unit(unit, tokens, set, candidates);
+            let left = self.walk.remaining();
+            // A unit passed over for its variant set does not stop prefix.
+            let step = self.walk.step(tokens, units.set_of(unit), units.sets());
+            if let Some(explained) = &mut self.walked {
+                let reason = match step {
+                    Step::Kept => Reason::Fits,
+                    Step::PassedOver => Reason::VariantKept,
+                    Step::NoRoom => Reason::NoRoom,
+                };
+                explained.push((unit, reason, left));
+            }
+            if step == Step::Kept {
+                self.kept.push(unit);
+                self.kept_tokens += tokens;
+                self.kept_value += u128::from(units.value(unit));
             }
             // Explaining walks on: every unit gets its reason and what was left.
-            if self.remaining == 0
-                && self.zero_token_seen == candidates.zero_token_candidates
-                && self.walked.is_none()
-            {
-                self.done = true;
+            if self.walked.is_none() {
+                self.walk.end_if_spent(candidates.zero_token_candidates);
             }
         }
-        !self.done
-    }
-
-    /// Whether the walk kept a unit of variant set `set`.
-    fn taken_set(&mut self, set: u32, units: &Units) -> bool {
-        if self.taken.is_empty() {
-            self.taken = vec![false; units.sets()];
-        }
-        self.taken[set as usize]
-    }
-
-    /// Keeps `unit` if it fits what is left, or says why not.
-    fn walk_unit(&mut self, unit: u32, tokens: u128, set: u32, candidates: &Candidates<'_>) {
-        let fits = tokens <= self.remaining;
-        if let Some(explained) = &mut self.walked {
-            let reason = if fits { Reason::Fits } else { Reason::NoRoom };
-            explained.push((unit, reason, self.remaining));
-        }
-        if fits {
-            self.remaining -= tokens;
-            self.kept.push(unit);
-            self.kept_tokens += tokens;
-            self.kept_value += u128::from(candidates.units.value(unit));
-            if set != NO_SET {
-                self.taken[set as usize] = true;
-            }
-        } else if candidates.strategy == Strategy::Prefix {
-            self.done = true;
-        }
+        !self.walk.is_done()
     }
 
     /// The kept units (required ones first, then the walk's), or the refusal the overflow
