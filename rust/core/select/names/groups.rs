@@ -89,7 +89,7 @@ impl Groups {
             ..Groups::default()
         };
         groups.starts.push(0);
-        let mut sharing = SharedHashes::default();
+        let mut sharing = HashRuns::default();
         for bucket in starts.windows(2) {
             let bucket = &members[bucket[0]..bucket[1]];
             sharing.find(bucket);
@@ -172,7 +172,7 @@ const NONE: u32 = u32::MAX;
 /// order its first member came, its members in their order (ascending fragment). A small
 /// table per bucket, in place of a sort.
 #[derive(Default)]
-struct SharedHashes {
+struct HashRuns {
     table: Vec<u32>,
     /// Per run, its first and last member.
     runs: Vec<(u32, u32)>,
@@ -181,7 +181,7 @@ struct SharedHashes {
     gathered: Vec<Member>,
 }
 
-impl SharedHashes {
+impl HashRuns {
     fn find(&mut self, bucket: &[Member]) {
         let size = (bucket.len() * 2).next_power_of_two().max(2);
         let slot_bits = size.trailing_zeros();
@@ -212,7 +212,7 @@ impl SharedHashes {
         }
     }
 
-    /// Calls `each` with every run found by [`SharedHashes::find`], gathered.
+    /// Calls `each` with every run found by [`HashRuns::find`], gathered.
     fn for_each_run(&mut self, bucket: &[Member], mut each: impl FnMut(&mut [Member])) {
         for &(first, _) in &self.runs {
             self.gathered.clear();

@@ -4,10 +4,12 @@
 //! [`marks::NameMarks`]; names decide which fragments share one, hashes only make it fast.
 //!
 //! Three tables number hashes in this crate, each shaped by its own loop: the duplicate
-//! sieve (`duplicates/sieve.rs`, a bitmap over every id, then a sort of the few met again),
-//! the groups (a small table per cache-sized bucket, runs linked in arrival order) and the
-//! variant sets (one table over all marks, its slots fetched ahead). What they share is
-//! [`SPREAD`].
+//! sieve (`duplicates/sieve.rs`: a bitmap over every id, then a sort of the few met again,
+//! since ids rarely repeat), the groups (`groups.rs`: members dealt into cache-sized buckets,
+//! then a small table per bucket links each run of a hash in arrival order; it mixes the
+//! hash another way, since the spread hash's top bits already chose the bucket) and the
+//! variant sets (`sets.rs`: one table over all marks, numbering sets as they come, its slots
+//! fetched ahead). What they share is [`SPREAD`].
 
 pub mod groups;
 pub mod marks;
