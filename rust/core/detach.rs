@@ -1,7 +1,4 @@
-//! Where long work runs: the caller decides (the Python bindings release the GIL there),
-//! and how work is shared out among threads.
-
-use std::sync::Mutex;
+//! Where long work runs: the caller decides (the Python bindings release the GIL there).
 
 /// Runs long work the caller's way: the Python bindings release the GIL around it.
 pub trait Detach {
@@ -14,22 +11,5 @@ pub struct InPlace;
 impl Detach for InPlace {
     fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
         work()
-    }
-}
-
-/// Work shared out among threads: each takes the next item until none is left.
-pub struct Shared<I>(Mutex<I>);
-
-impl<I: Iterator> Shared<I> {
-    pub fn new(items: I) -> Self {
-        Shared(Mutex::new(items))
-    }
-
-    pub fn take(&self) -> Option<I::Item> {
-        // A thread that panicked holding the lock left the iterator whole.
-        self.0
-            .lock()
-            .unwrap_or_else(|poison| poison.into_inner())
-            .next()
     }
 }

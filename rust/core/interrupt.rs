@@ -91,31 +91,11 @@ impl<'a> Checkpoint<'a> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
-    use std::sync::atomic::{AtomicUsize, Ordering};
+mod tests {
+    use std::sync::atomic::Ordering;
 
     use super::*;
-
-    /// Says yes from its `from`-th question on, and counts the questions.
-    pub struct InterruptAt {
-        pub from: usize,
-        pub asked: AtomicUsize,
-    }
-
-    impl InterruptAt {
-        pub fn new(from: usize) -> Self {
-            InterruptAt {
-                from,
-                asked: AtomicUsize::new(0),
-            }
-        }
-    }
-
-    impl Interrupt for InterruptAt {
-        fn interrupted(&self) -> bool {
-            self.asked.fetch_add(1, Ordering::Relaxed) + 1 >= self.from
-        }
-    }
+    use crate::core::test_support::InterruptAt;
 
     #[test]
     fn a_checkpoint_asks_once_its_time_is_up() {

@@ -1,20 +1,28 @@
 //! The whole work on plain data, with no Python in it, in three domains: selection
 //! ([`select`]: checked columns to one selection per budget), token counting ([`tokens`])
 //! and the command line's records ([`records`], which reads JSON text and uses the other
-//! two). What they share sits here: errors, value checks, named enums, and where long
-//! work runs and how it is interrupted.
+//! two). What they share sits here: errors, value checks, named enums, where long work
+//! runs and how it is interrupted, and how work is shared between threads (two pieces of
+//! work at once, a value either thread makes, a queue of pieces, a sort in pieces).
 #![deny(unsafe_code)]
 
 #[macro_use]
 mod named;
 
+pub mod beside;
 pub mod checks;
 pub mod detach;
 pub mod errors;
 pub mod interrupt;
+pub mod made_once;
 pub mod records;
 pub mod select;
+pub mod sort_in_pieces;
 pub mod tokens;
+pub mod work_queue;
+
+#[cfg(test)]
+pub(crate) mod test_support;
 
 pub use checks::{check_relevance, check_token_count, check_unsigned_token_count, MAX_TOKEN_COUNT};
 pub use detach::{Detach, InPlace};

@@ -754,4 +754,4 @@ impl<'a> Visitor<'a> for Wrapper<'_, 'a, '_, '_> {
 
 #[cfg(test)]
 #[path = "read_tests.rs"]
-pub(super) mod tests;
+mod tests;

@@ -2,6 +2,7 @@ use super::*;
 use crate::core::records::compression::{
     compress_records, kept_len, kept_spans, variant_rule_refused, write_kept, RecordsRefusal,
 };
+use crate::core::test_support::unasked;
 use crate::core::{OnOverflow, Order, Policy, Request, Strategy, Tuning, Uninterrupted};
 
 fn read(input: &str) -> Result<Records, ReadError> {
@@ -11,11 +12,6 @@ fn read(input: &str) -> Result<Records, ReadError> {
 fn read_bytes(input: &[u8], counting: Option<Encoding>) -> Result<Records, ReadError> {
     let mut columns = Columns::new(4, &Tuning::default()).unwrap();
     read_records(input, counting, &mut columns, &mut unasked())
-}
-
-/// A checkpoint that never stops the work.
-pub(crate) fn unasked() -> Checkpoint<'static> {
-    Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO)
 }
 
 fn texts<'a>(input: &'a str, records: &Records) -> Vec<&'a str> {
@@ -491,7 +487,7 @@ fn duplicates_and_budgets_are_refused_with_where_they_are() {
 
 #[test]
 fn reading_stops_when_asked_and_asks_by_the_bytes_read_not_by_the_record() {
-    use crate::core::interrupt::tests::InterruptAt;
+    use crate::core::test_support::InterruptAt;
     use std::sync::atomic::Ordering;
 
     let records: Vec<String> = (0..3000)
@@ -534,7 +530,7 @@ fn an_interrupted_read_is_an_interrupted_compression() {
             ..Tuning::default()
         },
     );
-    let interrupt = crate::core::interrupt::tests::InterruptAt::new(1);
+    let interrupt = crate::core::test_support::InterruptAt::new(1);
     let request = Request {
         interrupt: &interrupt,
         ..request(&[10], &policy, &tuning)

@@ -3,7 +3,7 @@ use std::io::Cursor;
 use super::*;
 use crate::core::records::compression::kept_spans;
 use crate::core::records::read::read_records;
-use crate::core::records::read::tests::unasked;
+use crate::core::test_support::unasked;
 use crate::core::{
     compress_record_file, FileCompression, Interrupt, Policy, RecordsRefusal, Request, Strategy,
     Tuning, Uninterrupted,
@@ -426,7 +426,7 @@ fn what_changed_elsewhere_in_the_file_is_no_change_to_what_was_kept() {
 
 #[test]
 fn every_reader_of_a_file_stops_when_asked() {
-    use crate::core::interrupt::tests::InterruptAt;
+    use crate::core::test_support::InterruptAt;
     use std::sync::atomic::Ordering;
 
     let lines = BEFORE.join("\n");
@@ -490,7 +490,7 @@ fn memory_a_whole_input_cannot_have_is_an_answer() {
 
 #[test]
 fn each_reader_asks_whether_to_stop_before_each_chunk() {
-    use crate::core::interrupt::tests::InterruptAt;
+    use crate::core::test_support::InterruptAt;
     use std::sync::atomic::Ordering;
 
     // White space first: chunks with no record in them.

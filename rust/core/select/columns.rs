@@ -4,7 +4,7 @@ use crate::core::errors::TooMany;
 use crate::core::select::entry::Entry;
 use crate::core::select::ids::{IdArena, SharedPrefix};
 use crate::core::select::key_ranges::KeyCounts;
-use crate::core::select::policy::groups::GroupMarks;
+use crate::core::select::names::marks::NameMarks;
 use crate::core::select::tuning::Tuning;
 
 /// Fragment indices are `u32` in the ranking.
@@ -22,9 +22,9 @@ pub struct Columns {
     /// Required fragments, by ascending index.
     pub(super) required: Vec<u32>,
     /// The group names of fragments in a group.
-    pub(super) groups: GroupMarks,
+    pub(super) groups: NameMarks,
     /// The `variant_of` names of fragments that render one thing among others.
-    pub(super) variants: GroupMarks,
+    pub(super) variants: NameMarks,
     /// The relevance keys' counts, for inputs of `tuning.count_keys_from` fragments on.
     pub(super) key_counts: KeyCounts,
 }
@@ -46,8 +46,8 @@ impl Columns {
             original_tokens: 0,
             zero_token_fragments: 0,
             required: Vec::new(),
-            groups: GroupMarks::default(),
-            variants: GroupMarks::default(),
+            groups: NameMarks::default(),
+            variants: NameMarks::default(),
             key_counts: if len >= tuning.count_keys_from {
                 KeyCounts::new()
             } else {

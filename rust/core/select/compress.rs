@@ -1,26 +1,27 @@
 //! The whole compression: duplicate ids, ranking and packing every budget, from checked
 //! columns to selections.
 
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::thread;
-
+use crate::core::beside::beside;
 use crate::core::detach::Detach;
-use crate::core::errors::Refusal;
-use crate::core::interrupt::{Checkpoint, Interrupted, Stop};
+use crate::core::errors::{Duplicate, Refusal};
+use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::columns::Columns;
 use crate::core::select::duplicates::check::DuplicateCheck;
 use crate::core::select::entry::{relevance_of_key, Entry};
-use crate::core::select::ids::{tie_key, FragmentIds, IdArena};
+use crate::core::select::ids::{tie_key, FragmentIds, IdArena, SharedPrefix};
+use crate::core::select::key_ranges::KeyCounts;
+use crate::core::select::knapsack::multiple_choice::relaxation::{steps_bound, Step};
+use crate::core::select::names::groups::Groups;
+use crate::core::select::names::marks::NameMarks;
+use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Packer, Selection};
-use crate::core::select::pieces::Sorting;
-use crate::core::select::policy::units::{Decision, LeadIds, UnitPacker, Units, Walked};
+use crate::core::select::policy::units::{Candidates, Decision, LeadIds, UnitPacker, Units};
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
 use crate::core::select::value::{density_order, split_at_capacity};
-use crate::core::select::variants::bound::{steps_bound, Step};
 use crate::core::select::variants::plain::PlainVariants;
 use crate::core::select::variants::rules::{group_mismatch, required_twice, Names};
-use crate::core::select::variants::sets::{VariantSets, NO_SET};
+use crate::core::sort_in_pieces::Sorting;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Compression {
@@ -46,12 +47,7 @@ pub fn compress(
 }
 
 fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
-    // Variant sets alone are walked on the plain path too: one check per fragment.
-    let plain = request.policy.is_plain()
-        && columns.required.is_empty()
-        && columns.groups.is_empty()
-        && !request.explain
-        && !request.strategy.by_value();
+    let plain = takes_plain_path(&columns, &request);
     let Columns {
         mut entries,
         ids: arena,
@@ -67,10 +63,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
     } = columns;
     let ids: &IdArena = &arena;
     let len = entries.len();
-    // Entries are still in input order: index i is at position i.
-    for index in shared_prefix.stale() {
-        entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
-    }
+    make_stale_tie_keys(&mut entries, ids, &shared_prefix);
     let mut check = DuplicateCheck::new(len);
     let plain_variants =
         (plain && !variants.is_empty()).then(|| PlainVariants::new(&variants, len));
@@ -94,75 +87,176 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
         },
         |checkpoint| {
             if plain {
-                let loose = match &plain_variants {
-                    Some(variants) => Some(variants.split(&entries, &token_counts, checkpoint)?),
-                    None => None,
-                };
-                let first = request
-                    .tuning
-                    .first_sort_size(request.budgets, original_tokens, len);
-                let mut ranking = Ranking::counted(entries, key_counts, request.tuning);
-                ranking.rank_top(first, ids, checkpoint)?;
-                let variants = match (&plain_variants, loose) {
-                    (Some(variants), Some(loose)) => Some(variants.finish(loose, checkpoint)?),
-                    _ => None,
-                };
-                let selections = pack(
-                    &mut ranking,
-                    &token_counts,
+                let plain = PlainInput {
+                    entries,
+                    key_counts,
+                    token_counts: &token_counts,
                     zero_token_fragments,
-                    variants,
-                    ids,
-                    request,
-                    checkpoint,
-                )?;
+                    original_tokens,
+                    variants: plain_variants.as_ref(),
+                };
+                let selections = pack_plain(plain, ids, request, checkpoint)?;
                 Ok((selections, Vec::new()))
             } else {
-                let per_bucket = request.tuning.members_per_bucket;
-                let grouped = groups.grouped(&entries, &token_counts, ids, per_bucket);
-                checkpoint.check()?;
-                let names = Names {
-                    ids,
-                    groups: &groups,
+                let policy = PolicyInput {
+                    entries,
+                    token_counts: &token_counts,
+                    required: &required,
+                    groups,
                     variants: &variants,
                 };
-                let sets = (!variants.is_empty()).then(|| VariantSets::new(&variants, len));
-                if let Some(sets) = &sets {
-                    if let Some(rule) = group_mismatch(&grouped, &sets.set_of_fragment, &names) {
-                        return Err(Refusal::VariantRule(rule));
-                    }
-                    checkpoint.check()?;
-                }
-                let units = Units::new(
-                    entries,
-                    &token_counts,
-                    &required,
-                    grouped,
-                    sets.as_ref(),
-                    checkpoint,
-                )?;
-                if let Some(sets) = &sets {
-                    let unit_of = |fragment| units.unit_of(fragment);
-                    let set_of = &sets.set_of_fragment;
-                    let twice = required_twice(&required, set_of, sets.count, unit_of, &names);
-                    if let Some(rule) = twice {
-                        return Err(Refusal::VariantRule(rule));
-                    }
-                }
-                drop((sets, groups));
-                let mut unit_ranking = UnitRanking::new(units, request, ids, checkpoint)?;
-                unit_ranking.pack(ids, request, checkpoint)
+                pack_with_policy(policy, ids, request, checkpoint)
             }
         },
     );
-    // An interruption is answered whatever else was found: the caller asked to stop.
+    answer(duplicate, packed, original_tokens)
+}
+
+/// The tie keys made before the prefix all ids share was known to be shorter, made again.
+/// `entries` are in input order: entry `i` is fragment `i`.
+fn make_stale_tie_keys(entries: &mut [Entry], ids: &IdArena, shared_prefix: &SharedPrefix) {
+    for index in shared_prefix.stale() {
+        entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
+    }
+}
+
+/// Whether the input takes the plain path: no policy, no required fragment or group, no
+/// explaining, and a strategy that walks the ranking. Variant sets alone are walked on the
+/// plain path too: one check per fragment.
+fn takes_plain_path(columns: &Columns, request: &Request<'_>) -> bool {
+    request.policy.is_plain()
+        && columns.required.is_empty()
+        && columns.groups.is_empty()
+        && !request.explain
+        && !request.strategy.by_value()
+}
+
+/// What the plain path takes of the columns.
+struct PlainInput<'a, 'v> {
+    entries: Vec<Entry>,
+    key_counts: KeyCounts,
+    token_counts: &'a [u64],
+    zero_token_fragments: usize,
+    original_tokens: u128,
+    variants: Option<&'a PlainVariants<'v>>,
+}
+
+/// The plain path: fragments ranked as far as the budgets need and walked, variant sets
+/// passed over once one of theirs is kept.
+fn pack_plain(
+    input: PlainInput<'_, '_>,
+    ids: &IdArena,
+    request: Request<'_>,
+    checkpoint: &mut Checkpoint,
+) -> Result<Vec<Selection>, Interrupted> {
+    let PlainInput {
+        entries,
+        key_counts,
+        token_counts,
+        zero_token_fragments,
+        original_tokens,
+        variants,
+    } = input;
+    let len = entries.len();
+    let loose = match variants {
+        Some(variants) => Some(variants.split(&entries, token_counts, checkpoint)?),
+        None => None,
+    };
+    let first = request
+        .tuning
+        .first_sort_size(request.budgets, original_tokens, len);
+    let mut ranking = Ranking::counted(entries, key_counts, request.tuning);
+    ranking.rank_top(first, ids, checkpoint)?;
+    let variants = match (variants, loose) {
+        (Some(variants), Some(loose)) => Some(variants.finish(loose, checkpoint)?),
+        _ => None,
+    };
+    pack(
+        &mut ranking,
+        token_counts,
+        zero_token_fragments,
+        variants,
+        ids,
+        request,
+        checkpoint,
+    )
+}
+
+/// What the policy path takes of the columns.
+struct PolicyInput<'a> {
+    entries: Vec<Entry>,
+    token_counts: &'a [u64],
+    required: &'a [u32],
+    groups: NameMarks,
+    variants: &'a NameMarks,
+}
+
+/// The policy path: fragments made into units (groups whole, variant sets checked against
+/// their rules), the units ranked, and every budget packed with the policy.
+fn pack_with_policy(
+    input: PolicyInput<'_>,
+    ids: &IdArena,
+    request: Request<'_>,
+    checkpoint: &mut Checkpoint,
+) -> Result<(Vec<Selection>, Vec<Decision>), Refusal> {
+    let PolicyInput {
+        entries,
+        token_counts,
+        required,
+        groups,
+        variants,
+    } = input;
+    let len = entries.len();
+    let per_bucket = request.tuning.members_per_bucket;
+    let grouped = Groups::of(&groups, &entries, token_counts, ids, per_bucket);
+    checkpoint.check()?;
+    let names = Names {
+        ids,
+        groups: &groups,
+        variants,
+    };
+    let sets = (!variants.is_empty()).then(|| VariantSets::new(variants, len));
+    if let Some(sets) = &sets {
+        if let Some(rule) = group_mismatch(&grouped, &sets.set_of_fragment, &names) {
+            return Err(Refusal::VariantRule(rule));
+        }
+        checkpoint.check()?;
+    }
+    let units = Units::new(
+        entries,
+        token_counts,
+        required,
+        grouped,
+        sets.as_ref(),
+        checkpoint,
+    )?;
+    if let Some(sets) = &sets {
+        let unit_of = |fragment| units.unit_of(fragment);
+        let set_of = &sets.set_of_fragment;
+        let twice = required_twice(required, set_of, sets.count, unit_of, &names);
+        if let Some(rule) = twice {
+            return Err(Refusal::VariantRule(rule));
+        }
+    }
+    drop((sets, groups));
+    let mut unit_ranking = UnitRanking::new(units, request, ids, checkpoint)?;
+    unit_ranking.pack(ids, request, checkpoint)
+}
+
+/// The answer from what both threads found. An interruption is answered whatever else was
+/// found: the caller asked to stop. A duplicate wins over a broken variant rule and a budget
+/// exceeded.
+fn answer(
+    duplicate: Result<Option<Duplicate>, Interrupted>,
+    packed: Result<(Vec<Selection>, Vec<Decision>), Refusal>,
+    original_tokens: u128,
+) -> Result<Compression, Refusal> {
     let Ok(duplicate) = duplicate else {
         return Err(Refusal::Interrupted);
     };
     if let Err(Refusal::Interrupted) = packed {
         return Err(Refusal::Interrupted);
     }
-    // A duplicate wins over a broken variant rule and a budget exceeded.
     if let Some(duplicate) = duplicate {
         return Err(Refusal::Duplicate(duplicate));
     }
@@ -172,66 +266,6 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
         selections,
         decisions,
     })
-}
-
-/// `side` on a second thread while `main` runs here, when `in_parallel` and a thread can be
-/// had; else one after the other, here. Only this thread asks `checkpoint` (the caller's
-/// interrupt may answer on its own thread alone): `main` as it works, then this loop while it
-/// waits for `side`. `side` is told to stop by the [`Stop`] it is given, and an interruption
-/// seen here is its answer.
-fn beside<A: Send, T>(
-    in_parallel: bool,
-    checkpoint: &mut Checkpoint,
-    mut side: impl FnMut(&Stop) -> Result<A, Interrupted> + Send,
-    main: impl FnOnce(&mut Checkpoint) -> Result<T, Refusal>,
-) -> (Result<A, Interrupted>, Result<T, Refusal>) {
-    let stop = Stop::default();
-    let mut main = Some(main);
-    if in_parallel {
-        let both = thread::scope(|scope| {
-            let (finished, finishing) = mpsc::channel();
-            let (side, stop) = (&mut side, &stop);
-            let running = thread::Builder::new()
-                .spawn_scoped(scope, move || {
-                    let found = side(stop);
-                    // This thread may no longer wait: a word no one receives is no error.
-                    let _ = finished.send(());
-                    found
-                })
-                .ok()?;
-            let done_here = main.take()?(checkpoint);
-            let mut interrupted = matches!(done_here, Err(Refusal::Interrupted));
-            // Woken as soon as `side` is done, or now and then to ask the checkpoint.
-            while !interrupted {
-                match finishing.recv_timeout(checkpoint.every()) {
-                    Err(RecvTimeoutError::Timeout) => interrupted = checkpoint.check().is_err(),
-                    Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
-                }
-            }
-            if interrupted {
-                stop.stop();
-            }
-            let done_there = running
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            Some((
-                done_there.and_then(|found| match interrupted {
-                    true => Err(Interrupted),
-                    false => Ok(found),
-                }),
-                done_here,
-            ))
-        });
-        if let Some(both) = both {
-            return both;
-        }
-    }
-    let main = main.expect("main runs once: here when it did not run beside");
-    let done_here = main(checkpoint);
-    if let Err(Refusal::Interrupted) = done_here {
-        return (Err(Interrupted), done_here);
-    }
-    (side(&stop), done_here)
 }
 
 /// Units ranked by their leads, as far as the budgets need (all of them when explaining,
@@ -314,7 +348,7 @@ impl UnitRanking {
         request: Request<'_>,
         checkpoint: &mut Checkpoint,
     ) -> Result<(Vec<Selection>, Vec<Decision>), Refusal> {
-        let walked = Walked {
+        let candidates = Candidates {
             units: &self.units,
             policy: request.policy,
             strategy: request.strategy,
@@ -330,7 +364,7 @@ impl UnitRanking {
             let pack = |&budget: &u128| {
                 UnitPacker::by_value(
                     budget,
-                    &walked,
+                    &candidates,
                     &key,
                     &rank_order,
                     request.tuning,
@@ -344,13 +378,13 @@ impl UnitRanking {
             let mut packers: Vec<UnitPacker> = request
                 .budgets
                 .iter()
-                .map(|&budget| UnitPacker::new(budget, &walked, request.explain))
+                .map(|&budget| UnitPacker::new(budget, &candidates, request.explain))
                 .collect();
             let lead_ids = LeadIds { units, ids };
             self.ranking
                 .feed_while_wanted(&lead_ids, checkpoint, |fresh| {
                     packers.iter_mut().fold(false, |wanting, packer| {
-                        packer.feed(fresh, &walked) | wanting
+                        packer.feed(fresh, &candidates) | wanting
                     })
                 })?;
             packers
@@ -358,20 +392,20 @@ impl UnitRanking {
         let mut selections = Vec::with_capacity(packers.len());
         let mut decisions = Vec::new();
         for (at, packer) in packers.into_iter().enumerate() {
-            let finished = packer.finish(&walked, checkpoint)?;
+            let packed = packer.finish(&candidates, checkpoint)?;
             let mut sorting = Sorting {
                 piece: request.tuning.sort_piece,
                 parallel_from: request.tuning.parallel_from,
                 checkpoint,
             };
             let order = request.policy.order;
-            selections.push(finished.selection(units, order, key, rank_order, &mut sorting)?);
+            selections.push(packed.selection(units, order, key, rank_order, &mut sorting)?);
             if request.explain && at == 0 {
                 let mut ranks = vec![0u32; units.len()];
                 for (rank, entry) in self.ranking.ranked().iter().enumerate() {
                     ranks[entry.index as usize] = rank as u32;
                 }
-                let by_unit = finished.decisions(&walked, &ranks);
+                let by_unit = packed.decisions(&candidates, &ranks);
                 decisions = (0..units.fragments() as u32)
                     .map(|fragment| by_unit[units.unit_of(fragment) as usize])
                     .collect();
@@ -441,4 +475,4 @@ fn pack(
 
 #[cfg(test)]
 #[path = "compress_tests.rs"]
-pub(crate) mod tests;
+mod tests;

@@ -5,42 +5,11 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 
 use super::*;
-use crate::core::interrupt::tests::InterruptAt;
+use crate::core::interrupt::Stop;
+use crate::core::test_support::{
+    first_repeat, generated, tiny_tuning, weak_hash, Counting, Input, InterruptAt, Lcg,
+};
 use crate::core::*;
-
-/// A small deterministic generator, so the tests need no crates.
-pub(crate) struct Lcg(pub(crate) u64);
-
-impl Lcg {
-    pub(crate) fn below(&mut self, bound: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % bound.max(1)
-    }
-}
-
-pub(crate) struct Counting(pub(crate) Cell<usize>);
-
-impl Detach for Counting {
-    fn detach<T: Send>(&self, work: impl FnOnce() -> T + Send) -> T {
-        self.0.set(self.0.get() + 1);
-        work()
-    }
-}
-
-pub(crate) struct Input {
-    pub(crate) ids: Vec<String>,
-    pub(crate) tokens: Vec<u64>,
-    pub(crate) scores: Vec<f64>,
-}
-
-/// A stand-in for Python's str hash: equal ids, equal hashes; few values, so that different
-/// ids collide too.
-pub(crate) fn weak_hash(id: &str) -> u64 {
-    id.bytes().map(u64::from).sum::<u64>() % 7
-}
 
 fn columns(input: &Input, request: &Request<'_>) -> Columns {
     let mut columns = Columns::new(input.ids.len(), request.tuning).unwrap();
@@ -74,20 +43,6 @@ fn rank_order(input: &Input, a: usize, b: usize) -> Ordering {
     y.partial_cmp(&x)
         .unwrap()
         .then_with(|| input.ids[a].cmp(&input.ids[b]))
-}
-
-/// The earliest id that repeats one before it, as the refusal the driver gives.
-pub(crate) fn first_repeat(input: &Input) -> Option<Refusal> {
-    (0..input.ids.len()).find_map(|second| {
-        let first = input.ids[..second]
-            .iter()
-            .position(|id| *id == input.ids[second])?;
-        Some(Refusal::Duplicate(Duplicate {
-            first: first as u32,
-            second: second as u32,
-            id: input.ids[second].as_bytes().to_vec(),
-        }))
-    })
 }
 
 fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compression, Refusal> {
@@ -147,63 +102,6 @@ fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compr
         selections,
         decisions: Vec::new(),
     })
-}
-
-pub(crate) fn generated(rng: &mut Lcg) -> Input {
-    const PIECES: [&str; 7] = ["a", "b", "\u{e9}", "\u{1F600}", "\0", "zz", "fragment-"];
-    let len = rng.below(120) as usize;
-    let shared = if rng.below(2) == 0 { "src/module/" } else { "" };
-    let mut ids: Vec<String> = Vec::new();
-    while ids.len() < len {
-        let mut id = shared.to_string();
-        for _ in 0..rng.below(6) {
-            id.push_str(PIECES[rng.below(PIECES.len() as u64) as usize]);
-        }
-        if !ids.contains(&id) {
-            ids.push(id);
-        }
-    }
-    if len > 1 && rng.below(4) == 0 {
-        let from = rng.below(len as u64 - 1) as usize;
-        let to = from + 1 + rng.below((len - from - 1) as u64) as usize;
-        ids[to] = ids[from].clone();
-    }
-    let levels = 1 + rng.below(6);
-    let scores = (0..len)
-        .map(|_| match rng.below(levels + 1) {
-            0 => -0.0,
-            level => (level - 1) as f64 / levels as f64,
-        })
-        .collect();
-    let heavy = rng.below(3) == 0;
-    let tokens = (0..len)
-        .map(|_| match rng.below(10) {
-            0 => 0,
-            1 if heavy => u64::from(u32::MAX) + rng.below(5),
-            _ => rng.below(40),
-        })
-        .collect();
-    Input {
-        ids,
-        tokens,
-        scores,
-    }
-}
-
-pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
-    Tuning {
-        detach_from: rng.below(40) as usize,
-        parallel_from: rng.below(40) as usize,
-        first_sort_margin: rng.below(300) as f64 / 100.0,
-        first_sort_extra: rng.below(4) as usize,
-        count_keys_from: rng.below(40) as usize,
-        whole_sort_share: rng.below(120) as f64 / 100.0,
-        members_per_bucket: rng.below(4) as usize,
-        interrupt_every: std::time::Duration::ZERO,
-        sort_piece: rng.below(20) as usize,
-        // Not drawn, so that the cases generated after it stay as they were.
-        collect_slack: 0,
-    }
 }
 
 #[test]
@@ -584,40 +482,6 @@ fn plain_inputs_are_chosen_by_value_under_the_value_strategies() {
             (0, 0)
         );
     }
-}
-
-#[test]
-fn waiting_for_the_second_thread_still_answers_an_interruption() {
-    // The side work runs until it is told to stop; the main work is done at once.
-    let endless = |stop: &Stop| {
-        while !stop.interrupted() {
-            std::thread::yield_now();
-        }
-        Err::<(), _>(Interrupted)
-    };
-    let interrupt = InterruptAt::new(1);
-    let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
-    let (side, main) = beside(true, &mut checkpoint, endless, |_| Ok::<_, Refusal>(7));
-    assert_eq!((side, main), (Err(Interrupted), Ok(7)));
-    // Interrupted here while the side work had finished: the interruption is the answer.
-    let done = |_: &Stop| Ok::<_, Interrupted>(3);
-    let slow = |checkpoint: &mut Checkpoint| {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        checkpoint.check().map_err(Refusal::from)
-    };
-    let interrupt = InterruptAt::new(1);
-    let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
-    let (side, main) = beside(true, &mut checkpoint, done, slow);
-    assert_eq!((side, main), (Err(Interrupted), Err(Refusal::Interrupted)));
-    // One after the other: an interrupted main work skips the side work.
-    let interrupt = InterruptAt::new(1);
-    let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
-    let (side, main) = beside(false, &mut checkpoint, done, slow);
-    assert_eq!((side, main), (Err(Interrupted), Err(Refusal::Interrupted)));
-    let never = Uninterrupted;
-    let mut checkpoint = Checkpoint::new(&never, std::time::Duration::ZERO);
-    let (side, main) = beside(true, &mut checkpoint, done, |_| Ok::<_, Refusal>(7));
-    assert_eq!((side, main), (Ok(3), Ok(7)));
 }
 
 #[test]

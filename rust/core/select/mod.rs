@@ -1,7 +1,7 @@
 //! Selection: checked fragments in plain columns, duplicate ids rejected, ranked as far as
 //! the budgets need, and packed into one selection per budget ([`compress`]).
 
-pub mod by_value;
+pub mod budget_walk;
 pub mod columns;
 pub mod compress;
 pub mod duplicates;
@@ -9,13 +9,12 @@ pub mod entry;
 pub mod ids;
 pub mod input_order;
 pub mod key_ranges;
+pub mod knapsack;
+pub mod names;
 pub mod packing;
-pub mod parent_tree;
-pub mod pieces;
 pub mod policy;
 pub mod ranking;
 pub mod request;
-pub mod shared;
 pub mod tuning;
 pub mod value;
 pub mod variants;

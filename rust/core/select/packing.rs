@@ -1,8 +1,9 @@
 //! Packing the ranking into the budget.
 
+use crate::core::select::budget_walk::{BudgetWalk, Step};
 use crate::core::select::entry::{relevance_of_key, Entry};
+use crate::core::select::names::sets::NO_SET;
 use crate::core::select::value::value_of;
-use crate::core::select::variants::sets::NO_SET;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
@@ -47,16 +48,13 @@ pub struct Selection {
 #[derive(Debug, Clone)]
 pub struct Packer {
     budget: u128,
-    remaining: u128,
-    strategy: Strategy,
+    walk: BudgetWalk,
+    /// How many variant sets there are.
+    sets: usize,
     kept: Vec<u32>,
     value_kept: u128,
     /// The first fragment fed: its index, tokens and relevance key.
     top: Option<(u32, u64, u64)>,
-    zero_token_seen: usize,
-    done: bool,
-    /// Per variant set, whether a fragment of it is kept.
-    taken: Vec<bool>,
 }
 
 impl Packer {
@@ -64,14 +62,11 @@ impl Packer {
     pub fn new(budget: u128, strategy: Strategy, variant_sets: usize) -> Self {
         Packer {
             budget,
-            remaining: budget,
-            strategy,
+            walk: BudgetWalk::new(budget, strategy, budget == 0),
+            sets: variant_sets,
             kept: Vec::new(),
             value_kept: 0,
             top: None,
-            zero_token_seen: 0,
-            done: budget == 0,
-            taken: vec![false; variant_sets],
         }
     }
 
@@ -90,32 +85,19 @@ impl Packer {
         set_of: &[u32],
     ) -> bool {
         for entry in ranked {
-            if self.done {
+            if self.walk.is_done() {
                 break;
             }
             let tokens = entry.token_count(token_counts);
             self.top.get_or_insert((entry.index, tokens, entry.key));
-            if tokens == 0 {
-                self.zero_token_seen += 1;
-            }
             let set = set_of.get(entry.index as usize).map_or(NO_SET, |&set| set);
-            if set != NO_SET && self.taken[set as usize] {
-                // Passed over.
-            } else if u128::from(tokens) <= self.remaining {
-                self.remaining -= u128::from(tokens);
+            if self.walk.step(u128::from(tokens), set, self.sets) == Step::Kept {
                 self.kept.push(entry.index);
                 self.value_kept += u128::from(value_of(relevance_of_key(entry.key)));
-                if set != NO_SET {
-                    self.taken[set as usize] = true;
-                }
-            } else if self.strategy == Strategy::Prefix {
-                self.done = true;
             }
-            if self.remaining == 0 && self.zero_token_seen == zero_token_fragments {
-                self.done = true;
-            }
+            self.walk.end_if_spent(zero_token_fragments);
         }
-        !self.done
+        !self.walk.is_done()
     }
 
     /// A positive budget that nothing fits still keeps the top-ranked fragment, so a child
@@ -131,7 +113,7 @@ impl Packer {
             },
             _ => Selection {
                 kept: self.kept,
-                compressed_tokens: self.budget - self.remaining,
+                compressed_tokens: self.budget - self.walk.remaining(),
                 value_kept: self.value_kept,
                 value_bound: 0,
             },

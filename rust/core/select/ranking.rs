@@ -10,8 +10,8 @@ use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::entry::Entry;
 use crate::core::select::ids::FragmentIds;
 use crate::core::select::key_ranges::KeyCounts;
-use crate::core::select::pieces::{sort_in_pieces, PieceWork};
 use crate::core::select::tuning::Tuning;
+use crate::core::sort_in_pieces::{sort_in_pieces, PieceWork};
 
 /// What the last sort of a ranking did, which the answers do not show: how many entries its
 /// selection looked at (none when all it ranks were wanted), and how it was cut.
@@ -164,11 +164,11 @@ impl Ranking {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::core::interrupt::tests::InterruptAt;
+    use crate::core::test_support::InterruptAt;
     use crate::core::Uninterrupted;
 
     /// [`Ranking::rank_top`], never interrupted.

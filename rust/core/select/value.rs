@@ -281,9 +281,9 @@ pub fn weigh(item: &Item) -> Item {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use crate::core::select::compress::tests::Lcg;
+    use crate::core::test_support::{fractional, item, Lcg};
     use crate::core::Uninterrupted;
 
     /// [`split_at_capacity`], never interrupted.
@@ -298,14 +298,6 @@ pub(crate) mod tests {
     {
         let mut checkpoint = Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO);
         split_at_capacity(items, capacity, weigh, order, &mut checkpoint).unwrap()
-    }
-
-    pub(crate) fn item(unit: u32, value: u64, tokens: u128) -> Item {
-        Item {
-            unit,
-            value,
-            tokens,
-        }
     }
 
     #[test]
@@ -428,22 +420,6 @@ pub(crate) mod tests {
         }
     }
 
-    /// The floor of the fractional optimum, walked on a sorted copy.
-    pub(crate) fn fractional(items: &[Item], capacity: u128) -> u128 {
-        let mut sorted = items.to_vec();
-        sorted.sort_by(density_order);
-        let (mut left, mut bound) = (capacity, 0);
-        for item in &sorted {
-            if item.tokens <= left {
-                left -= item.tokens;
-                bound += u128::from(item.value);
-            } else {
-                return bound + u128::from(item.value) * left / item.tokens;
-            }
-        }
-        bound
-    }
-
     #[test]
     fn large_inputs_are_cut_at_sampled_pivots_first() {
         let mut random = Lcg(3);
@@ -532,7 +508,7 @@ pub(crate) mod tests {
         let mut items: Vec<Item> = (0..20_000)
             .map(|unit| item(unit, rng.below(1000), 1 + u128::from(rng.below(100))))
             .collect();
-        let interrupt = crate::core::interrupt::tests::InterruptAt::new(1);
+        let interrupt = crate::core::test_support::InterruptAt::new(1);
         let mut checkpoint = Checkpoint::new(&interrupt, std::time::Duration::ZERO);
         let split = split_at_capacity(&mut items, 5_000, weigh, density_order, &mut checkpoint);
         assert_eq!(split.map(|_| ()), Err(Interrupted));

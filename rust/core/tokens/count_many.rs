@@ -7,9 +7,10 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::Duration;
 
-use crate::core::detach::{Detach, Shared};
+use crate::core::detach::Detach;
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted, Stop};
 use crate::core::tokens::encoding::Encoding;
+use crate::core::work_queue::WorkQueue;
 
 /// The numbers that decide how texts are counted, not what they count; tests shrink them to
 /// cross every threshold with a few short texts.
@@ -171,7 +172,7 @@ fn count_on_threads(
     // Loaded before the threads start, so that they do not all wait on one of them.
     encoding.load();
     let mut counts = vec![0; texts.len()];
-    let queue = Shared::new(blocks(texts, &mut counts, block_bytes).into_iter());
+    let queue = WorkQueue::new(blocks(texts, &mut counts, block_bytes).into_iter());
     let take = || queue.take();
     let stop = Stop::default();
     let work = |go_on: &mut dyn FnMut() -> Result<(), Interrupted>| {
@@ -234,7 +235,7 @@ mod tests {
     use std::sync::atomic::Ordering;
 
     use super::*;
-    use crate::core::interrupt::tests::InterruptAt;
+    use crate::core::test_support::InterruptAt;
     use crate::core::{InPlace, Uninterrupted};
 
     /// Counts the calls that ran detached.

@@ -2,12 +2,10 @@
 //! themselves decide.
 
 use crate::core::select::ids::FragmentIds;
+use crate::core::select::names::SPREAD;
 
 /// Bits per hash in the bitmap that sifts out the hashes seen only once.
 const BITS_PER_HASH: usize = 16;
-/// Fibonacci hashing: spreads any hash over the top bits, which pick the bitmap slot (and,
-/// in `groups`, the bucket; in variant sets' table, the home slot).
-pub(crate) const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Bits per repeated hash in the bitmap that picks out the hashes to compare.
 const BITS_PER_REPEAT: usize = 64;

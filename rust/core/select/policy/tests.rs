@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
-use crate::core::select::compress::tests::{
+use crate::core::test_support::{
     first_repeat, generated, tiny_tuning, weak_hash, Counting, Input, Lcg,
 };
 use crate::core::*;

@@ -6,19 +6,20 @@ use std::cmp::Ordering;
 
 use crate::core::errors::{BudgetExceeded, Refusal};
 use crate::core::interrupt::{Checkpoint, Interrupted};
-use crate::core::select::by_value::{density, optimal};
+use crate::core::select::budget_walk::{BudgetWalk, Step};
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::FragmentIds;
+use crate::core::select::knapsack::multiple_choice::dynamic_program::optimal as variant_optimal;
+use crate::core::select::knapsack::multiple_choice::greedy::density as variant_density;
+use crate::core::select::knapsack::multiple_choice::relaxation::bound_of_items;
+use crate::core::select::knapsack::{density, optimal};
+use crate::core::select::names::groups::Groups;
+use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Selection, Strategy};
-use crate::core::select::pieces::Sorting;
-use crate::core::select::policy::groups::Groups;
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, split_at_capacity, value_of, weigh, Item};
-use crate::core::select::variants::bound::bound_of_items;
-use crate::core::select::variants::density::density as variant_density;
-use crate::core::select::variants::optimal::optimal as variant_optimal;
-use crate::core::select::variants::sets::{VariantSets, NO_SET};
+use crate::core::sort_in_pieces::Sorting;
 
 const NONE: u32 = u32::MAX;
 
@@ -252,8 +253,9 @@ pub struct Decision {
     pub budget_left: Option<u128>,
 }
 
-/// What the walk of one budget needs to know about the units.
-pub struct Walked<'a> {
+/// The units as every budget's packing sees them: which are candidates, and what the
+/// required ones take.
+pub struct Candidates<'a> {
     pub units: &'a Units,
     pub policy: &'a Policy,
     pub strategy: Strategy,
@@ -268,7 +270,7 @@ pub struct Walked<'a> {
     pub zero_token_candidates: usize,
 }
 
-impl Walked<'_> {
+impl Candidates<'_> {
     /// The budget left for the candidates, unless nothing is walked (a zero budget, or
     /// required units that do not fit).
     fn room(&self, budget: u128) -> Option<u128> {
@@ -331,7 +333,7 @@ impl Walked<'_> {
 /// Packs one budget along the ranking of units, fed piece by piece, best first.
 pub struct UnitPacker {
     budget: u128,
-    remaining: u128,
+    walk: BudgetWalk,
     /// Kept units (in the order the walk kept them; by rank for a value strategy), and
     /// their tokens and value.
     kept: Vec<u32>,
@@ -340,8 +342,6 @@ pub struct UnitPacker {
     /// The first candidate walked, and the fewest tokens of any candidate walked.
     top: Option<u32>,
     smallest: Option<u128>,
-    zero_token_seen: usize,
-    done: bool,
     required_overflow: bool,
     /// Walked units with their reason and what was left, when explaining.
     walked: Option<Vec<(u32, Reason, u128)>>,
@@ -349,28 +349,27 @@ pub struct UnitPacker {
     chosen_in: Option<u128>,
     /// The floor of the candidates' fractional optimum, when a value strategy found it.
     candidates_bound: Option<u128>,
-    /// Per variant set, whether the walk kept a unit of it; empty without variants.
-    taken: Vec<bool>,
 }
 
 impl UnitPacker {
-    pub fn new(budget: u128, walked: &Walked<'_>, explain: bool) -> Self {
-        let required_overflow = walked.required_tokens > budget;
+    pub fn new(budget: u128, candidates: &Candidates<'_>, explain: bool) -> Self {
+        let required_overflow = candidates.required_tokens > budget;
         UnitPacker {
             budget,
-            remaining: budget.saturating_sub(walked.required_tokens),
+            walk: BudgetWalk::new(
+                budget.saturating_sub(candidates.required_tokens),
+                candidates.strategy,
+                budget == 0 || required_overflow,
+            ),
             kept: Vec::new(),
             kept_tokens: 0,
             kept_value: 0,
             top: None,
             smallest: None,
-            zero_token_seen: 0,
-            done: budget == 0 || required_overflow,
             required_overflow,
             walked: explain.then(Vec::new),
             chosen_in: None,
             candidates_bound: None,
-            taken: Vec::new(),
         }
     }
 
@@ -378,23 +377,23 @@ impl UnitPacker {
     /// unit's ranking key and `rank_order` compares two units' ranks in full.
     pub fn by_value(
         budget: u128,
-        walked: &Walked<'_>,
+        candidates: &Candidates<'_>,
         key: &impl Fn(u32) -> u128,
         rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
         tuning: &Tuning,
         checkpoint: &mut Checkpoint<'_>,
     ) -> Result<Self, Interrupted> {
-        let mut packer = UnitPacker::new(budget, walked, false);
-        let Some(room) = walked.room(budget) else {
+        let mut packer = UnitPacker::new(budget, candidates, false);
+        let Some(room) = candidates.room(budget) else {
             return Ok(packer);
         };
         packer.chosen_in = Some(room);
-        let items = walked.items(checkpoint)?;
+        let items = candidates.items(checkpoint)?;
         let smallest = items.iter().map(|item| item.tokens).min();
-        let units = walked.units;
+        let units = candidates.units;
         let set_of = |unit| units.set_of(unit);
         let piece = tuning.sort_piece;
-        let chosen = match (walked.strategy, units.has_variants()) {
+        let chosen = match (candidates.strategy, units.has_variants()) {
             (Strategy::Density, false) => density(items, room, rank_order, piece, checkpoint)?,
             (_, false) => optimal(items, room, rank_order, tuning, checkpoint)?,
             (Strategy::Density, true) => {
@@ -419,8 +418,8 @@ impl UnitPacker {
         // worth nothing (and so are not chosen).
         if smallest.is_some_and(|least| least > room) {
             packer.smallest = smallest;
-            packer.top = (0..walked.units.len() as u32)
-                .filter(|&unit| walked.candidate[unit as usize])
+            packer.top = (0..candidates.units.len() as u32)
+                .filter(|&unit| candidates.candidate[unit as usize])
                 .min_by(|&a, &b| rank_order(a, b));
         }
         Ok(packer)
@@ -428,85 +427,60 @@ impl UnitPacker {
 
     /// Walks the next part of the ranking; returns whether anything further down could
     /// still change the outcome.
-    pub fn feed(&mut self, ranked: &[Entry], walked: &Walked<'_>) -> bool {
-        let units = walked.units;
+    pub fn feed(&mut self, ranked: &[Entry], candidates: &Candidates<'_>) -> bool {
+        let units = candidates.units;
         for entry in ranked {
-            if self.done {
+            if self.walk.is_done() {
                 break;
             }
             // Entries of units carry the unit's number and, mostly, its tokens.
             let unit = entry.index;
-            if !walked.candidate[unit as usize] {
+            if !candidates.candidate[unit as usize] {
                 continue;
             }
             let tokens = entry.unit_tokens(&units.tokens);
             self.top.get_or_insert(unit);
             self.smallest = Some(self.smallest.map_or(tokens, |least| least.min(tokens)));
-            self.zero_token_seen += usize::from(tokens == 0);
-            let set = units.set_of(unit);
-            if set != NO_SET && self.taken_set(set, units) {
-                // Its variant set has a kept unit: passed over, and prefix goes on.
-                if let Some(walked) = &mut self.walked {
-                    walked.push((unit, Reason::VariantKept, self.remaining));
-                }
-            } else {
-                self.walk_unit(unit, tokens, set, walked);
+            let left = self.walk.remaining();
+            // A unit passed over for its variant set does not stop prefix.
+            let step = self.walk.step(tokens, units.set_of(unit), units.sets());
+            if let Some(explained) = &mut self.walked {
+                let reason = match step {
+                    Step::Kept => Reason::Fits,
+                    Step::PassedOver => Reason::VariantKept,
+                    Step::NoRoom => Reason::NoRoom,
+                };
+                explained.push((unit, reason, left));
+            }
+            if step == Step::Kept {
+                self.kept.push(unit);
+                self.kept_tokens += tokens;
+                self.kept_value += u128::from(units.value(unit));
             }
             // Explaining walks on: every unit gets its reason and what was left.
-            if self.remaining == 0
-                && self.zero_token_seen == walked.zero_token_candidates
-                && self.walked.is_none()
-            {
-                self.done = true;
+            if self.walked.is_none() {
+                self.walk.end_if_spent(candidates.zero_token_candidates);
             }
         }
-        !self.done
-    }
-
-    /// Whether the walk kept a unit of variant set `set`.
-    fn taken_set(&mut self, set: u32, units: &Units) -> bool {
-        if self.taken.is_empty() {
-            self.taken = vec![false; units.sets()];
-        }
-        self.taken[set as usize]
-    }
-
-    /// Keeps `unit` if it fits what is left, or says why not.
-    fn walk_unit(&mut self, unit: u32, tokens: u128, set: u32, walked: &Walked<'_>) {
-        let fits = tokens <= self.remaining;
-        if let Some(explained) = &mut self.walked {
-            let reason = if fits { Reason::Fits } else { Reason::NoRoom };
-            explained.push((unit, reason, self.remaining));
-        }
-        if fits {
-            self.remaining -= tokens;
-            self.kept.push(unit);
-            self.kept_tokens += tokens;
-            self.kept_value += u128::from(walked.units.value(unit));
-            if set != NO_SET {
-                self.taken[set as usize] = true;
-            }
-        } else if walked.strategy == Strategy::Prefix {
-            self.done = true;
-        }
+        !self.walk.is_done()
     }
 
     /// The kept units (required ones first, then the walk's), or the refusal the overflow
     /// policy asks for.
     pub fn finish(
         mut self,
-        walked: &Walked<'_>,
+        candidates: &Candidates<'_>,
         checkpoint: &mut Checkpoint,
-    ) -> Result<Finished, Refusal> {
-        let on_overflow = walked.policy.on_overflow;
+    ) -> Result<KeptUnits, Refusal> {
+        let on_overflow = candidates.policy.on_overflow;
         if self.required_overflow && on_overflow != OnOverflow::KeepTop {
             return Err(Refusal::BudgetExceeded(BudgetExceeded {
                 budget: self.budget,
-                needed: walked.required_tokens,
+                needed: candidates.required_tokens,
                 required: true,
             }));
         }
-        let mut kept: Vec<u32> = walked.units.required_units.clone();
+        let mut kept: Vec<u32> = candidates.units.required_units.clone();
         let mut top_over_budget = None;
         // A zero budget walks nothing, so it has no top unit.
         if kept.is_empty() && self.kept.is_empty() {
@@ -514,14 +488,14 @@ impl UnitPacker {
                 match on_overflow {
                     OnOverflow::KeepTop => {
                         self.kept.push(top);
-                        self.kept_tokens += walked.units.tokens(top);
-                        self.kept_value += u128::from(walked.units.value(top));
+                        self.kept_tokens += candidates.units.tokens(top);
+                        self.kept_value += u128::from(candidates.units.value(top));
                         top_over_budget = Some(top);
                     }
                     OnOverflow::Strict => {}
                     OnOverflow::Raise => {
-                        let needed = match walked.strategy {
-                            Strategy::Prefix => Some(walked.units.tokens[top as usize]),
+                        let needed = match candidates.strategy {
+                            Strategy::Prefix => Some(candidates.units.tokens[top as usize]),
                             _ => self.smallest,
                         };
                         return Err(Refusal::BudgetExceeded(BudgetExceeded {
@@ -535,15 +509,15 @@ impl UnitPacker {
         }
         let required_count = kept.len();
         kept.extend_from_slice(&self.kept);
-        let required_value = walked.required_value();
-        let compressed_tokens = walked.required_tokens + self.kept_tokens;
+        let required_value = candidates.required_value();
+        let compressed_tokens = candidates.required_tokens + self.kept_tokens;
         let value_kept = required_value + self.kept_value;
-        let candidates_bound = match (self.candidates_bound, walked.room(self.budget)) {
+        let candidates_bound = match (self.candidates_bound, candidates.room(self.budget)) {
             (Some(bound), _) => bound,
-            (None, Some(room)) => walked.candidates_bound(room, checkpoint)?,
+            (None, Some(room)) => candidates.candidates_bound(room, checkpoint)?,
             (None, None) => 0,
         };
-        Ok(Finished {
+        Ok(KeptUnits {
             budget: self.budget,
             kept,
             required_count,
@@ -577,7 +551,7 @@ fn sorted_by_rank(
 }
 
 /// One budget's kept units and, when explaining, how the walk went.
-pub struct Finished {
+pub struct KeptUnits {
     budget: u128,
     /// The required units first (`required_count` of them), then the walk's, in rank order.
     kept: Vec<u32>,
@@ -591,7 +565,7 @@ pub struct Finished {
     chosen_in: Option<u128>,
 }
 
-impl Finished {
+impl KeptUnits {
     /// The kept fragments in the policy's order. `key` is a unit's ranking key (its lead's
     /// relevance and tie key) and `rank_order` compares two units' ranks in full.
     pub fn selection(
@@ -648,15 +622,15 @@ impl Finished {
     }
 
     /// Every unit's decision, given each unit's rank.
-    pub fn decisions(&self, walked: &Walked<'_>, ranks: &[u32]) -> Vec<Decision> {
-        let units = walked.units;
+    pub fn decisions(&self, candidates: &Candidates<'_>, ranks: &[u32]) -> Vec<Decision> {
+        let units = candidates.units;
         let mut decisions: Vec<Decision> = (0..units.len())
             .map(|unit| {
                 let (kept, reason) = if units.required[unit] {
                     (true, Reason::Required)
-                } else if walked.settled.get(unit) == Some(&true) {
+                } else if candidates.settled.get(unit) == Some(&true) {
                     (false, Reason::VariantKept)
-                } else if !walked.candidate[unit] {
+                } else if !candidates.candidate[unit] {
                     (false, Reason::BelowMinRelevance)
                 } else if self.budget == 0 {
                     (false, Reason::ZeroBudget)
@@ -681,7 +655,7 @@ impl Finished {
         }
         if let Some(room) = self.chosen_in {
             for (unit, decision) in decisions.iter_mut().enumerate() {
-                if walked.candidate[unit] {
+                if candidates.candidate[unit] {
                     let fits = units.tokens[unit] <= room;
                     decision.reason = if fits {
                         Reason::NotChosen
@@ -704,7 +678,7 @@ impl Finished {
             if units.has_variants() && self.top_over_budget.is_none() {
                 for (unit, decision) in decisions.iter_mut().enumerate() {
                     let set = units.set_of(unit as u32);
-                    if walked.candidate[unit]
+                    if candidates.candidate[unit]
                         && !decision.kept
                         && set != NO_SET
                         && kept_sets[set as usize]
@@ -731,7 +705,7 @@ impl Finished {
 mod tests {
     use super::*;
     use crate::core::select::entry::Entry;
-    use crate::core::select::policy::groups::GroupMarks;
+    use crate::core::select::names::marks::NameMarks;
     use crate::core::Uninterrupted;
 
     #[test]
@@ -740,10 +714,10 @@ mod tests {
             .map(|i| Entry::new(0.5, i, i as u32, i + 1))
             .collect();
         let ids: Vec<&str> = vec!["a", "b", "c", "d"];
-        let mut marks = GroupMarks::default();
+        let mut marks = NameMarks::default();
         marks.push(1, b"g", 0);
         marks.push(3, b"g", 0);
-        let groups = marks.into_groups(&entries, &[1, 2, 3, 4], &ids, 1);
+        let groups = Groups::of(&marks, &entries, &[1, 2, 3, 4], &ids, 1);
         let mut checkpoint = Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO);
         let units = Units::new(
             entries.clone(),

@@ -5,19 +5,21 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted};
+use crate::core::made_once::MadeOnce;
 use crate::core::select::entry::Entry;
-use crate::core::select::policy::groups::GroupMarks;
-use crate::core::select::shared::Shared;
-use crate::core::select::variants::bound::{set_hull_steps, FragmentSteps, Step};
-use crate::core::select::variants::sets::VariantSets;
+use crate::core::select::knapsack::multiple_choice::relaxation::{
+    set_hull_steps, FragmentSteps, Step,
+};
+use crate::core::select::names::marks::NameMarks;
+use crate::core::select::names::sets::VariantSets;
 
 pub struct PlainVariants<'a> {
-    marks: &'a GroupMarks,
+    marks: &'a NameMarks,
     fragments: usize,
-    sets: Shared<VariantSets>,
+    sets: MadeOnce<VariantSets>,
     /// The fragments in a set as steps, once they are split off.
     marked_steps: OnceLock<Vec<Step>>,
-    hulls: Shared<Vec<Step>>,
+    hulls: MadeOnce<Vec<Step>>,
 }
 
 /// The steps of the fragments in no set, from [`PlainVariants::split`]: the others are split
@@ -26,13 +28,13 @@ pub struct LooseSteps(Vec<Step>);
 
 impl<'a> PlainVariants<'a> {
     /// The sets `marks` name among `fragments` fragments.
-    pub fn new(marks: &'a GroupMarks, fragments: usize) -> Self {
+    pub fn new(marks: &'a NameMarks, fragments: usize) -> Self {
         PlainVariants {
             marks,
             fragments,
-            sets: Shared::default(),
+            sets: MadeOnce::default(),
             marked_steps: OnceLock::new(),
-            hulls: Shared::default(),
+            hulls: MadeOnce::default(),
         }
     }
 

@@ -3,14 +3,15 @@
 
 use crate::core::errors::{ErrorKind, VariantRule};
 use crate::core::select::ids::FragmentIds;
-use crate::core::select::policy::groups::{GroupMarks, Groups};
-use crate::core::select::variants::sets::NO_SET;
+use crate::core::select::names::groups::Groups;
+use crate::core::select::names::marks::NameMarks;
+use crate::core::select::names::sets::NO_SET;
 
 /// The names a broken rule is told with.
 pub struct Names<'a, I: ?Sized> {
     pub ids: &'a I,
-    pub groups: &'a GroupMarks,
-    pub variants: &'a GroupMarks,
+    pub groups: &'a NameMarks,
+    pub variants: &'a NameMarks,
 }
 
 impl<I: FragmentIds + ?Sized> Names<'_, I> {

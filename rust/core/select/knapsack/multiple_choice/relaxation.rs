@@ -6,8 +6,9 @@
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::entry::Entry;
+use crate::core::select::knapsack::multiple_choice::classes::Classes;
+use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::value::{density_order, split_at_capacity, weigh, wide_mul, Item};
-use crate::core::select::variants::sets::{Classes, VariantSets, NO_SET};
 
 /// The members of a class on the upper convex hull of their points and (0, 0), by tokens:
 /// each of more value than the one before, the value per token of each step from the one

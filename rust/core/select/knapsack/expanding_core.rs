@@ -1,123 +1,19 @@
-//! The strategies that choose by total value: `density` (a walk by value per token, at least
-//! half the optimum) and `optimal` (the exact optimum, one canonical set among ties).
-//!
-//! Both take the eligible units that are not required, with the capacity the required units
-//! leave, and return the units they keep. `rank_order` is the ranking of units, which breaks
-//! every tie.
+//! The exact 0-1 knapsack under the tie rule (`optimal`): the reduction fixes most items,
+//! then a dynamic program solves the rest, the core, growing out from the break item
+//! (Pisinger's expanding core): each set is the fractional optimum with some items flipped,
+//! bounded by the next denser and sparser items to come, and remembers its flips 64 items at
+//! a time in a [`ParentTree`], which also settles ties by the better-ranked item where two
+//! sets first differ.
 
 use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
-use crate::core::select::parent_tree::{Child, ParentTree, NO_NODE};
-use crate::core::select::pieces::sort_in_pieces;
+use crate::core::select::knapsack::greedy::{best_single, walk_by_density};
+use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
+use crate::core::select::knapsack::reduction::{reduced_gain, Reduction};
+use crate::core::select::knapsack::Chosen;
 use crate::core::select::tuning::Tuning;
-use crate::core::select::value::{density_order, split_at_capacity, weigh, Item};
-
-/// What a strategy keeps: units in no particular order, and their value; and the floor of
-/// the fractional optimum, which bounds what any set within the capacity keeps.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Chosen {
-    pub units: Vec<u32>,
-    pub value: u128,
-    pub tokens: u128,
-    pub bound: u128,
-}
-
-impl Chosen {
-    pub(crate) fn add(&mut self, item: &Item) {
-        self.units.push(item.unit);
-        self.value += u128::from(item.value);
-        self.tokens += item.tokens;
-    }
-}
-
-/// The walk by density: every unit that fits what is left, densest first; then the single
-/// unit of most value that fits, instead, when it is worth more.
-pub fn density(
-    mut items: Vec<Item>,
-    capacity: u128,
-    rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
-    sort_piece: usize,
-    checkpoint: &mut Checkpoint<'_>,
-) -> Result<Chosen, Interrupted> {
-    let best = best_single(&items, capacity, rank_order);
-    checkpoint.check()?;
-    let walk = walk_by_density(&mut items, capacity, rank_order, sort_piece, checkpoint)?;
-    Ok(match best {
-        Some(best) if u128::from(best.value) > walk.chosen.value => {
-            let mut alone = Chosen {
-                bound: walk.chosen.bound,
-                ..Chosen::default()
-            };
-            alone.add(&best);
-            alone
-        }
-        _ => walk.chosen,
-    })
-}
-
-/// The unit of most value that fits `capacity` alone (ties: the better rank).
-pub(crate) fn best_single(
-    items: &[Item],
-    capacity: u128,
-    rank_order: &impl Fn(u32, u32) -> Ordering,
-) -> Option<Item> {
-    items
-        .iter()
-        .filter(|item| item.tokens <= capacity)
-        .min_by(|a, b| {
-            b.value
-                .cmp(&a.value)
-                .then_with(|| rank_order(a.unit, b.unit))
-        })
-        .copied()
-}
-
-/// The walk by density: what it keeps, and the first item that did not fit (the break item
-/// of the fractional optimum), if any.
-struct Walk {
-    chosen: Chosen,
-    at_break: Option<Item>,
-}
-
-/// Keeps, densest first, each item that fits what is left.
-fn walk_by_density(
-    items: &mut [Item],
-    capacity: u128,
-    rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
-    sort_piece: usize,
-    checkpoint: &mut Checkpoint<'_>,
-) -> Result<Walk, Interrupted> {
-    let order = |a: &Item, b: &Item| density_order(a, b).then_with(|| rank_order(a.unit, b.unit));
-    let split = split_at_capacity(items, capacity, weigh, order, checkpoint)?;
-    let mut chosen = Chosen {
-        bound: split.fractional_optimum(capacity),
-        ..Chosen::default()
-    };
-    for item in &items[..split.taken] {
-        chosen.add(item);
-    }
-    let mut left = capacity - split.tokens;
-    // Past the first misfit only what fits the rest can be kept, and the rest only shrinks.
-    let mut smaller: Vec<Item> = items
-        .get(split.taken + 1..)
-        .unwrap_or_default()
-        .iter()
-        .filter(|item| item.tokens <= left)
-        .copied()
-        .collect();
-    sort_in_pieces(&mut smaller, order, sort_piece, false, checkpoint)?;
-    for item in &smaller {
-        if item.tokens <= left {
-            left -= item.tokens;
-            chosen.add(item);
-        }
-    }
-    Ok(Walk {
-        chosen,
-        at_break: items.get(split.taken).copied(),
-    })
-}
+use crate::core::select::value::{density_order, Item};
 
 /// The canonical optimum: of the sets of items within `capacity`, those of most value; of
 /// those, those of fewest tokens; of those, the one that keeps the better-ranked unit at the
@@ -174,7 +70,7 @@ pub fn optimal(
     chosen.value += fixed.value;
     chosen.tokens += fixed.tokens;
     let floor = i128::try_from(lower).unwrap_or(i128::MAX) - fixed.value as i128;
-    let mut flips = Flips(ParentTree::new(tuning.collect_slack));
+    let mut flips = SolutionVectors(ParentTree::new(tuning.collect_slack));
     let (best, above) = solve_core(
         &mut core,
         capacity - fixed.tokens,
@@ -197,104 +93,13 @@ pub fn optimal(
     Ok(chosen)
 }
 
-/// The bound of Dembo and Hammer around the break item `b` of the fractional optimum (ratio
-/// `r = v_b / t_b`; any `r >= 0` gives a valid bound, this one the tightest): a set
-/// keeps at most `r * capacity + sum(max(0, v_i - r * t_i))`, less `|v_j - r * t_j|` when
-/// it differs from the fractional optimum at item `j`. All of it times `t_b`, in integers.
-struct Reduction {
-    /// `v_b` and `t_b`; `None` when the products do not fit (nothing is then fixed or cut by
-    /// bounds).
-    ratio: Option<(i128, i128)>,
-    /// `v_b * capacity + sum(max(0, v_j * t_b - v_b * t_j))`: `t_b` times the fractional
-    /// optimum.
-    bound: i128,
-}
-
-/// The items a reduction fixed in, with their tokens and value.
-#[derive(Default)]
-struct Fixed {
-    units: Vec<u32>,
-    tokens: u128,
-    value: u128,
-}
-
-impl Reduction {
-    fn new(items: &[Item], at_break: Item, capacity: u128) -> Reduction {
-        let unbounded = Reduction {
-            ratio: None,
-            bound: 0,
-        };
-        let v_b = i128::from(at_break.value);
-        let (Ok(t_b), Ok(capacity)) = (i128::try_from(at_break.tokens), i128::try_from(capacity))
-        else {
-            return unbounded;
-        };
-        let positive = items.iter().try_fold(0i128, |sum, item| {
-            sum.checked_add(reduced_gain(item, (v_b, t_b))?.max(0))
-        });
-        let bound = v_b
-            .checked_mul(capacity)
-            .and_then(|part| part.checked_add(positive?));
-        let Some(bound) = bound else {
-            return unbounded;
-        };
-        Reduction {
-            ratio: Some((v_b, t_b)),
-            bound,
-        }
-    }
-
-    /// `t_b * lower`: what a bound times `t_b` must reach for a set to be kept open.
-    fn needed(&self, lower: u128) -> Option<i128> {
-        match (self.ratio, i128::try_from(lower)) {
-            (Some((_, t_b)), Ok(lower)) => t_b.checked_mul(lower),
-            _ => None,
-        }
-    }
-
-    /// The items (those `new` was given) left open, the core, and the ones fixed in, given a
-    /// set of value `lower` within the capacity: an item is fixed when the bound of every set
-    /// that differs from the fractional optimum there falls strictly below `lower`.
-    fn split(&self, items: &[Item], lower: u128) -> (Vec<Item>, Fixed) {
-        let (Some(ratio), Some(needed)) = (self.ratio, self.needed(lower)) else {
-            return (items.to_vec(), Fixed::default());
-        };
-        let mut core = Vec::new();
-        let mut fixed = Fixed::default();
-        for item in items {
-            // A gain that does not fit (not one of the items `new` checked) fixes nothing.
-            let Some(gain) = reduced_gain(item, ratio) else {
-                core.push(*item);
-                continue;
-            };
-            if self.bound - gain.abs() >= needed {
-                core.push(*item);
-            } else if gain > 0 {
-                fixed.units.push(item.unit);
-                fixed.tokens += item.tokens;
-                fixed.value += u128::from(item.value);
-            }
-        }
-        (core, fixed)
-    }
-}
-
-/// `v_j * t_b - v_b * t_j`, if it fits.
-fn reduced_gain(item: &Item, (v_b, t_b): (i128, i128)) -> Option<i128> {
-    let value = i128::from(item.value);
-    let tokens = i128::try_from(item.tokens).ok()?;
-    value
-        .checked_mul(t_b)?
-        .checked_sub(v_b.checked_mul(tokens)?)
-}
-
 /// One state of the dynamic program: the fractional optimum's set over the core (the items
 /// denser than the break in, the others out), with the processed items it flips.
 #[derive(Debug, Clone, Copy)]
 struct State {
     value: u128,
     tokens: u128,
-    /// The items this set flipped in earlier blocks, in `Flips`; `NO_NODE` for none.
+    /// The items this set flipped in earlier blocks, in `SolutionVectors`; `NO_NODE` for none.
     node: u32,
     /// The items it flipped in the current block: bit `i` for the block's `i`-th item.
     block_flips: u64,
@@ -321,10 +126,10 @@ impl Child for Node {
     }
 }
 
-/// The sets' flipped items as a tree of blocks.
-struct Flips(ParentTree<Node>);
+/// The sets' solution vectors, as the items each flipped, in a tree of blocks.
+struct SolutionVectors(ParentTree<Node>);
 
-impl Flips {
+impl SolutionVectors {
     /// Ends block `block`: what each state flipped in it becomes a node.
     fn end_block(&mut self, states: &mut [State], block: u32) {
         for state in states.iter_mut().filter(|state| state.block_flips != 0) {
@@ -443,7 +248,7 @@ fn solve_core(
     capacity: u128,
     ratio: Option<(i128, i128)>,
     mut floor: i128,
-    flips: &mut Flips,
+    flips: &mut SolutionVectors,
     rank_order: &impl Fn(u32, u32) -> Ordering,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Option<(State, Vec<bool>)>, Interrupted> {
@@ -640,7 +445,3 @@ fn merge_with_item(
         }
     }
 }
-
-#[cfg(test)]
-#[path = "by_value_tests.rs"]
-mod tests;

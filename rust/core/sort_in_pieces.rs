@@ -6,8 +6,8 @@
 use std::cmp::Ordering;
 use std::thread;
 
-use crate::core::detach::Shared;
 use crate::core::interrupt::{Checkpoint, Interrupt, Interrupted, Stop};
+use crate::core::work_queue::WorkQueue;
 
 /// Buckets at most, so that a bucket's number fits a byte; past `256 * piece` items the
 /// pieces grow.
@@ -209,7 +209,7 @@ fn sort_pieces<T: Send>(
     checkpoint: &mut Checkpoint,
 ) -> Result<PieceWork, Interrupted> {
     let count = pieces.len();
-    let queue = Shared::new(pieces.into_iter());
+    let queue = WorkQueue::new(pieces.into_iter());
     let take = || queue.take();
     let stop = Stop::default();
     let work_here = |checkpoint: &mut Checkpoint| {
@@ -254,8 +254,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::core::interrupt::tests::InterruptAt;
-    use crate::core::select::compress::tests::Lcg;
+    use crate::core::test_support::InterruptAt;
+    use crate::core::test_support::Lcg;
     use crate::core::Uninterrupted;
 
     fn sorted_in_pieces(items: &[u64], piece: usize, two_threads: bool) -> (Vec<u64>, PieceWork) {

@@ -1,4 +1,5 @@
-//! Group names as read, one per grouped fragment, and the groups they make.
+//! The groups that group names make: fragments that share a group name, kept or dropped
+//! whole.
 //!
 //! Names are gathered as they come and grouped once: a hash table over all of them, looked up
 //! per fragment, would jump all over memory. Instead the members are spread into buckets by
@@ -6,24 +7,11 @@
 //! and each bucket is gathered by hash within the CPU caches, so a group's lead and tokens
 //! are found from members lying side by side. Hashes only make this fast: names decide.
 
-use crate::core::select::duplicates::sieve::SPREAD;
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::FragmentIds;
+use crate::core::select::names::marks::NameMarks;
+use crate::core::select::names::SPREAD;
 use crate::core::select::value::value_of;
-
-/// The name bytes per mark that [`GroupMarks::make_room`] makes room for: longer names grow
-/// the names as they come.
-pub const NAME_ROOM: usize = 32;
-
-/// Group names of the grouped fragments, in the order they were marked.
-#[derive(Debug, Default)]
-pub struct GroupMarks {
-    /// Per mark, its name's hash and its fragment, high bits to low.
-    keys: Vec<u128>,
-    names: Vec<u8>,
-    /// Where each name ends in `names`.
-    ends: Vec<usize>,
-}
 
 /// Fragments that share a group name: group `g` is `members[starts[g]..starts[g + 1]]`,
 /// ascending, led by `leads[g]` (the entry of its member that ranks first) and holding
@@ -38,6 +26,93 @@ pub struct Groups {
 }
 
 impl Groups {
+    /// The groups the `marks` name, in no particular order. `entries` are the fragments'
+    /// ranking entries in input order (entry `i` is fragment `i`), with their final tie keys.
+    ///
+    /// The marks are spread into buckets of about `members_per_bucket` by their hashes, in
+    /// one pass in their own order (which is the order of the entries and of the names), each
+    /// carrying its entry and a copy of its name; each bucket is then grouped where it lies,
+    /// within the CPU caches.
+    pub fn of(
+        marks: &NameMarks,
+        entries: &[Entry],
+        token_counts: &[u64],
+        ids: &(impl FragmentIds + ?Sized),
+        members_per_bucket: usize,
+    ) -> Groups {
+        let buckets = (marks.keys.len() / members_per_bucket.max(1)).next_power_of_two();
+        let bucket_bits = buckets.trailing_zeros();
+        let bucket_of = |key: u128| {
+            let spread = ((key >> 64) as u64).wrapping_mul(SPREAD);
+            spread.checked_shr(64 - bucket_bits).unwrap_or(0) as usize
+        };
+        // Each bucket's names end with room for a whole short name past them, so that short
+        // names are copied as one fixed-size block.
+        let mut starts = vec![0usize; buckets + 1];
+        let mut name_starts = vec![0usize; buckets + 1];
+        for (mark, &key) in marks.keys.iter().enumerate() {
+            let bucket = bucket_of(key);
+            starts[bucket + 1] += 1;
+            name_starts[bucket + 1] += marks.name_span(mark).len();
+        }
+        for at in 1..=buckets {
+            starts[at] += starts[at - 1];
+            name_starts[at] += name_starts[at - 1] + SHORT_NAME;
+        }
+        let mut members = vec![Member::NONE; marks.keys.len()];
+        let mut names = vec![0u8; name_starts[buckets]];
+        let (mut next, mut next_name) = (starts.clone(), name_starts.clone());
+        for (mark, &key) in marks.keys.iter().enumerate() {
+            let bucket = bucket_of(key);
+            let span = marks.name_span(mark);
+            let name_at = next_name[bucket];
+            let short = marks.names.get(span.start..span.start + SHORT_NAME);
+            match short {
+                Some(block) if span.len() <= SHORT_NAME => {
+                    names[name_at..name_at + SHORT_NAME].copy_from_slice(block);
+                }
+                _ => {
+                    names[name_at..name_at + span.len()].copy_from_slice(&marks.names[span.clone()])
+                }
+            }
+            members[next[bucket]] = Member {
+                hash: (key >> 64) as u64,
+                entry: entries[key as u32 as usize],
+                name_at,
+                name_len: span.len(),
+            };
+            next[bucket] += 1;
+            next_name[bucket] += span.len();
+        }
+        let mut groups = Groups {
+            members: Vec::with_capacity(members.len()),
+            ..Groups::default()
+        };
+        groups.starts.push(0);
+        let mut sharing = HashRuns::default();
+        for bucket in starts.windows(2) {
+            let bucket = &members[bucket[0]..bucket[1]];
+            sharing.find(bucket);
+            sharing.for_each_run(bucket, |same_hash| {
+                let name = |member: &Member| &names[member.name_at..][..member.name_len];
+                let first = name(&same_hash[0]);
+                if same_hash[1..].iter().all(|member| name(member) == first) {
+                    groups.add(same_hash, token_counts, ids);
+                    return;
+                }
+                // Names that share a hash, rare: apart by name, each still ascending.
+                same_hash.sort_unstable_by(|a, b| {
+                    let by_name = name(a).cmp(name(b));
+                    by_name.then(a.entry.index.cmp(&b.entry.index))
+                });
+                for same_name in same_hash.chunk_by(|a, b| name(a) == name(b)) {
+                    groups.add(same_name, token_counts, ids);
+                }
+            });
+        }
+        groups
+    }
+
     pub fn len(&self) -> usize {
         self.starts.len().saturating_sub(1)
     }
@@ -89,158 +164,6 @@ impl Member {
     };
 }
 
-impl GroupMarks {
-    /// Marks `fragment` as a member of the group named `name`; `hash` must be equal for
-    /// equal names. Fragments are marked in ascending order.
-    pub fn push(&mut self, fragment: u32, name: &[u8], hash: u64) {
-        self.keys
-            .push(u128::from(hash) << 64 | u128::from(fragment));
-        self.names.extend_from_slice(name);
-        self.ends.push(self.names.len());
-    }
-
-    /// Room for `marks` more marks, names of up to [`NAME_ROOM`] bytes. Room that is never
-    /// written costs address space, not memory; room that cannot be had is done without.
-    pub fn make_room(&mut self, marks: usize) {
-        let _ = self.keys.try_reserve(marks);
-        let _ = self.ends.try_reserve(marks);
-        let _ = self.names.try_reserve(marks.saturating_mul(NAME_ROOM));
-    }
-
-    pub fn len(&self) -> usize {
-        self.keys.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
-    }
-
-    /// Each mark's fragment and its name's hash, in the order they were marked.
-    pub fn marks(&self) -> impl ExactSizeIterator<Item = (u32, u64)> + '_ {
-        self.keys
-            .iter()
-            .map(|&key| (key as u32, (key >> 64) as u64))
-    }
-
-    /// The name of the `mark`-th mark.
-    pub fn name(&self, mark: usize) -> &[u8] {
-        &self.names[self.name_span(mark)]
-    }
-
-    fn name_span(&self, mark: usize) -> std::ops::Range<usize> {
-        let start = if mark == 0 { 0 } else { self.ends[mark - 1] };
-        start..self.ends[mark]
-    }
-
-    /// The groups, in no particular order. `entries` are the fragments' ranking entries in
-    /// input order (entry `i` is fragment `i`), with their final tie keys.
-    ///
-    /// The marks are spread into buckets of about `members_per_bucket` by their hashes, in
-    /// one pass in their own order (which is the order of the entries and of the names), each
-    /// carrying its entry and a copy of its name; each bucket is then grouped where it lies,
-    /// within the CPU caches.
-    pub fn into_groups(
-        self,
-        entries: &[Entry],
-        token_counts: &[u64],
-        ids: &(impl FragmentIds + ?Sized),
-        members_per_bucket: usize,
-    ) -> Groups {
-        self.grouped(entries, token_counts, ids, members_per_bucket)
-    }
-
-    /// The name `fragment` was marked with, if it was.
-    pub fn name_of(&self, fragment: u32) -> Option<&[u8]> {
-        // Marks are pushed by ascending fragment.
-        let mark = self
-            .keys
-            .binary_search_by_key(&fragment, |&key| key as u32)
-            .ok()?;
-        Some(&self.names[self.name_span(mark)])
-    }
-
-    /// The groups as [`GroupMarks::into_groups`] makes them, the marks kept.
-    pub fn grouped(
-        &self,
-        entries: &[Entry],
-        token_counts: &[u64],
-        ids: &(impl FragmentIds + ?Sized),
-        members_per_bucket: usize,
-    ) -> Groups {
-        let buckets = (self.keys.len() / members_per_bucket.max(1)).next_power_of_two();
-        let bucket_bits = buckets.trailing_zeros();
-        let bucket_of = |key: u128| {
-            let spread = ((key >> 64) as u64).wrapping_mul(SPREAD);
-            spread.checked_shr(64 - bucket_bits).unwrap_or(0) as usize
-        };
-        // Each bucket's names end with room for a whole short name past them, so that short
-        // names are copied as one fixed-size block.
-        let mut starts = vec![0usize; buckets + 1];
-        let mut name_starts = vec![0usize; buckets + 1];
-        for (mark, &key) in self.keys.iter().enumerate() {
-            let bucket = bucket_of(key);
-            starts[bucket + 1] += 1;
-            name_starts[bucket + 1] += self.name_span(mark).len();
-        }
-        for at in 1..=buckets {
-            starts[at] += starts[at - 1];
-            name_starts[at] += name_starts[at - 1] + SHORT_NAME;
-        }
-        let mut members = vec![Member::NONE; self.keys.len()];
-        let mut names = vec![0u8; name_starts[buckets]];
-        let (mut next, mut next_name) = (starts.clone(), name_starts.clone());
-        for (mark, &key) in self.keys.iter().enumerate() {
-            let bucket = bucket_of(key);
-            let span = self.name_span(mark);
-            let name_at = next_name[bucket];
-            let short = self.names.get(span.start..span.start + SHORT_NAME);
-            match short {
-                Some(block) if span.len() <= SHORT_NAME => {
-                    names[name_at..name_at + SHORT_NAME].copy_from_slice(block);
-                }
-                _ => {
-                    names[name_at..name_at + span.len()].copy_from_slice(&self.names[span.clone()])
-                }
-            }
-            members[next[bucket]] = Member {
-                hash: (key >> 64) as u64,
-                entry: entries[key as u32 as usize],
-                name_at,
-                name_len: span.len(),
-            };
-            next[bucket] += 1;
-            next_name[bucket] += span.len();
-        }
-        let mut groups = Groups {
-            members: Vec::with_capacity(members.len()),
-            ..Groups::default()
-        };
-        groups.starts.push(0);
-        let mut sharing = SharedHashes::default();
-        for bucket in starts.windows(2) {
-            let bucket = &members[bucket[0]..bucket[1]];
-            sharing.find(bucket);
-            sharing.for_each_run(bucket, |same_hash| {
-                let name = |member: &Member| &names[member.name_at..][..member.name_len];
-                let first = name(&same_hash[0]);
-                if same_hash[1..].iter().all(|member| name(member) == first) {
-                    groups.add(same_hash, token_counts, ids);
-                    return;
-                }
-                // Names that share a hash, rare: apart by name, each still ascending.
-                same_hash.sort_unstable_by(|a, b| {
-                    let by_name = name(a).cmp(name(b));
-                    by_name.then(a.entry.index.cmp(&b.entry.index))
-                });
-                for same_name in same_hash.chunk_by(|a, b| name(a) == name(b)) {
-                    groups.add(same_name, token_counts, ids);
-                }
-            });
-        }
-        groups
-    }
-}
-
 /// Names of at most this many bytes are copied as one block.
 const SHORT_NAME: usize = 16;
 const NONE: u32 = u32::MAX;
@@ -249,7 +172,7 @@ const NONE: u32 = u32::MAX;
 /// order its first member came, its members in their order (ascending fragment). A small
 /// table per bucket, in place of a sort.
 #[derive(Default)]
-struct SharedHashes {
+struct HashRuns {
     table: Vec<u32>,
     /// Per run, its first and last member.
     runs: Vec<(u32, u32)>,
@@ -258,7 +181,7 @@ struct SharedHashes {
     gathered: Vec<Member>,
 }
 
-impl SharedHashes {
+impl HashRuns {
     fn find(&mut self, bucket: &[Member]) {
         let size = (bucket.len() * 2).next_power_of_two().max(2);
         let slot_bits = size.trailing_zeros();
@@ -289,7 +212,7 @@ impl SharedHashes {
         }
     }
 
-    /// Calls `each` with every run found by [`SharedHashes::find`], gathered.
+    /// Calls `each` with every run found by [`HashRuns::find`], gathered.
     fn for_each_run(&mut self, bucket: &[Member], mut each: impl FnMut(&mut [Member])) {
         for &(first, _) in &self.runs {
             self.gathered.clear();
@@ -306,40 +229,17 @@ impl SharedHashes {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn marks_read_back_whole_past_the_room_made_and_without_it() {
-        // Room for two marks, or room that cannot be had: names shorter and longer than the
-        // room per mark, and more marks than there is room for.
-        for room in [2, usize::MAX] {
-            let mut marks = GroupMarks::default();
-            marks.make_room(room);
-            let names: Vec<Vec<u8>> = [0, 1, NAME_ROOM, NAME_ROOM + 1, 3 * NAME_ROOM]
-                .iter()
-                .map(|&len| (0..len).map(|at| b'a' + (at % 26) as u8).collect())
-                .collect();
-            for (fragment, name) in names.iter().enumerate() {
-                marks.push(fragment as u32 * 2, name, fragment as u64);
-            }
-            assert_eq!(marks.len(), names.len());
-            for (fragment, name) in names.iter().enumerate() {
-                assert_eq!(marks.name(fragment), &name[..]);
-                assert_eq!(marks.name_of(fragment as u32 * 2), Some(&name[..]));
-            }
-            let hashes: Vec<(u32, u64)> = marks.marks().collect();
-            assert_eq!(hashes, vec![(0, 0), (2, 1), (4, 2), (6, 3), (8, 4)]);
-        }
-    }
+    use crate::core::select::names::marks::NameMarks;
 
     fn grouped(marks: &[(u32, &str, u64)]) -> Vec<Vec<u32>> {
-        let mut names = GroupMarks::default();
+        let mut names = NameMarks::default();
         for &(fragment, name, hash) in marks {
             names.push(fragment, name.as_bytes(), hash);
         }
         assert_eq!(names.len(), marks.len());
         let entries: Vec<Entry> = (0..10).map(|i| Entry::new(0.5, i, i as u32, 1)).collect();
         let ids: Vec<String> = (0..10).map(|i| i.to_string()).collect();
-        let groups = names.into_groups(&entries, &[1; 10], &ids, 2);
+        let groups = Groups::of(&names, &entries, &[1; 10], &ids, 2);
         let mut all: Vec<Vec<u32>> = (0..groups.len())
             .map(|g| groups.members(g).to_vec())
             .collect();
@@ -384,9 +284,9 @@ mod tests {
 
     #[test]
     fn no_marks_make_no_groups() {
-        let names = GroupMarks::default();
+        let names = NameMarks::default();
         assert!(names.is_empty());
-        let groups = names.into_groups(&[], &[], &[""; 0], 1);
+        let groups = Groups::of(&names, &[], &[], &[""; 0], 1);
         assert!(groups.is_empty() && groups.members.is_empty());
         assert!(groups.leads.is_empty() && groups.tokens.is_empty());
     }
@@ -418,12 +318,12 @@ mod tests {
         let mut expected: Vec<Vec<u32>> = expected.into_values().collect();
         expected.sort();
         for per_bucket in [1, 3, 64, 1 << 20] {
-            let mut marks = GroupMarks::default();
+            let mut marks = NameMarks::default();
             for fragment in 0..fragments {
                 let name = format!("name number {}", name_of(fragment));
                 marks.push(fragment, name.as_bytes(), hash_of(name_of(fragment)));
             }
-            let groups = marks.into_groups(&entries, &[1; 3000], &ids, per_bucket);
+            let groups = Groups::of(&marks, &entries, &[1; 3000], &ids, per_bucket);
             let mut found: Vec<Vec<u32>> = (0..groups.len())
                 .map(|g| groups.members(g).to_vec())
                 .collect();
@@ -446,11 +346,11 @@ mod tests {
         let entries: Vec<Entry> = (0..5)
             .map(|i| Entry::new(scores[i], 0, i as u32, token_counts[i]))
             .collect();
-        let mut names = GroupMarks::default();
+        let mut names = NameMarks::default();
         for (fragment, name) in [(0, "x"), (1, "y"), (2, "y"), (3, "x"), (4, "w")] {
             names.push(fragment, name.as_bytes(), 1);
         }
-        let groups = names.into_groups(&entries, &token_counts, &ids, 1);
+        let groups = Groups::of(&names, &entries, &token_counts, &ids, 1);
         let mut found: Vec<(Vec<u32>, u32, u128)> = (0..groups.len())
             .map(|g| {
                 (

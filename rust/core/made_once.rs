@@ -13,21 +13,21 @@ const MAKING: u8 = 1;
 const ABANDONED: u8 = 2;
 
 #[derive(Debug)]
-pub struct Shared<T> {
+pub struct MadeOnce<T> {
     state: AtomicU8,
     value: OnceLock<T>,
 }
 
-impl<T> Default for Shared<T> {
+impl<T> Default for MadeOnce<T> {
     fn default() -> Self {
-        Shared {
+        MadeOnce {
             state: AtomicU8::new(FREE),
             value: OnceLock::new(),
         }
     }
 }
 
-impl<T> Shared<T> {
+impl<T> MadeOnce<T> {
     /// Makes the value with `make`, unless it was begun already.
     pub fn make(&self, make: impl FnOnce() -> Result<T, Interrupted>) {
         if self.claim() {
@@ -89,12 +89,12 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::core::interrupt::tests::InterruptAt;
     use crate::core::interrupt::Uninterrupted;
+    use crate::core::test_support::InterruptAt;
 
     #[test]
     fn the_first_to_ask_makes_it_and_the_other_does_not() {
-        let shared = Shared::default();
+        let shared = MadeOnce::default();
         let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
         assert_eq!(shared.get(|_| Ok(1), &mut checkpoint), Ok(&1));
         shared.make(|| panic!("made twice"));
@@ -104,7 +104,7 @@ mod tests {
 
     #[test]
     fn a_value_made_on_another_thread_is_waited_for() {
-        let shared = Shared::default();
+        let shared = MadeOnce::default();
         thread::scope(|scope| {
             let (begun, beginning) = std::sync::mpsc::channel();
             let shared = &shared;
@@ -123,7 +123,7 @@ mod tests {
 
     #[test]
     fn a_wait_answers_an_interruption() {
-        let shared: Shared<u32> = Shared::default();
+        let shared: MadeOnce<u32> = MadeOnce::default();
         shared.state.store(MAKING, Ordering::Release);
         let interrupt = InterruptAt::new(3);
         let mut checkpoint = Checkpoint::new(&interrupt, Duration::ZERO);
@@ -133,7 +133,7 @@ mod tests {
 
     #[test]
     fn a_value_whose_maker_panicked_is_made_by_the_waiter() {
-        let shared = Shared::default();
+        let shared = MadeOnce::default();
         let panicked = catch_unwind(AssertUnwindSafe(|| shared.make(|| panic!("maker fails"))));
         assert!(panicked.is_err());
         let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
@@ -142,7 +142,7 @@ mod tests {
 
     #[test]
     fn a_value_whose_maker_gave_up_is_made_by_the_waiter() {
-        let shared = Shared::default();
+        let shared = MadeOnce::default();
         shared.make(|| Err(Interrupted));
         assert_eq!(shared.value(), None);
         let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);

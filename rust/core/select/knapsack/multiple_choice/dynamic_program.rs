@@ -17,13 +17,15 @@
 use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
-use crate::core::select::by_value::Chosen;
-use crate::core::select::parent_tree::{Child, ParentTree, NO_NODE};
-use crate::core::select::pieces::sort_in_pieces;
+use crate::core::select::knapsack::multiple_choice::classes::Classes;
+use crate::core::select::knapsack::multiple_choice::relaxation::{
+    hull_steps, multiple_choice_bound, upper_hull,
+};
+use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
+use crate::core::select::knapsack::Chosen;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
-use crate::core::select::variants::bound::{hull_steps, multiple_choice_bound, upper_hull};
-use crate::core::select::variants::sets::Classes;
+use crate::core::sort_in_pieces::sort_in_pieces;
 
 const NONE: u32 = u32::MAX;
 
@@ -469,8 +471,8 @@ fn best_state(
 mod tests {
     use super::*;
     use crate::core::interrupt::Uninterrupted;
-    use crate::core::select::value::tests::item;
-    use crate::core::select::variants::sets::NO_SET;
+    use crate::core::select::names::sets::NO_SET;
+    use crate::core::test_support::item;
 
     fn checkpoint() -> Checkpoint<'static> {
         Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO)
@@ -607,7 +609,7 @@ mod tests {
         // Hundreds of classes of small units: the states' choices pile up, and are collected
         // as soon as the unreached may be half of all, or never. The set's value and tokens
         // against a table over tokens, and the same set either way.
-        let mut rng = crate::core::select::compress::tests::Lcg(3);
+        let mut rng = crate::core::test_support::Lcg(3);
         for case in 0..4 {
             let count = 300 + 100 * case;
             let items: Vec<Item> = (0..count)

@@ -4,22 +4,22 @@
 use std::cmp::Ordering;
 use std::time::Duration;
 
-use super::bound::{
+use super::classes::Classes;
+use super::dynamic_program::optimal;
+use super::greedy::density;
+use super::relaxation::{
     multiple_choice_bound, set_hull_steps, steps_bound, upper_hull, FragmentSteps, Step,
 };
-use super::density::density;
-use super::optimal::optimal;
-use super::sets::{Classes, VariantSets, NO_SET};
-use crate::core::interrupt::tests::InterruptAt;
 use crate::core::interrupt::{Checkpoint, Interrupted, Uninterrupted};
-use crate::core::select::by_value::Chosen;
-use crate::core::select::compress::tests::Lcg;
 use crate::core::select::entry::Entry;
-use crate::core::select::policy::groups::GroupMarks;
+use crate::core::select::knapsack::Chosen;
+use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::tuning::Tuning;
-use crate::core::select::value::tests::item;
 use crate::core::select::value::Item;
 use crate::core::select::value::UNITS_PER_RELEVANCE;
+use crate::core::test_support::item;
+use crate::core::test_support::InterruptAt;
+use crate::core::test_support::Lcg;
 
 /// Units rank by their number.
 fn by_number(a: u32, b: u32) -> Ordering {
@@ -472,34 +472,4 @@ fn the_bound_over_fragments_alone_answers_an_interrupt() {
         let steps = fragment_steps(&entries, &token_counts, &sets, &mut checkpoint);
         assert_eq!(steps.is_err(), stops, "interrupted from question {at}");
     }
-}
-
-#[test]
-fn sets_are_told_apart_by_name_where_hashes_meet() {
-    let mut marks = GroupMarks::default();
-    // "a" and "b" share a hash, as do "c" and "d"; "e" has its own.
-    for (fragment, name, hash) in [
-        (0, "a", 7),
-        (2, "b", 7),
-        (3, "a", 7),
-        (4, "e", 9),
-        (5, "c", 8),
-        (6, "d", 8),
-        (7, "b", 7),
-        (8, "d", 8),
-        (9, "c", 8),
-    ] {
-        marks.push(fragment, name.as_bytes(), hash);
-    }
-    let sets = VariantSets::new(&marks, 11);
-    assert_eq!(sets.count, 5);
-    let of = |fragment: usize| sets.set_of_fragment[fragment];
-    assert_eq!([of(1), of(10)], [NO_SET, NO_SET]);
-    assert_eq!(of(0), of(3));
-    assert_eq!(of(2), of(7));
-    assert_eq!(of(5), of(9));
-    assert_eq!(of(6), of(8));
-    let mut distinct = vec![of(0), of(2), of(4), of(5), of(6)];
-    distinct.sort_unstable();
-    assert_eq!(distinct, vec![0, 1, 2, 3, 4]);
 }

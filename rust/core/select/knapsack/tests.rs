@@ -1,10 +1,15 @@
+use std::cmp::Ordering;
 use std::time::Duration;
 
+use super::reduction::Reduction;
 use super::*;
-use crate::core::interrupt::tests::InterruptAt;
 use crate::core::interrupt::Uninterrupted;
-use crate::core::select::compress::tests::Lcg;
-use crate::core::select::value::tests::{fractional, item};
+use crate::core::interrupt::{Checkpoint, Interrupted};
+use crate::core::select::tuning::Tuning;
+use crate::core::select::value::density_order;
+use crate::core::test_support::InterruptAt;
+use crate::core::test_support::Lcg;
+use crate::core::test_support::{fractional, item};
 
 /// Units rank by their number.
 fn by_number(a: u32, b: u32) -> Ordering {

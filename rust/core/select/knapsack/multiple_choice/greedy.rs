@@ -4,11 +4,12 @@
 use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
-use crate::core::select::by_value::{best_single, Chosen};
-use crate::core::select::pieces::sort_in_pieces;
+use crate::core::select::knapsack::multiple_choice::classes::Classes;
+use crate::core::select::knapsack::multiple_choice::relaxation::multiple_choice_bound;
+use crate::core::select::knapsack::{best_single, Chosen};
+use crate::core::select::names::sets::NO_SET;
 use crate::core::select::value::{density_order, Item};
-use crate::core::select::variants::bound::multiple_choice_bound;
-use crate::core::select::variants::sets::{Classes, NO_SET};
+use crate::core::sort_in_pieces::sort_in_pieces;
 
 /// `set_of` gives a unit's variant set ([`NO_SET`] for none) among `sets`.
 pub fn density(

@@ -2,9 +2,8 @@
 
 use std::collections::HashMap;
 
-use crate::core::select::duplicates::sieve::SPREAD;
-use crate::core::select::policy::groups::GroupMarks;
-use crate::core::select::value::Item;
+use crate::core::select::names::marks::NameMarks;
+use crate::core::select::names::SPREAD;
 
 /// No variant set: a unit that renders nothing shared.
 pub const NO_SET: u32 = u32::MAX;
@@ -23,9 +22,9 @@ impl VariantSets {
     /// fragments the table is past the caches); a name that meets an earlier one's hash is
     /// compared with it afterwards, and one whose hash another name took first (rare) is
     /// looked up by its bytes.
-    pub fn new(marks: &GroupMarks, fragments: usize) -> VariantSets {
+    pub fn new(marks: &NameMarks, fragments: usize) -> VariantSets {
         let mut set_of_fragment = vec![NO_SET; fragments];
-        let mut table = FirstNames::with_room(marks.len());
+        let mut table = SetsByHash::with_room(marks.len());
         // (fragment, mark, the mark that named its set first), checked by name below.
         let mut met = Vec::new();
         let mut ahead = marks.marks().skip(LOOK_AHEAD);
@@ -63,7 +62,7 @@ const LOOK_AHEAD: usize = 16;
 
 /// Each hash met, with the set it numbered and the mark that met it first: open addressing,
 /// each hash from its home slot on to the first free one.
-struct FirstNames {
+struct SetsByHash {
     slots: Vec<Slot>,
     /// How far a hash is shifted down to its home slot: 64 less the bits of a slot's number.
     shift: u32,
@@ -78,7 +77,7 @@ struct Slot {
     first: u32,
 }
 
-impl FirstNames {
+impl SetsByHash {
     /// Room for `marks` hashes: half as many slots again, or more, so that probes stay short.
     fn with_room(marks: usize) -> Self {
         let len = (marks + marks / 2).next_power_of_two().max(2);
@@ -87,7 +86,7 @@ impl FirstNames {
             set: NO_SET,
             first: 0,
         };
-        FirstNames {
+        SetsByHash {
             slots: vec![free; len],
             shift: 64 - len.trailing_zeros(),
             count: 0,
@@ -130,86 +129,12 @@ impl FirstNames {
     }
 }
 
-/// Items grouped into classes, at most one of each to be kept: the items of one variant set
-/// side by side, and an item of no set alone. Class `c` is `items[starts[c]..starts[c + 1]]`.
-#[derive(Debug, Default)]
-pub struct Classes {
-    pub items: Vec<Item>,
-    pub starts: Vec<usize>,
-}
-
-impl Classes {
-    /// `items` by class, in one counting pass over `sets` set numbers (`set_of` gives a unit's
-    /// set, [`NO_SET`] for none): linear, not a sort.
-    pub fn new(items: &[Item], set_of: &impl Fn(u32) -> u32, sets: usize) -> Classes {
-        // Slot 0 holds the items of no set, each a class of its own; slot s + 1 set s.
-        let mut ends = vec![0usize; sets + 2];
-        for item in items {
-            ends[slot(set_of(item.unit))] += 1;
-        }
-        let mut start = 0;
-        for end in ends.iter_mut() {
-            let count = *end;
-            *end = start;
-            start += count;
-        }
-        let mut grouped = vec![
-            Item {
-                unit: 0,
-                value: 0,
-                tokens: 0
-            };
-            items.len()
-        ];
-        for item in items {
-            let at = &mut ends[slot(set_of(item.unit))];
-            grouped[*at] = *item;
-            *at += 1;
-        }
-        // `ends[s]` is now where slot s ends.
-        let alone = ends[0];
-        let mut starts: Vec<usize> = (0..alone).collect();
-        let mut last = alone;
-        for &end in &ends[1..] {
-            if end > last {
-                starts.push(last);
-                last = end;
-            }
-        }
-        starts.push(items.len());
-        Classes {
-            items: grouped,
-            starts,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.starts.len() - 1
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn class(&self, class: usize) -> &[Item] {
-        &self.items[self.starts[class]..self.starts[class + 1]]
-    }
-}
-
-fn slot(set: u32) -> usize {
-    if set == NO_SET {
-        0
-    } else {
-        set as usize + 1
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// The first `count` hashes whose home is slot `home` of `table`.
-    fn homed_at(table: &FirstNames, home: usize, count: usize) -> Vec<u64> {
+    fn homed_at(table: &SetsByHash, home: usize, count: usize) -> Vec<u64> {
         let found: Vec<u64> = (0u64..1 << 16)
             .filter(|&hash| table.home(hash) == home)
             .take(count)
@@ -220,7 +145,7 @@ mod tests {
 
     #[test]
     fn hashes_that_share_a_home_take_the_next_free_slots_round_the_end() {
-        let mut table = FirstNames::with_room(5);
+        let mut table = SetsByHash::with_room(5);
         assert_eq!(table.slots.len(), 8);
         let last = homed_at(&table, 7, 3);
         let first = homed_at(&table, 0, 1)[0];
@@ -257,7 +182,7 @@ mod tests {
             (11, 16),
             (12, 32),
         ] {
-            let table = FirstNames::with_room(marks);
+            let table = SetsByHash::with_room(marks);
             assert_eq!(table.slots.len(), len, "{marks} marks");
             assert_eq!(1usize << (64 - table.shift), len);
             assert!(table.slots.iter().all(|slot| slot.set == NO_SET));
@@ -266,7 +191,7 @@ mod tests {
 
     #[test]
     fn every_mark_is_a_set_when_no_two_names_meet() {
-        let mut marks = GroupMarks::default();
+        let mut marks = NameMarks::default();
         for fragment in 0..300u32 {
             let name = format!("thing-{fragment}");
             // Hashes in a narrow range: their homes must still spread over the table.
@@ -278,5 +203,35 @@ mod tests {
         assert!((0..300).all(|f| sets.set_of_fragment[f * 2 + 1] == NO_SET));
         seen.sort_unstable();
         assert_eq!(seen, (0..300).collect::<Vec<u32>>());
+    }
+
+    #[test]
+    fn sets_are_told_apart_by_name_where_hashes_meet() {
+        let mut marks = NameMarks::default();
+        // "a" and "b" share a hash, as do "c" and "d"; "e" has its own.
+        for (fragment, name, hash) in [
+            (0, "a", 7),
+            (2, "b", 7),
+            (3, "a", 7),
+            (4, "e", 9),
+            (5, "c", 8),
+            (6, "d", 8),
+            (7, "b", 7),
+            (8, "d", 8),
+            (9, "c", 8),
+        ] {
+            marks.push(fragment, name.as_bytes(), hash);
+        }
+        let sets = VariantSets::new(&marks, 11);
+        assert_eq!(sets.count, 5);
+        let of = |fragment: usize| sets.set_of_fragment[fragment];
+        assert_eq!([of(1), of(10)], [NO_SET, NO_SET]);
+        assert_eq!(of(0), of(3));
+        assert_eq!(of(2), of(7));
+        assert_eq!(of(5), of(9));
+        assert_eq!(of(6), of(8));
+        let mut distinct = vec![of(0), of(2), of(4), of(5), of(6)];
+        distinct.sort_unstable();
+        assert_eq!(distinct, vec![0, 1, 2, 3, 4]);
     }
 }

@@ -1,0 +1,13 @@
+//! The multiple-choice knapsack: the value strategies with variant sets, where each class (a
+//! variant set, or a unit of none) keeps at most one of its units. The classes
+//! ([`classes`]), the bound of the relaxation from the classes' hulls ([`relaxation`]),
+//! `density` over classes ([`greedy`]) and the exact optimum, a dynamic program over Pareto
+//! states ([`dynamic_program`]).
+
+pub mod classes;
+pub mod dynamic_program;
+pub mod greedy;
+pub mod relaxation;
+
+#[cfg(test)]
+mod tests;
