@@ -28,7 +28,7 @@ pub struct Context {
     pub slot_offsets: Option<[usize; FIELDS]>,
     pub integral: Py<PyAny>,
     pub real: Py<PyAny>,
-    /// `skeleton_compressor._for_core`: the one Python module the bindings import.
+    /// `skeleton_compressor._backends.rust`: the one Python module the bindings import.
     pub for_core: Py<PyModule>,
     pub array: Py<PyAny>,
 }
@@ -37,7 +37,7 @@ static CONTEXT: PyOnceLock<Context> = PyOnceLock::new();
 
 pub fn context(py: Python<'_>) -> PyResult<&'static Context> {
     CONTEXT.get_or_try_init(py, || {
-        let for_core = py.import("skeleton_compressor._for_core")?;
+        let for_core = py.import("skeleton_compressor._backends.rust")?;
         let fragment_type = for_core.getattr("ContextFragment")?.cast_into::<PyType>()?;
         let numbers = py.import("numbers")?;
         Ok(Context {

@@ -197,11 +197,11 @@ fn variant_rule_error<'py>(
     }
 }
 
-/// The error that `skeleton_compressor._for_core.<function>(*args)` words; or the error that
+/// The error that `skeleton_compressor._backends.rust.<function>(*args)` words; or the error that
 /// wording it raised.
 fn worded<'py>(py: Python<'py>, function: &str, args: impl PyCallArgs<'py>) -> PyErr {
     match py
-        .import("skeleton_compressor._for_core")
+        .import("skeleton_compressor._backends.rust")
         .and_then(|messages| messages.call_method1(function, args))
     {
         Ok(exception) => PyErr::from_value(exception),

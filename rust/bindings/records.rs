@@ -1,6 +1,6 @@
 //! `Compressor.compress_records`: the command line's input bytes in, the kept records' bytes
 //! out, with no Python object per record. Problems become `RecordsError`s carrying their data;
-//! `skeleton_compressor.cli.record_errors` words them.
+//! `skeleton_compressor._records.errors` words them.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};

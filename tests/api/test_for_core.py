@@ -1,17 +1,15 @@
-"""The compiled extension imports one Python module, `_for_core`, and looks names up on it by
-string: those strings, read from the Rust sources, are the names that module offers, the Rust
-side's (`_backends/rust.py`)."""
+"""The compiled extension imports one Python module, `_backends/rust.py`, and looks names up on
+it by string: those strings, read from the Rust sources, are the names that module offers."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
-from skeleton_compressor import _for_core
 from skeleton_compressor._backends import rust
 
 RUST = Path(__file__).resolve().parents[2] / "rust"
-MODULE = "skeleton_compressor._for_core"
+MODULE = "skeleton_compressor._backends.rust"
 
 # Python modules the bindings import: `py.import("name")`, however the call is laid out.
 IMPORTED = re.compile(r'\.import\(\s*"([^"]+)"\s*\)')
@@ -25,7 +23,7 @@ def _rust_sources() -> str:
     return "\n".join(path.read_text(encoding="utf-8") for path in sorted(RUST.rglob("*.rs")))
 
 
-def test_the_only_package_module_rust_imports_is_for_core() -> None:
+def test_the_only_package_module_rust_imports_is_the_rust_side() -> None:
     imported = set(IMPORTED.findall(_rust_sources()))
     assert {name for name in imported if name.startswith("skeleton_compressor")} == {MODULE}
 
@@ -44,8 +42,3 @@ def test_every_name_rust_looks_up_on_it_is_there_and_every_name_there_is_looked_
     for name in rust.__all__:
         assert hasattr(rust, name), name
 
-
-def test_the_module_rust_imports_offers_the_rust_side_names() -> None:
-    assert _for_core.__all__ == rust.__all__
-    for name in rust.__all__:
-        assert getattr(_for_core, name) is getattr(rust, name), name

@@ -84,7 +84,7 @@ def _targets(module: str, is_package: bool, node: ast.AST, known: set[str]) -> s
 
 def import_graph() -> dict[str, set[str]]:
     modules = _modules()
-    # The compiled module: Rust, whose one import of the package, `_for_core`, is made on
+    # The compiled module: Rust, whose one import of the package, `_backends.rust`, is made on
     # first use, once the package has loaded.
     compiled = f"{NAME}._core"
     known = {*modules, compiled}

@@ -1,8 +1,8 @@
 """The Rust side: everything the compiled extension takes from Python.
 
-The bindings import these through `skeleton_compressor._for_core`, the one module of the
-package they import, and look them up by string, so a rename here breaks the extension only
-when it runs; `tests/api/test_for_core.py` checks that the names the Rust sources look up
+The bindings import this module, the one module of the package they import, and look these
+up by string, so a rename here breaks the extension only when it runs;
+`tests/api/test_for_core.py` checks that the names the Rust sources look up
 are these.
 """
 

@@ -97,7 +97,7 @@ impl Problem {
         Problem::ContentType,
     ];
 
-    /// The name `skeleton_compressor.record_errors` words the problem under.
+    /// The name `skeleton_compressor._records.errors` words the problem under.
     pub fn name(self) -> &'static str {
         match self {
             Problem::NotObject => "not_object",
