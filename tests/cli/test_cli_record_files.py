@@ -120,6 +120,7 @@ def _changing_file(path: Path) -> tuple[bytes, bytes]:
 
 
 # The Python backend reads a file once, whole: what it prints is what it ranked.
+@pytest.mark.slow
 @pytest.mark.skipif(not has_proc(), reason="watches the reader through /proc")
 def test_a_kept_record_rewritten_while_the_file_is_read_is_never_printed(
     tmp_path: Path,

@@ -291,6 +291,7 @@ def test_values_whose_conversion_raises() -> None:
     )
 
 
+@pytest.mark.slow
 def test_a_million_equal_scores() -> None:
     fragments = tuple(F(f"id-{(i * 7919) % 1_000_003:07d}", 1, 0.5) for i in range(1_000_000))
     result = RUST.compress(fragments, 10**9)
@@ -369,6 +370,7 @@ def test_compress_called_again_from_inside_a_conversion() -> None:
     assert result.metadata.compressed_tokens == 30
 
 
+@pytest.mark.slow
 def test_ids_replaced_by_another_thread_during_a_large_compress() -> None:
     import threading
 

@@ -24,6 +24,8 @@ UNDER_WAY = 0.5
 # an interrupt is answered).
 ANSWERED_WITHIN = 30
 
+# Signals timed against calls that last a fraction of a second: run where nothing else competes.
+pytestmark = pytest.mark.slow
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="sends SIGINT")
 
 

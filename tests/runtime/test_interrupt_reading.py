@@ -21,7 +21,10 @@ RECORDS = 1_000_000
 WRAPPED_RECORDS = 400_000
 CHUNK = 8 << 20
 
-pytestmark = pytest.mark.skipif(not has_proc(), reason="sends SIGINT once reading has begun")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not has_proc(), reason="sends SIGINT once reading has begun"),
+]
 
 
 @pytest.fixture(scope="module")

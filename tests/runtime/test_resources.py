@@ -17,6 +17,8 @@ import pytest
 from skeleton_compressor import ContextFragment, SkeletonCompressorService
 from skeleton_compressor.cli.bench.fragments import make_fragments
 
+# Millions of fragments, memory read from /proc, threads timed against each other.
+pytestmark = pytest.mark.slow
 linux_only = pytest.mark.skipif(
     not Path("/proc/self/status").exists(), reason="reads memory figures from /proc"
 )

@@ -17,6 +17,10 @@ from support.sample_text import mixed_texts
 from test_resources import counting_during, linux_only
 
 
+# Strings of a hundred megabytes and millions of characters, memory read from /proc.
+pytestmark = pytest.mark.slow
+
+
 def run_python(script: str, prefix: tuple[str, ...] = ()) -> str:
     completed = subprocess.run(
         [*prefix, sys.executable, "-c", textwrap.dedent(script)],

@@ -48,6 +48,7 @@ def test_tables_are_the_published_files(encoding: str) -> None:
 TEMPLATES = ("{c}", "a{c}b ", " {c}{c}1")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("template", TEMPLATES)
 def test_every_code_point(encoding: str, template: str) -> None:
     blocks = [
