@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from .errors import BudgetExceededError, FragmentError, FragmentTypeError, FragmentValueError
 from .plan import Plan
+from .pricing import CacheCost, CachePricing, estimate_cost
 from .protocol import SkeletonCompressor
 from .service import (
     SkeletonCompressorService,
@@ -37,6 +38,8 @@ except ImportError:
 
 __all__ = [
     "BudgetExceededError",
+    "CacheCost",
+    "CachePricing",
     "ContextFragment",
     "FragmentDecision",
     "FragmentError",
@@ -53,6 +56,7 @@ __all__ = [
     "__version__",
     "compress",
     "compress_arrays",
+    "estimate_cost",
     "explain",
     "fragments_from_texts",
     "validate_fragments",
