@@ -11,9 +11,9 @@ test: build-dev
 	cargo test --quiet
 
 # As CI does: the abi3 manylinux2014 wheel built with zig and checked by auditwheel, the wheel
-# and an sdist by `twine check --strict`, .github/workflows/ by GitHub's workflow schema; then
-# the wheel tested on CPython 3.9 and 3.13 in fresh virtualenvs. The tools go into a throwaway
-# virtualenv.
+# and an sdist by `twine check --strict`, .github/workflows/ by GitHub's workflow schema, the
+# docs by `mkdocs build --strict`; the wheel tested on CPython 3.9 and 3.13 in fresh
+# virtualenvs, without the tests marked slow. The tools go into a throwaway virtualenv.
 test-interpreters:
 	bash .ci/run interpreters
 
@@ -33,7 +33,7 @@ lint:
 	$(PYTHON) -m mypy
 	$(PYTHON) -m mypy.stubtest skeleton_compressor._core
 	cargo fmt --check
-	cargo clippy --all-targets -- -D warnings
+	# One clippy build: the bindings' feature only adds code, so this lints the core too.
 	cargo clippy --all-targets --features python -- -D warnings
 
 clean:
