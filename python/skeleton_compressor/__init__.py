@@ -14,9 +14,11 @@ from .service import (
     SkeletonCompressorService,
     compress,
     compress_arrays,
+    compress_siblings,
     explain,
     validate_fragments,
 )
+from .siblings import Child, SiblingsResult
 from .text_fragments import fragments_from_texts
 from .tokens import TokenCounter
 from .types import (
@@ -40,12 +42,14 @@ __all__ = [
     "BudgetExceededError",
     "CacheCost",
     "CachePricing",
+    "Child",
     "ContextFragment",
     "FragmentDecision",
     "FragmentError",
     "FragmentTypeError",
     "FragmentValueError",
     "Plan",
+    "SiblingsResult",
     "SkeletonCompressor",
     "SkeletonCompressorService",
     "SkeletonExplanation",
@@ -56,6 +60,7 @@ __all__ = [
     "__version__",
     "compress",
     "compress_arrays",
+    "compress_siblings",
     "estimate_cost",
     "explain",
     "fragments_from_texts",

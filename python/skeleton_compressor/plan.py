@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .pricing import CachePricing
 from .protocol import SkeletonCompressor
 from .service import SkeletonCompressorService
+from .siblings import Child
 from .types import _SLOTS, ContextFragment, SkeletonMetadata
 
 __all__ = ["Plan"]
@@ -77,6 +79,64 @@ class Plan:
             compressor = SkeletonCompressorService()
         result = compressor.compress(self.rescored(relevance), skeleton_budget)
         return Plan(plan_id, goal, self.plan_id, result.fragments, result.metadata)
+
+    def spawn_subplans(
+        self,
+        children: Sequence[tuple[str, str, int, Mapping[str, float] | None]],
+        *,
+        compressor: SkeletonCompressorService | None = None,
+        max_value_loss: float = 0.0,
+        pricing: CachePricing | None = None,
+    ) -> tuple[Plan, ...]:
+        """The children of this plan, packed together (`compress_siblings`): the context
+        every child keeps comes first in each, in this plan's order, so that a provider's
+        prompt cache serves it to all but the first.
+
+        Args:
+            children: a sequence of `(plan_id, goal, skeleton_budget, relevance)`, relevance
+                the child's own scores by id, or None for this plan's.
+            compressor: a `SkeletonCompressorService` (its strategy, policy and backend); by
+                default `SkeletonCompressorService()`.
+            max_value_loss, pricing: as for `SkeletonCompressorService.compress_siblings`.
+
+        Returns:
+            One `Plan` per child, in order, with this plan's id as `parent_id`, the child's
+            packed context and its metadata.
+
+        Raises:
+            TypeError: `children` is not a sequence of 4-tuples (named `children[i]`), or
+                `compressor` is not a `SkeletonCompressorService`.
+            What `compress_siblings` raises.
+        """
+        if compressor is None:
+            compressor = SkeletonCompressorService()
+        elif not isinstance(compressor, SkeletonCompressorService):
+            raise TypeError(
+                f"compressor must be a SkeletonCompressorService, got {type(compressor).__name__}"
+            )
+        if isinstance(children, (str, bytes)) or not isinstance(children, Sequence):
+            raise TypeError(
+                "children must be a sequence of (plan_id, goal, skeleton_budget, relevance), "
+                f"got {type(children).__name__}"
+            )
+        specs = []
+        for position, spec in enumerate(children):
+            if not isinstance(spec, tuple) or len(spec) != 4:
+                raise TypeError(
+                    f"children[{position}] must be a tuple (plan_id, goal, skeleton_budget, "
+                    f"relevance), got {type(spec).__name__}"
+                )
+            specs.append(spec)
+        packed = compressor.compress_siblings(
+            self.context,
+            [Child(budget, relevance) for _, _, budget, relevance in specs],
+            max_value_loss=max_value_loss,
+            pricing=pricing,
+        )
+        return tuple(
+            Plan(plan_id, goal, self.plan_id, result.fragments, result.metadata)
+            for (plan_id, goal, _, _), result in zip(specs, packed.children)
+        )
 
     def rescored(self, relevance: Mapping[str, float] | None) -> tuple[ContextFragment, ...]:
         """This plan's context as a child sees it: each fragment named in `relevance` with

@@ -10,6 +10,8 @@ from typing import Any
 from ._backends.choice import ENVIRONMENT_VARIABLE
 from ._backends.loader import checked_strategy, make_compressor
 from .policy import Policy, checked_policy
+from .pricing import CachePricing
+from .siblings import Child, SiblingsResult, pack_siblings
 from .types import (
     ContextFragment,
     FragmentDecision,
@@ -28,6 +30,7 @@ __all__ = [
     "SkeletonCompressorService",
     "compress",
     "compress_arrays",
+    "compress_siblings",
     "explain",
     "validate_fragments",
 ]
@@ -238,6 +241,50 @@ class SkeletonCompressorService:
         metadata = SkeletonMetadata.of(original, compressed, budget, rows, len(kept), value, bound)
         return SkeletonIndices(kept, metadata)
 
+    def compress_siblings(
+        self,
+        fragments: tuple[ContextFragment, ...],
+        children: Sequence[Child],
+        *,
+        max_value_loss: float = 0.0,
+        pricing: CachePricing | None = None,
+    ) -> SiblingsResult:
+        """The children of one parent packed together: each child's selection, with the units
+        every child keeps first, in the parent's input order, so that a provider's prompt cache
+        serves them to every child but the first.
+
+        Args:
+            fragments: the parent's context, a tuple of `ContextFragment`.
+            children: a sequence of `Child(skeleton_budget, relevance)`: each child's budget and
+                its own scores of the parent's fragments by id (None: the parent's).
+            max_value_loss: 0 (default): every child keeps exactly what `compress` keeps of its
+                context (its solo result), and only the order changes. In (0, 1): the shared
+                set may grow by units that every child then keeps (marked required in its call),
+                when `estimate_cost` of the outputs falls and every child still keeps at least
+                (1 - max_value_loss) of its solo value (exactly, in units of 2**-32) within its
+                budget; never costlier than 0's answer.
+            pricing: the provider's cache prices for `estimate_cost`; None for `CachePricing()`.
+
+        Returns:
+            A `SiblingsResult`: the shared fragments, one `SkeletonResult` per child (its
+            fragments as the child scored them: the shared ones in input order, then its others
+            by this service's `order` among themselves; the metadata of that selection, with the
+            solo call's `value_bound`), the cost of the outputs and of the solo results, and a
+            `prefix_key` for the shared fragments.
+
+        Raises:
+            TypeError: `children` is not a sequence of `Child`, a child's `relevance` is not a
+                mapping, `max_value_loss` is not a real number, `pricing` is neither a
+                `CachePricing` nor None.
+            ValueError: `max_value_loss` outside [0, 1), or a child's relevance names an id not
+                in the context (named `children[i]`).
+            What `compress` raises for each child's context and budget (a budget's error named
+                `children[i]`), every child checked before any is compressed.
+        """
+        return pack_siblings(
+            self._compressor, self._policy, fragments, children, max_value_loss, pricing
+        )
+
 
 _shared: dict[tuple[Any, ...], SkeletonCompressorService] = {}
 
@@ -371,3 +418,24 @@ def _decisions(rows: Iterator[tuple[Any, ...]]) -> tuple[FragmentDecision, ...]:
     while block := list(islice(rows, _DECISIONS_AT_ONCE)):
         blocks.append(tuple(map(_new_tuple, repeat(FragmentDecision, len(block)), block)))
     return tuple(chain.from_iterable(blocks))
+
+
+def compress_siblings(
+    fragments: tuple[ContextFragment, ...],
+    children: Sequence[Child],
+    *,
+    strategy: str = "greedy",
+    backend: str = "auto",
+    min_relevance: float = 0.0,
+    on_overflow: str = "keep_top",
+    order: str = "ranking",
+    max_value_loss: float = 0.0,
+    pricing: CachePricing | None = None,
+) -> SiblingsResult:
+    """The children of one parent packed together, the part they share first:
+    `SkeletonCompressorService(...).compress_siblings(...)` with these options (see there),
+    the services shared between calls."""
+    service = _service(backend, strategy, (min_relevance, on_overflow, order))
+    return service.compress_siblings(
+        fragments, children, max_value_loss=max_value_loss, pricing=pricing
+    )
