@@ -5,7 +5,6 @@
 //! value, and the reasons it explains) stays with the packer.
 
 use crate::core::select::names::sets::NO_SET;
-use crate::core::select::packing::Strategy;
 
 /// What the walk did with one item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,11 +28,12 @@ pub struct BudgetWalk {
 }
 
 impl BudgetWalk {
-    /// A walk of `room` tokens by `strategy`; `done` when it walks nothing at all.
-    pub fn new(room: u128, strategy: Strategy, done: bool) -> Self {
+    /// A walk of `room` tokens, stopping at the first item that does not fit when `prefix`
+    /// (else passing over it); `done` when it walks nothing at all.
+    pub fn new(room: u128, prefix: bool, done: bool) -> Self {
         BudgetWalk {
             remaining: room,
-            prefix: strategy == Strategy::Prefix,
+            prefix,
             done,
             zero_token_seen: 0,
             taken: Vec::new(),

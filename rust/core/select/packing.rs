@@ -62,7 +62,7 @@ impl Packer {
     pub fn new(budget: u128, strategy: Strategy, variant_sets: usize) -> Self {
         Packer {
             budget,
-            walk: BudgetWalk::new(budget, strategy, budget == 0),
+            walk: BudgetWalk::new(budget, strategy == Strategy::Prefix, budget == 0),
             sets: variant_sets,
             kept: Vec::new(),
             value_kept: 0,

@@ -2,8 +2,10 @@
 
 use std::cell::Cell;
 
-use crate::core::test_support::Lcg;
-use crate::core::{Detach, Duplicate, Refusal, Tuning};
+use crate::core::detach::Detach;
+use crate::core::errors::{Duplicate, Refusal};
+use crate::core::select::tuning::Tuning;
+use crate::core::test_support::random::Lcg;
 
 /// Runs long work in place and counts how often it was asked to, so that a test sees when
 /// the compression detached.

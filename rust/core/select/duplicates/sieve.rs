@@ -2,7 +2,7 @@
 //! themselves decide.
 
 use crate::core::select::ids::FragmentIds;
-use crate::core::select::names::SPREAD;
+use crate::core::select::names::spread::SPREAD;
 
 /// Bits per hash in the bitmap that sifts out the hashes seen only once.
 const BITS_PER_HASH: usize = 16;

@@ -8,10 +8,10 @@
 use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
+use crate::core::select::knapsack::chosen::Chosen;
 use crate::core::select::knapsack::greedy::{best_single, walk_by_density};
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::reduction::{reduced_gain, Reduction};
-use crate::core::select::knapsack::Chosen;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 

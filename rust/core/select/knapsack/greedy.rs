@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
-use crate::core::select::knapsack::Chosen;
+use crate::core::select::knapsack::chosen::Chosen;
 use crate::core::select::value::{density_order, split_at_capacity, weigh, Item};
 use crate::core::sort_in_pieces::sort_in_pieces;
 

@@ -9,35 +9,16 @@
 //! leave, and return the units they keep. `rank_order` is the ranking of units, which breaks
 //! every tie.
 
-use crate::core::select::value::Item;
-
+pub mod chosen;
 pub mod expanding_core;
 pub mod greedy;
 pub mod multiple_choice;
 pub mod parent_tree;
 pub mod reduction;
 
+pub use chosen::Chosen;
 pub use expanding_core::optimal;
-pub(crate) use greedy::best_single;
 pub use greedy::density;
-
-/// What a strategy keeps: units in no particular order, and their value; and the floor of
-/// the fractional optimum, which bounds what any set within the capacity keeps.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Chosen {
-    pub units: Vec<u32>,
-    pub value: u128,
-    pub tokens: u128,
-    pub bound: u128,
-}
-
-impl Chosen {
-    pub(crate) fn add(&mut self, item: &Item) {
-        self.units.push(item.unit);
-        self.value += u128::from(item.value);
-        self.tokens += item.tokens;
-    }
-}
 
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,7 @@ use super::*;
 use crate::core::interrupt::Uninterrupted;
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::tuning::Tuning;
-use crate::core::select::value::density_order;
+use crate::core::select::value::{density_order, Item};
 use crate::core::test_support::InterruptAt;
 use crate::core::test_support::Lcg;
 use crate::core::test_support::{fractional, item};

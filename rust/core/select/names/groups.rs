@@ -10,7 +10,7 @@
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::FragmentIds;
 use crate::core::select::names::marks::NameMarks;
-use crate::core::select::names::SPREAD;
+use crate::core::select::names::spread::SPREAD;
 use crate::core::select::value::value_of;
 
 /// Fragments that share a group name: group `g` is `members[starts[g]..starts[g + 1]]`,

@@ -9,12 +9,9 @@
 //! then a small table per bucket links each run of a hash in arrival order; it mixes the
 //! hash another way, since the spread hash's top bits already chose the bucket) and the
 //! variant sets (`sets.rs`: one table over all marks, numbering sets as they come, its slots
-//! fetched ahead). What they share is [`SPREAD`].
+//! fetched ahead). What they share is [`spread::SPREAD`].
 
 pub mod groups;
 pub mod marks;
 pub mod sets;
-
-/// Fibonacci hashing: spreads any hash over the top bits, which pick the duplicate sieve's
-/// bitmap slot, a group's bucket, and a variant set's home slot.
-pub(crate) const SPREAD: u64 = 0x9E37_79B9_7F4A_7C15;
+pub mod spread;

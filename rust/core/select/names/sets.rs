@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::core::select::names::marks::NameMarks;
-use crate::core::select::names::SPREAD;
+use crate::core::select::names::spread::SPREAD;
 
 /// No variant set: a unit that renders nothing shared.
 pub const NO_SET: u32 = u32::MAX;

@@ -358,7 +358,7 @@ impl UnitPacker {
             budget,
             walk: BudgetWalk::new(
                 budget.saturating_sub(candidates.required_tokens),
-                candidates.strategy,
+                candidates.strategy == Strategy::Prefix,
                 budget == 0 || required_overflow,
             ),
             kept: Vec::new(),

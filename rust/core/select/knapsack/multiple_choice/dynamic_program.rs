@@ -17,12 +17,12 @@
 use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
+use crate::core::select::knapsack::chosen::Chosen;
 use crate::core::select::knapsack::multiple_choice::classes::Classes;
 use crate::core::select::knapsack::multiple_choice::relaxation::{
     hull_steps, multiple_choice_bound, upper_hull,
 };
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
-use crate::core::select::knapsack::Chosen;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 use crate::core::sort_in_pieces::sort_in_pieces;

@@ -4,9 +4,10 @@
 use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
+use crate::core::select::knapsack::chosen::Chosen;
+use crate::core::select::knapsack::greedy::best_single;
 use crate::core::select::knapsack::multiple_choice::classes::Classes;
 use crate::core::select::knapsack::multiple_choice::relaxation::multiple_choice_bound;
-use crate::core::select::knapsack::{best_single, Chosen};
 use crate::core::select::names::sets::NO_SET;
 use crate::core::select::value::{density_order, Item};
 use crate::core::sort_in_pieces::sort_in_pieces;
