@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from ..plan import Plan
 from ..service import SkeletonCompressorService
+from ..siblings import Child, SiblingsResult
 from ..types import ContextFragment, FragmentDecision, SkeletonMetadata
 from .input import writing_output
 
@@ -54,6 +55,9 @@ REASONS = {
     "below_min_relevance": "under the floor",
     "zero_budget": "budget 0",
 }
+# The children's budget when packed together as siblings: one budget for all three, as
+# siblings that share most have.
+SIBLING_BUDGET = 4000
 # Rows shown of each child without --verbose: kept ones (required ones always among them),
 # and dropped ones (the best-ranked of each reason first).
 KEPT_SHOWN, DROPPED_SHOWN = 8, 3
@@ -102,6 +106,8 @@ def _write_demo(args: argparse.Namespace, out: TextIO) -> None:
         "relevance columns parent and child\n"
     )
     out.write("reasons: " + "; ".join(f"{reason}: {REASONS[reason]}" for reason in reasons) + "\n")
+    packed = _siblings(parent, subplans, service)
+    out.write(_siblings_line(packed) + "\n")
     scores = {fragment.fragment_id: fragment.relevance_score for fragment in parent.context}
     for index, (spec, child, explanation) in enumerate(children):
         metadata = explanation.result.metadata
@@ -115,9 +121,50 @@ def _write_demo(args: argparse.Namespace, out: TextIO) -> None:
             out.write(f"  {line}\n")
         for line in _table(explanation.decisions, scores, verbose):
             out.write(f"  {line}".rstrip() + "\n")
+    if verbose:
+        for line in _siblings_detail(packed):
+            out.write(f"{line}\n")
     out.write(NEXT_STEPS)
     if not verbose:
         out.write("  skeleton-compressor demo --verbose   (every fragment of every child)\n")
+
+
+def _siblings(
+    parent: Plan, subplans: list[dict[str, Any]], service: SkeletonCompressorService
+) -> tuple[SiblingsResult, SiblingsResult]:
+    """The three children packed together at one budget each (siblings share most when
+    their budgets are alike): keeping each solo set, and giving up at most 1% of value."""
+    children = [Child(SIBLING_BUDGET, spec.get("relevance")) for spec in subplans]
+    return (
+        service.compress_siblings(parent.context, children),
+        service.compress_siblings(parent.context, children, max_value_loss=0.01),
+    )
+
+
+def _siblings_line(packed: tuple[SiblingsResult, SiblingsResult]) -> str:
+    exact, grown = packed
+    return (
+        f"siblings at {SIBLING_BUDGET} tokens each, billed with prompt caching: "
+        f"{exact.independent_cost.ratio:.2f}x alone, {exact.cost.ratio:.2f}x shared first, "
+        f"{grown.cost.ratio:.2f}x giving up 1% of value"
+    )
+
+
+def _siblings_detail(packed: tuple[SiblingsResult, SiblingsResult]) -> list[str]:
+    """What the children share and what that costs, with `max_value_loss` 0 and 0.01."""
+    lines = [
+        f"\nsiblings packed together ({SIBLING_BUDGET} tokens each, CachePricing(): a cache "
+        "write 1.25x, a read 0.1x, from 1024 tokens):"
+    ]
+    for loss, result in zip(("0", "0.01"), packed):
+        shared = sum(fragment.token_count for fragment in result.shared)
+        lines.append(
+            f"  max_value_loss {loss}: {len(result.shared)} fragments, {shared} tokens shared; "
+            f"billed {result.cost.billed:.0f} of {result.cost.uncached} tokens "
+            f"({result.cost.ratio:.2f}x; alone {result.independent_cost.ratio:.2f}x); "
+            f"prefix_key {result.prefix_key[:12]}"
+        )
+    return lines
 
 
 def _metadata_line(metadata: SkeletonMetadata) -> str:

@@ -1,0 +1,500 @@
+"""Children of one parent packed together: what every child keeps comes first, in the
+parent's input order, so that a provider's prompt cache serves it to every child but the
+first.
+
+Each child's selection is made by the backend's own `compress` (its solo result, or the same
+call with the shared units marked required), so both backends give the same answer wherever
+their `compress` does; this module only arranges, prices and, with `max_value_loss`, chooses
+which units to share.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import TYPE_CHECKING, NamedTuple
+
+from ._messages import describe
+from ._values import safe_isinstance
+from .policy import Policy
+from .pricing import CacheCost, CachePricing, _fragment_key, estimate_cost
+from .types import _SLOTS, ContextFragment, SkeletonMetadata, SkeletonResult
+from .validation import checked_budget, checked_fragments
+
+if TYPE_CHECKING:
+    from ._backends.protocol import BackendCompressor
+
+__all__ = ["Child", "SiblingsResult", "pack_siblings"]
+
+# Trials of a larger shared set made at most, each up to one `compress` per child: the
+# growth costs a bounded multiple of the solo calls, whatever the number of candidates.
+_MAX_TRIALS = 24
+
+
+@dataclass(frozen=True, **_SLOTS)
+class Child:
+    """One child of a parent: its token budget, and its own relevance of the parent's
+    fragments by `fragment_id` (None: the parent's scores; ids it does not name keep theirs).
+
+    Construction checks nothing; `compress_siblings` checks every child before it keeps
+    anything.
+    """
+
+    skeleton_budget: int
+    relevance: Mapping[str, float] | None = None
+
+
+@dataclass(frozen=True, **_SLOTS)
+class SiblingsResult:
+    """Children of one parent, packed together.
+
+    Fields:
+        shared: the fragments every child keeps (the parent's objects, in input order); each
+            child's output starts with them.
+        children: one `SkeletonResult` per child, in the children's order: its fragments as
+            the child scored them, and the metadata of its selection.
+        cost: `estimate_cost` of the children's outputs sent in order.
+        independent_cost: the same for the children's solo results, as `compress` orders them.
+        prefix_key: a hex digest (SHA-256) of the shared fragments' ids, token counts and
+            contents: the same for every sibling and on every run, for a provider's cache key.
+    """
+
+    shared: tuple[ContextFragment, ...]
+    children: tuple[SkeletonResult, ...]
+    cost: CacheCost
+    independent_cost: CacheCost
+    prefix_key: str
+
+
+class _Units(NamedTuple):
+    """The parent's units: each fragment's unit, each unit's members in input order (units
+    numbered by their first member), and each unit's variant set name (None for none)."""
+
+    unit_of: list[int]
+    members: list[list[int]]
+    variant: list[str | None]
+    required: list[bool]
+    tokens: list[int]
+
+
+class _Selection(NamedTuple):
+    kept: frozenset[int]  # units
+    fragments: int
+    compressed: int
+    value: int  # in units of 2**-32
+
+
+class _Sibling(NamedTuple):
+    """A child, checked: its context as it scores it, its budget, its solo result."""
+
+    context: tuple[ContextFragment, ...]
+    budget: int
+    solo: tuple[ContextFragment, ...]
+    solo_selection: _Selection
+    original: int
+    bound: int
+
+
+def pack_siblings(
+    compressor: BackendCompressor,
+    policy: Policy,
+    fragments: object,
+    children: object,
+    max_value_loss: object,
+    pricing: object,
+) -> SiblingsResult:
+    """See `SkeletonCompressorService.compress_siblings`."""
+    wanted = _checked_children(children)
+    loss = _checked_loss(max_value_loss)
+    prices = _checked_pricing(pricing)
+    parent = checked_fragments(fragments)
+    ids = [_readable_id(fragment) for fragment in parent]
+    known = set(ids)
+    contexts = []
+    for position, child in enumerate(wanted):
+        context = _rescored(parent, ids, known, child.relevance, position)
+        budget = _child_budget(child.skeleton_budget, position)
+        compressor.validate(context)
+        contexts.append((context, budget))
+    index_of = {str.__str__(fragment.fragment_id): i for i, fragment in enumerate(parent)}
+    units = _units(parent)
+    siblings = []
+    for context, budget in contexts:
+        kept, original, compressed, value, bound = compressor.compress(context, budget)
+        selection = _Selection(_kept_units(kept, index_of, units), len(kept), compressed, value)
+        siblings.append(_Sibling(context, budget, kept, selection, original, bound))
+    selections = [sibling.solo_selection for sibling in siblings]
+    outputs = _arranged(siblings, selections, units, policy)
+    cost = estimate_cost(outputs, prices)
+    if loss and len(siblings) > 1:
+        grown = _grown(compressor, policy, siblings, units, index_of, loss, prices, cost)
+        if grown is not None:
+            selections, outputs, cost = grown
+    results = tuple(
+        SkeletonResult(output, _metadata(sibling, selection, len(parent)))
+        for sibling, selection, output in zip(siblings, selections, outputs)
+    )
+    shared_units = _shared(selections)
+    shared = tuple(parent[i] for i in sorted(_fragments_of(shared_units, units)))
+    return SiblingsResult(
+        shared,
+        results,
+        cost,
+        estimate_cost([sibling.solo for sibling in siblings], prices),
+        prefix_key(shared),
+    )
+
+
+def prefix_key(shared: tuple[ContextFragment, ...]) -> str:
+    """SHA-256 of the fragments' `(fragment_id, token_count, content)` as compact ASCII
+    JSON: the same bytes on every platform and Python version."""
+    keys = [_fragment_key(fragment, index, "shared") for index, fragment in enumerate(shared)]
+    text = json.dumps(keys, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def _checked_children(children: object) -> list[Child]:
+    if isinstance(children, (str, bytes, Mapping)) or not isinstance(children, Iterable):
+        raise TypeError(f"children must be a sequence of Child, got {type(children).__name__}")
+    checked = []
+    for position, child in enumerate(children):
+        if not isinstance(child, Child):
+            raise TypeError(f"children[{position}] must be a Child, got {type(child).__name__}")
+        relevance = child.relevance
+        if relevance is not None and not isinstance(relevance, Mapping):
+            raise TypeError(
+                f"children[{position}].relevance must be a Mapping of fragment_id to score "
+                f"or None, got {type(relevance).__name__}"
+            )
+        checked.append(child)
+    return checked
+
+
+def _checked_loss(value: object) -> Fraction:
+    """`max_value_loss` as the exact value of its float, in [0, 1)."""
+    if type(value) is bool or not safe_isinstance(value, numbers.Real):
+        raise TypeError(f"max_value_loss must be a real number, got {type(value).__name__}")
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (OverflowError, ValueError):
+        number = math.nan
+    if not 0.0 <= number < 1.0:
+        raise ValueError(f"max_value_loss must be in [0, 1), got {describe(value)}")
+    return Fraction(number)
+
+
+def _checked_pricing(pricing: object) -> CachePricing:
+    if pricing is None:
+        return CachePricing()
+    if not isinstance(pricing, CachePricing):
+        raise TypeError(f"pricing must be a CachePricing or None, got {type(pricing).__name__}")
+    return pricing
+
+
+def _child_budget(budget: object, position: int) -> int:
+    try:
+        return checked_budget(budget)
+    except (TypeError, ValueError) as error:
+        raise type(error)(f"children[{position}].{error}") from None
+
+
+def _rescored(
+    parent: tuple[ContextFragment, ...],
+    ids: list[str | None],
+    known: set[str | None],
+    relevance: Mapping[str, float] | None,
+    position: int,
+) -> tuple[ContextFragment, ...]:
+    """The parent's context as the child scores it (as `Plan.rescored` makes it); an id the
+    child names that no fragment has is a ValueError. `ids` are the parent's ids (None where
+    one cannot be read: that fragment is left as it is, for the compressor's check to name)."""
+    if not relevance:
+        return parent
+    named = {}
+    for key in relevance:
+        plain = str.__str__(key) if isinstance(key, str) else None
+        if plain is None or plain not in known:
+            raise ValueError(
+                f"children[{position}].relevance names fragment_id {describe(key)}, which is "
+                "not in the parent's context"
+            )
+        named[plain] = relevance[key]
+    return tuple(
+        fragment
+        if fragment_id is None or fragment_id not in named
+        else _replaced(fragment, relevance_score=named[fragment_id])
+        for fragment, fragment_id in zip(parent, ids)
+    )
+
+
+def _replaced(fragment: ContextFragment, **changes: object) -> ContextFragment:
+    """`dataclasses.replace`, made directly for a plain `ContextFragment`: a child's context
+    is a copy of every fragment it rescores, and `replace` costs several times more."""
+    if type(fragment) is not ContextFragment:
+        return dataclasses.replace(fragment, **changes)  # type: ignore[arg-type]
+    fields = {
+        "relevance_score": fragment.relevance_score,
+        "required": fragment.required,
+        **changes,
+    }
+    return ContextFragment(
+        fragment.fragment_id,
+        fragment.token_count,
+        fields["relevance_score"],  # type: ignore[arg-type]
+        fragment.content,
+        fields["required"],  # type: ignore[arg-type]
+        fragment.group,
+        fragment.variant_of,
+    )
+
+
+def _readable_id(fragment: object) -> str | None:
+    """The fragment's id as a plain str; None when it is not a fragment or has no such id."""
+    if not isinstance(fragment, ContextFragment):
+        return None
+    try:
+        fragment_id = fragment.fragment_id
+    except Exception:
+        return None
+    return str.__str__(fragment_id) if isinstance(fragment_id, str) else None
+
+
+def _units(parent: tuple[ContextFragment, ...]) -> _Units:
+    """The parent's units. Rescoring changes only relevance, so every child has the same."""
+    unit_of: list[int] = []
+    members: list[list[int]] = []
+    by_group: dict[str, int] = {}
+    for index, fragment in enumerate(parent):
+        group = fragment.group
+        unit = len(members) if group is None else by_group.setdefault(str(group), len(members))
+        if unit == len(members):
+            members.append([])
+        members[unit].append(index)
+        unit_of.append(unit)
+    variant = [
+        None if parent[m[0]].variant_of is None else str(parent[m[0]].variant_of) for m in members
+    ]
+    required = [any(bool(parent[i].required) for i in m) for m in members]
+    tokens = [sum(int(parent[i].token_count) for i in m) for m in members]
+    return _Units(unit_of, members, variant, required, tokens)
+
+
+def _kept_units(
+    kept: tuple[ContextFragment, ...], index_of: dict[str, int], units: _Units
+) -> frozenset[int]:
+    return frozenset(units.unit_of[index_of[str.__str__(f.fragment_id)]] for f in kept)
+
+
+def _fragments_of(kept: Iterable[int], units: _Units) -> list[int]:
+    return [index for unit in kept for index in units.members[unit]]
+
+
+def _shared(selections: list[_Selection]) -> frozenset[int]:
+    if not selections:
+        return frozenset()
+    return frozenset.intersection(*(selection.kept for selection in selections))
+
+
+def _unit_rank_key(
+    unit: int, units: _Units, context: tuple[ContextFragment, ...]
+) -> tuple[float, str]:
+    """A unit's place in the child's ranking: its best member's relevance descending, then
+    that member's id (the lead: relevance descending, id ascending)."""
+    lead = min(
+        units.members[unit],
+        key=lambda i: (-float(context[i].relevance_score), str.__str__(context[i].fragment_id)),
+    )
+    return -float(context[lead].relevance_score), str.__str__(context[lead].fragment_id)
+
+
+def _arrangement(
+    sibling: _Sibling, kept: frozenset[int], shared: frozenset[int], units: _Units, order: str
+) -> tuple[ContextFragment, ...]:
+    """The shared units' fragments in input order, then the child's other kept units as
+    `order` arranges them among themselves, members of a unit in input order."""
+    context = sibling.context
+    head = sorted(_fragments_of(shared, units))
+    rest = [unit for unit in kept if unit not in shared]
+    if order == "input":
+        tail = sorted(_fragments_of(rest, units))
+    else:
+        rest.sort(key=lambda unit: _unit_rank_key(unit, units, context))
+        if order == "edges":
+            rest = rest[::2] + rest[1::2][::-1]
+        tail = _fragments_of(rest, units)
+    return tuple(context[i] for i in head + tail)
+
+
+def _arranged(
+    siblings: list[_Sibling], selections: list[_Selection], units: _Units, policy: Policy
+) -> list[tuple[ContextFragment, ...]]:
+    shared = _shared(selections)
+    return [
+        _arrangement(sibling, selection.kept, shared, units, policy.order)
+        for sibling, selection in zip(siblings, selections)
+    ]
+
+
+def _metadata(sibling: _Sibling, selection: _Selection, total: int) -> SkeletonMetadata:
+    """As `compress` fills it for this selection: the bound is the solo call's, the most any
+    selection within the budget keeps under the child's policy (a re-solve with shared units
+    marked required reports a bound for that narrower problem, which is not this)."""
+    return SkeletonMetadata.of(
+        sibling.original,
+        selection.compressed,
+        sibling.budget,
+        total,
+        selection.fragments,
+        selection.value,
+        sibling.bound,
+    )
+
+
+def _grown(
+    compressor: BackendCompressor,
+    policy: Policy,
+    siblings: list[_Sibling],
+    units: _Units,
+    index_of: dict[str, int],
+    loss: Fraction,
+    pricing: CachePricing,
+    cost: CacheCost,
+) -> tuple[list[_Selection], list[tuple[ContextFragment, ...]], CacheCost] | None:
+    """A larger shared set, when one costs less and leaves every child at least
+    (1 - loss) of its solo value within its budget; None when none was found.
+
+    Candidates are the units some children keep and others do not, eligible in every child,
+    tried by how many children keep them (most first), then by input position: those cost
+    the fewest children any value. They are tried in batches, a batch doubling after a
+    success and halving after a failure (a single candidate that fails is dropped), at most
+    `_MAX_TRIALS` batches; a trial stops at the first child that fails, and that child is
+    asked first next time. Every step is deterministic, so both backends take the same ones.
+    """
+    if any(sibling.budget == 0 for sibling in siblings):
+        return None  # a budget of 0 keeps only required units: no unit can join the shared set
+    solo = [sibling.solo_selection for sibling in siblings]
+    keeping: dict[int, int] = {}
+    for selection in solo:
+        for unit in selection.kept:
+            keeping[unit] = keeping.get(unit, 0) + 1
+    queue = sorted(
+        (
+            unit
+            for unit, count in keeping.items()
+            if count < len(siblings) and _eligible(unit, siblings, units, policy)
+        ),
+        key=lambda unit: (-keeping[unit], unit),
+    )
+    needed = [_needed(selection.value, loss) for selection in solo]
+    # The shared set grows: what every child keeps alone stays in every child.
+    forced = [unit for unit in sorted(_shared(solo)) if not units.required[unit]]
+    best: tuple[list[_Selection], list[tuple[ContextFragment, ...]], CacheCost] | None = None
+    best_billed = cost.billed
+    asked = list(range(len(siblings)))
+    copies: list[dict[int, ContextFragment]] = [{} for _ in siblings]
+    size, trials = len(queue), 0
+    while queue and trials < _MAX_TRIALS:
+        batch = _batch(queue, forced, size, units)
+        if not batch:
+            break
+        trials += 1
+        found = _trial(compressor, siblings, units, index_of, forced + batch, needed, asked, copies)
+        if found is not None:
+            outputs = _arranged(siblings, found, units, policy)
+            priced = estimate_cost(outputs, pricing)
+            if priced.billed < best_billed:
+                best, best_billed = (found, outputs, priced), priced.billed
+                forced += batch
+                taken = set(batch)
+                queue = [unit for unit in queue if unit not in taken]
+                size *= 2
+                continue
+        if size > 1:
+            size //= 2
+        else:
+            queue.remove(batch[0])
+    return best
+
+
+def _eligible(unit: int, siblings: list[_Sibling], units: _Units, policy: Policy) -> bool:
+    """Every child may keep the unit: it is required, or at or above every child's floor."""
+    if units.required[unit]:
+        return True
+    floor = policy.min_relevance
+    members = units.members[unit]
+    return all(
+        max(float(sibling.context[i].relevance_score) for i in members) >= floor
+        for sibling in siblings
+    )
+
+
+def _needed(value: int, loss: Fraction) -> int:
+    """The least value, in units, that keeps at least (1 - loss) of `value`, exactly."""
+    least = (1 - loss) * value
+    return -((-least.numerator) // least.denominator)
+
+
+def _batch(queue: list[int], forced: list[int], size: int, units: _Units) -> list[int]:
+    """The next `size` candidates, passing over one whose variant set the shared set or the
+    batch already holds (a child keeps one unit of a set); one whose set is shared already
+    can never be added and leaves the queue."""
+    sets = {units.variant[unit] for unit in forced} - {None}
+    batch: list[int] = []
+    for unit in list(queue):
+        name = units.variant[unit]
+        if name is not None and name in sets:
+            if any(units.variant[other] == name for other in forced):
+                queue.remove(unit)
+            continue
+        batch.append(unit)
+        if name is not None:
+            sets.add(name)
+        if len(batch) == size:
+            break
+    return batch
+
+
+def _trial(
+    compressor: BackendCompressor,
+    siblings: list[_Sibling],
+    units: _Units,
+    index_of: dict[str, int],
+    forced: list[int],
+    needed: list[int],
+    asked: list[int],
+    copies: list[dict[int, ContextFragment]],
+) -> list[_Selection] | None:
+    """Every child's selection with the `forced` units marked required; None at the first
+    child that would go over its budget or keep less than it needs (that child moves to the
+    front of `asked`)."""
+    found: list[_Selection | None] = [None] * len(siblings)
+    forced_fragments = _fragments_of(forced, units)
+    forced_tokens = sum(units.tokens[unit] for unit in forced if not units.required[unit])
+    required_tokens = sum(tokens for tokens, pinned in zip(units.tokens, units.required) if pinned)
+    for position, child in enumerate(asked):
+        sibling = siblings[child]
+        selection = None
+        if required_tokens + forced_tokens <= sibling.budget:
+            context = list(sibling.context)
+            made = copies[child]
+            for index in forced_fragments:
+                copy = made.get(index)
+                if copy is None:
+                    copy = made[index] = _replaced(context[index], required=True)
+                context[index] = copy
+            kept, _, compressed, value, _ = compressor.compress(tuple(context), sibling.budget)
+            if compressed <= sibling.budget and value >= needed[child]:
+                selection = _Selection(
+                    _kept_units(kept, index_of, units), len(kept), compressed, value
+                )
+        if selection is None:
+            asked.insert(0, asked.pop(position))
+            return None
+        found[child] = selection
+    return found  # type: ignore[return-value]

@@ -1,0 +1,438 @@
+"""Children of one parent packed together (`compress_siblings`), on both backends: with no
+value given up, against a reference built from each child's own `compress`; with some given
+up, the promises the result keeps; bad input; the prefix key."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import subprocess
+import sys
+from fractions import Fraction
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from skeleton_compressor import (
+    BudgetExceededError,
+    CachePricing,
+    Child,
+    ContextFragment,
+    FragmentValueError,
+    Plan,
+    SiblingsResult,
+    SkeletonCompressorService,
+    compress_siblings,
+)
+from support.siblings_reference import reference_siblings
+
+F = ContextFragment
+EXAMPLES = int(os.environ.get("DIFFERENTIAL_EXAMPLES", "150"))
+STRATEGIES = ("greedy", "prefix", "density", "optimal")
+ON_OVERFLOW = ("keep_top", "strict", "raise")
+ORDERS = ("ranking", "input", "edges")
+# A small cache minimum, so that the little generated sets share prefixes worth pricing.
+PRICING = CachePricing(write=1.25, read=0.1, min_prefix=20)
+UNITS = 2**32
+
+
+@st.composite
+def families(
+    draw: st.DrawFn, fewest_children: int = 1, kin: bool = False
+) -> tuple[tuple[ContextFragment, ...], list[Child]]:
+    """A parent of up to 9 fragments with groups, pins and variant sets, and 1 to 4 children,
+    each with its budget and its own scores of some of the parent's fragments. `kin`: 12
+    fragments and 3 to 5 children of one budget, each rescoring a few, as siblings that
+    keep much the same (where a larger shared set pays)."""
+    count = draw(st.integers(8, 12) if kin else st.integers(0, 9))
+    group_of = draw(
+        st.lists(st.sampled_from([None, None, "g0", "g1"]), min_size=count, max_size=count)
+    )
+    variant_of_group = {"g0": draw(st.sampled_from([None, "v0"])), "g1": None}
+    fragments = []
+    pinned_sets: set[str] = set()
+    for i, group in enumerate(group_of):
+        variant = (
+            variant_of_group[group]
+            if group is not None
+            else draw(st.sampled_from([None, None, "v0", "v1"]))
+        )
+        required = draw(st.booleans()) and draw(st.booleans()) and draw(st.booleans())
+        if required and variant is not None:
+            # Two required units in one variant set are an error; a group's pin is its unit's.
+            if variant in pinned_sets and (
+                group is None or not any(f.group == group and f.required for f in fragments)
+            ):
+                required = False
+            else:
+                pinned_sets.add(variant)
+        fragments.append(
+            F(
+                f"f{i}",
+                draw(st.integers(0, 40)),
+                draw(st.sampled_from([0.0, 0.1, 0.3, 0.5, 0.5, 0.7, 0.9, 1.0])),
+                f"text {i}",
+                required,
+                group,
+                variant,
+            )
+        )
+    parent = tuple(fragments)
+    total = sum(f.token_count for f in parent)
+    children = []
+    common = draw(st.integers(total // 4, max(total * 3 // 4, 1)))
+    for _ in range(draw(st.integers(3, 5) if kin else st.integers(fewest_children, 4))):
+        budget = common if kin else draw(st.integers(0, max(total, 1)))
+        named = (
+            draw(
+                st.lists(
+                    st.sampled_from([f.fragment_id for f in parent]),
+                    unique=True,
+                    max_size=3 if kin else None,
+                )
+            )
+            if parent
+            else []
+        )
+        relevance = {i: draw(st.sampled_from([0.0, 0.2, 0.4, 0.6, 0.8, 1.0])) for i in named}
+        children.append(Child(budget, relevance or draw(st.sampled_from([None, {}]))))
+    return parent, children
+
+
+def _units(fragments: Any) -> int:
+    return sum(round(float(f.relevance_score) * UNITS) for f in fragments)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    family=families(),
+    strategy=st.sampled_from(STRATEGIES),
+    floor=st.sampled_from([0.0, 0.3, 0.6]),
+    on_overflow=st.sampled_from(ON_OVERFLOW),
+    order=st.sampled_from(ORDERS),
+)
+def test_no_loss_is_each_solo_set_with_the_shared_units_first(
+    backend: str, family: Any, strategy: str, floor: float, on_overflow: str, order: str
+) -> None:
+    parent, children = family
+    service = SkeletonCompressorService(
+        backend=backend,
+        strategy=strategy,
+        min_relevance=floor,
+        on_overflow=on_overflow,
+        order=order,
+    )
+    specs = [(child.skeleton_budget, child.relevance) for child in children]
+    try:
+        expected = reference_siblings(
+            parent, specs, backend, strategy, floor, on_overflow, order, PRICING
+        )
+    except BudgetExceededError as refused:
+        with pytest.raises(BudgetExceededError) as raised:
+            service.compress_siblings(parent, children, pricing=PRICING)
+        assert str(raised.value) == str(refused)
+        return
+    result = service.compress_siblings(parent, children, pricing=PRICING)
+    assert [f.fragment_id for f in result.shared] == expected.shared_ids
+    assert all(any(f is p for p in parent) for f in result.shared)
+    for got, output, solo in zip(result.children, expected.outputs, expected.solo):
+        assert got.fragments == tuple(output)
+        assert got.metadata == solo.metadata
+    assert len(result.children) == len(children)
+    assert result.cost == expected.cost
+    assert result.independent_cost == expected.independent_cost
+    assert result.cost.ratio <= result.independent_cost.ratio or not result.shared
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    family=st.one_of(families(fewest_children=2), families(kin=True)),
+    strategy=st.sampled_from(STRATEGIES),
+    floor=st.sampled_from([0.0, 0.3]),
+    on_overflow=st.sampled_from(("keep_top", "strict")),
+    order=st.sampled_from(ORDERS),
+    loss=st.sampled_from([0.01, 0.1, 0.3, 0.9]),
+)
+def test_giving_up_value_keeps_every_promise(
+    family: Any, strategy: str, floor: float, on_overflow: str, order: str, loss: float
+) -> None:
+    parent, children = family
+    results = {}
+    for backend in ("rust", "python"):
+        service = SkeletonCompressorService(
+            backend=backend,
+            strategy=strategy,
+            min_relevance=floor,
+            on_overflow=on_overflow,
+            order=order,
+        )
+        try:
+            lossless = service.compress_siblings(parent, children, pricing=PRICING)
+        except BudgetExceededError:
+            return
+        result = service.compress_siblings(parent, children, max_value_loss=loss, pricing=PRICING)
+        again = service.compress_siblings(parent, children, max_value_loss=loss, pricing=PRICING)
+        assert _shape(again) == _shape(result)
+        assert result.cost.billed <= lossless.cost.billed
+        assert result.independent_cost == lossless.independent_cost
+        if result.cost.billed == lossless.cost.billed:
+            assert _shape(result) == _shape(lossless)
+        else:
+            event("the shared set grew")
+            _check_grown(result, lossless, parent, children, loss)
+        results[backend] = _shape(result)
+    assert results["rust"] == results["python"]
+
+
+def _shape(result: SiblingsResult) -> Any:
+    return (
+        [f.fragment_id for f in result.shared],
+        [([f.fragment_id for f in c.fragments], c.metadata) for c in result.children],
+        result.cost,
+        result.prefix_key,
+    )
+
+
+def _check_grown(
+    result: SiblingsResult,
+    lossless: SiblingsResult,
+    parent: tuple[ContextFragment, ...],
+    children: list[Child],
+    loss: float,
+) -> None:
+    shared_ids = [f.fragment_id for f in result.shared]
+    assert shared_ids == [f.fragment_id for f in parent if f.fragment_id in set(shared_ids)]
+    assert set(f.fragment_id for f in lossless.shared) <= set(shared_ids)
+    plan = Plan("parent", "goal", context=parent)
+    for child, got, solo in zip(children, result.children, lossless.children):
+        metadata = got.metadata
+        assert [f.fragment_id for f in got.fragments[: len(shared_ids)]] == shared_ids
+        assert metadata.compressed_tokens <= child.skeleton_budget
+        assert metadata.compressed_tokens == sum(f.token_count for f in got.fragments)
+        assert metadata.fragments_kept == len(got.fragments)
+        value = _units(got.fragments)
+        assert Fraction(metadata.value_kept) * UNITS == value
+        solo_value = Fraction(solo.metadata.value_kept) * UNITS
+        assert value >= (1 - Fraction(loss)) * solo_value
+        assert metadata.value_bound == solo.metadata.value_bound
+        context = {f.fragment_id: f for f in plan.rescored(child.relevance)}
+        assert all(f == context[f.fragment_id] for f in got.fragments)
+        assert all(not f.required or f in got.fragments for f in context.values())
+        for group in {f.group for f in got.fragments} - {None}:
+            members = [f for f in context.values() if f.group == group]
+            assert all(f in got.fragments for f in members)
+        renderings = [f.variant_of for f in got.fragments if f.variant_of is not None]
+        units_per_set = {
+            name: {f.group or f.fragment_id for f in got.fragments if f.variant_of == name}
+            for name in renderings
+        }
+        assert all(len(units) == 1 for units in units_per_set.values())
+
+
+def _family(spread: float, count: int = 40) -> tuple[tuple[ContextFragment, ...], list[Child]]:
+    """Siblings that keep much the same: children rescoring the parent with a little noise."""
+    import random
+
+    rng = random.Random(7)
+    parent = tuple(
+        F(
+            f"f{i:03}",
+            int(rng.lognormvariate(math.log(250), 0.8)) + 1,
+            rng.betavariate(2, 3),
+            f"c{i}",
+        )
+        for i in range(count)
+    )
+    budget = sum(f.token_count for f in parent) // 4
+    children = [
+        Child(
+            budget,
+            {
+                f.fragment_id: min(1.0, max(0.0, f.relevance_score + rng.gauss(0, spread)))
+                for f in parent
+            },
+        )
+        for _ in range(5)
+    ]
+    return parent, children
+
+
+@pytest.mark.parametrize("spread", [0.05, 0.1, 0.2])
+def test_giving_up_one_percent_shares_more_and_costs_less(backend: str, spread: float) -> None:
+    parent, children = _family(spread)
+    service = SkeletonCompressorService(backend=backend, strategy="optimal")
+    lossless = service.compress_siblings(parent, children, pricing=CachePricing(min_prefix=256))
+    grown = service.compress_siblings(
+        parent, children, max_value_loss=0.01, pricing=CachePricing(min_prefix=256)
+    )
+    assert lossless.cost.billed < lossless.independent_cost.billed
+    assert grown.cost.billed < lossless.cost.billed
+    assert len(grown.shared) > len(lossless.shared)
+    _check_grown(grown, lossless, parent, children, 0.01)
+
+
+def test_no_loss_with_nothing_shared_is_compress_itself(service: SkeletonCompressorService) -> None:
+    parent = (F("a", 10, 0.9), F("b", 10, 0.8), F("c", 10, 0.7))
+    children = [Child(10), Child(10, {"b": 1.0})]
+    result = service.compress_siblings(parent, children)
+    assert result.shared == ()
+    assert result.children[0].fragments[0] is parent[0]
+    assert [f.fragment_id for f in result.children[1].fragments] == ["b"]
+    assert result.children[1].fragments[0].relevance_score == 1.0
+    assert result.cost == result.independent_cost
+
+
+def test_shared_units_come_first_in_input_order(service: SkeletonCompressorService) -> None:
+    parent = (F("low", 10, 0.2), F("mid", 10, 0.5), F("top", 10, 0.9), F("alt", 10, 0.1))
+    result = service.compress_siblings(parent, [Child(30), Child(30, {"alt": 0.95, "mid": 0.0})])
+    assert [f.fragment_id for f in result.shared] == ["low", "top"]
+    assert [f.fragment_id for f in result.children[0].fragments] == ["low", "top", "mid"]
+    assert [f.fragment_id for f in result.children[1].fragments] == ["low", "top", "alt"]
+    solo = service.compress(parent, 30)
+    assert [f.fragment_id for f in solo.fragments] == ["top", "mid", "low"]
+
+
+def test_no_children(service: SkeletonCompressorService) -> None:
+    result = service.compress_siblings((F("a", 1, 0.5),), [])
+    assert result.shared == () and result.children == ()
+    assert result.cost.uncached == 0
+
+
+def test_module_function_and_plan(backend: str) -> None:
+    parent = (F("task", 5, 0.1, required=True), F("a", 10, 0.9), F("b", 10, 0.8))
+    result = compress_siblings(
+        parent, [Child(15), Child(15, {"b": 1.0})], backend=backend, order="input"
+    )
+    assert [f.fragment_id for f in result.shared] == ["task"]
+    plan = Plan("p", "goal", context=parent)
+    kids = plan.spawn_subplans(
+        [("c1", "one", 15, None), ("c2", "two", 15, {"b": 1.0})],
+        compressor=SkeletonCompressorService(backend=backend, order="input"),
+    )
+    assert [k.plan_id for k in kids] == ["c1", "c2"]
+    assert all(k.parent_id == "p" for k in kids)
+    assert [k.context for k in kids] == [c.fragments for c in result.children]
+    assert [k.skeleton_metadata for k in kids] == [c.metadata for c in result.children]
+
+
+# Bad input ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("children", "error", "message"),
+    [
+        (5, TypeError, "children must be a sequence of Child, got int"),
+        ("ab", TypeError, "children must be a sequence of Child, got str"),
+        ([Child(5), (5, None)], TypeError, "children[1] must be a Child, got tuple"),
+        ([Child(5, [("a", 0.5)])], TypeError, "children[0].relevance must be a Mapping"),
+        ([Child(5, {"zz": 0.5})], ValueError, "children[0].relevance names fragment_id 'zz'"),
+        ([Child(5), Child(-1)], ValueError, "children[1].skeleton_budget must be >= 0, got -1"),
+        ([Child(1.5)], TypeError, "children[0].skeleton_budget must be an int"),
+        ([Child(True)], TypeError, "children[0].skeleton_budget must be an int"),
+    ],
+)
+def test_bad_children(
+    service: SkeletonCompressorService, children: Any, error: type, message: str
+) -> None:
+    with pytest.raises(error) as raised:
+        service.compress_siblings((F("a", 10, 0.5),), children)
+    assert str(raised.value).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("loss", "error"),
+    [
+        (True, TypeError),
+        ("0.1", TypeError),
+        (None, TypeError),
+        (1.0, ValueError),
+        (-0.01, ValueError),
+        (math.nan, ValueError),
+        (math.inf, ValueError),
+    ],
+)
+def test_bad_max_value_loss(service: SkeletonCompressorService, loss: Any, error: type) -> None:
+    with pytest.raises(error, match="max_value_loss"):
+        service.compress_siblings((F("a", 10, 0.5),), [Child(5)], max_value_loss=loss)
+
+
+@pytest.mark.parametrize("pricing", ["anthropic", 1.25, {"write": 1.25}])
+def test_bad_pricing(service: SkeletonCompressorService, pricing: Any) -> None:
+    with pytest.raises(TypeError, match="pricing must be a CachePricing or None"):
+        service.compress_siblings((F("a", 10, 0.5),), [Child(5)], pricing=pricing)
+
+
+def test_every_child_is_checked_before_any_is_compressed(backend: str) -> None:
+    # The first child alone would raise BudgetExceededError; the last child's bad score is
+    # found first, because every child is checked before any is compressed.
+    service = SkeletonCompressorService(backend=backend, on_overflow="raise")
+    parent = (F("a", 10, 0.5), F("b", 10, 0.4))
+    with pytest.raises(FragmentValueError, match="relevance_score must be in"):
+        service.compress_siblings(parent, [Child(5), Child(20, {"b": 1.5})])
+    with pytest.raises(ValueError, match=r"children\[1\].skeleton_budget"):
+        service.compress_siblings(parent, [Child(5), Child(-3)])
+    with pytest.raises(BudgetExceededError):
+        service.compress_siblings(parent, [Child(20), Child(5)])
+
+
+def test_bad_context_is_refused_as_compress_refuses_it(service: SkeletonCompressorService) -> None:
+    with pytest.raises(TypeError, match="fragments must be a tuple"):
+        service.compress_siblings([F("a", 1, 0.5)], [Child(5)])  # type: ignore[arg-type]
+    with pytest.raises(FragmentValueError, match="duplicate"):
+        service.compress_siblings((F("a", 1, 0.5), F("a", 2, 0.5)), [Child(5)])
+
+
+def test_spawn_subplans_refuses_bad_children() -> None:
+    plan = Plan("p", "goal", context=(F("a", 1, 0.5),))
+    with pytest.raises(TypeError, match=r"children\[0\] must be a tuple"):
+        plan.spawn_subplans([("c", "goal", 5)])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="compressor must be a SkeletonCompressorService"):
+        plan.spawn_subplans([("c", "goal", 5, None)], compressor=object())  # type: ignore[arg-type]
+
+
+# The prefix key ------------------------------------------------------------------------------
+
+KEYED_PARENT = (F("a", 10, 0.9, "alpha"), F("b", 20, 0.8, "béta \U0001f600"), F("c", 99, 0.1, "c"))
+KEYED_CHILDREN = [Child(30), Child(30, {"a": 0.5, "b": 0.4})]
+# SHA-256 of '[["a",10,"alpha"],["b",20,"b\\u00e9ta \\ud83d\\ude00"]]': fixed here so that
+# a change of the key's bytes, which would empty every caller's cache, fails a test.
+KEYED_DIGEST = "b5c327e54478efaec7bc4c7d8c1bd56bdcb31ea57599d3c9c1684a29e8b378fc"
+
+
+def test_prefix_key_is_the_shared_fragments_digest(service: SkeletonCompressorService) -> None:
+    result = service.compress_siblings(KEYED_PARENT, KEYED_CHILDREN)
+    assert [f.fragment_id for f in result.shared] == ["a", "b"]
+    text = '[["a",10,"alpha"],["b",20,"b\\u00e9ta \\ud83d\\ude00"]]'
+    assert result.prefix_key == hashlib.sha256(text.encode("ascii")).hexdigest()
+    assert result.prefix_key == KEYED_DIGEST
+    rescored = service.compress_siblings(KEYED_PARENT, [Child(30, {"c": 0.0}), Child(30)])
+    assert rescored.prefix_key == result.prefix_key
+    other = (F("a", 10, 0.9, "alpha!"), *KEYED_PARENT[1:])
+    assert service.compress_siblings(other, KEYED_CHILDREN).prefix_key != result.prefix_key
+    empty = service.compress_siblings(KEYED_PARENT, [Child(0)])
+    assert empty.prefix_key == hashlib.sha256(b"[]").hexdigest()
+
+
+def test_prefix_key_is_the_same_in_another_process(backend: str) -> None:
+    code = (
+        "from skeleton_compressor import Child, ContextFragment as F, compress_siblings\n"
+        "p = (F('a', 10, 0.9, 'alpha'), F('b', 20, 0.8, 'b\\u00e9ta \\U0001f600'), "
+        "F('c', 99, 0.1, 'c'))\n"
+        f"print(compress_siblings(p, [Child(30), Child(30, {{'a': 0.5, 'b': 0.4}})], "
+        f"backend={backend!r}).prefix_key)\n"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert out.stdout.strip() == KEYED_DIGEST
