@@ -38,13 +38,13 @@ def walk_budget(
     # One iterator, so that a spent budget's tail is what it has not yielded yet.
     walk = iter(items)
     for item in walk:
-        size = tokens[item]
         if set_of is not None:
             variant = set_of[item]
             if variant in taken:
                 if steps is not None:
                     steps.append((item, PASSED_OVER, room))
                 continue
+        size = tokens[item]
         if steps is not None:
             steps.append((item, KEPT if size <= room else NO_ROOM, room))
         if size <= room:
