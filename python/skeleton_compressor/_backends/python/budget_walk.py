@@ -31,7 +31,8 @@ def walk_budget(
 
     `tokens[item]` is an item's tokens; `set_of[item]` its variant set (-1 for none), when
     any item has one. `steps`, when given, gets each item walked with its step and what was
-    left before it: the walk then goes on to the end, as every item needs its reason."""
+    left before it; a spent budget then does not cut the walk short, as each item it would
+    have walked needs its reason."""
     kept: list[int] = []
     keep = kept.append
     taken: set[int] = set()
