@@ -9,6 +9,7 @@ from itertools import compress
 from typing import NamedTuple
 
 from ... import _messages
+from .budget_walk import KEPT, NO_ROOM, PASSED_OVER, walk_budget
 from .by_value import density_set, optimal_set
 from .value import Densities, fragment_values
 from .variants.bound import multiple_choice_bound
@@ -24,9 +25,16 @@ class Decision(NamedTuple):
     budget_left: int | None
 
 
+# The reason each step of a walk in rank order explains.
+_REASONS = {KEPT: "fits", PASSED_OVER: "variant_kept", NO_ROOM: "no_room"}
+
+
 class _Walk(NamedTuple):
     kept: list[int]  # units: required ones, then the walk's
     walked: list[tuple[int, bool, str, int | None]]  # (unit, kept, reason, what was left)
+    # The walk in rank order's (unit, step, what was left), as it recorded them: each step's
+    # reason is looked up as its decision is made, not in a pass of its own.
+    steps: list[tuple[int, int, int]]
     top_over_budget: int | None
     required_overflow: bool
 
@@ -175,16 +183,20 @@ class Units:
         if self.required_tokens > budget:
             if on_overflow != "keep_top":
                 raise _messages.budget_exceeded_error(budget, self.required_tokens, True)
-            return _Walk(required_units, [], None, True)
+            return _Walk(required_units, [], [], None, True)
         candidates, tokens = self.candidates, self.tokens
         if not budget or not candidates:
-            return _Walk(required_units, [], None, False)
+            return _Walk(required_units, [], [], None, False)
         room = budget - self.required_tokens
         prefix = strategy == "prefix"
         walked: list[tuple[int, bool, str, int | None]] = []
+        steps: list[tuple[int, int, int]] = []
         by_rank = prefix or strategy == "greedy"
         if by_rank:
-            kept = self._walk_ranking(room, prefix, walked if explain else None)
+            # A unit passed over for its variant set does not stop `prefix`.
+            kept, _ = walk_budget(
+                candidates, tokens, room, prefix, self.set_of, steps if explain else None
+            )
             overflow = not kept
         else:
             set_of = self.set_of
@@ -221,59 +233,7 @@ class Units:
                 else frozenset(map(self.set_of.__getitem__, kept)) - {-1}
             )
             walked = [self._chosen(unit, unit in chosen, room, kept_sets) for unit in candidates]
-        return _Walk(required_units + kept, walked, top_over_budget, False)
-
-    def _walk_ranking(
-        self, room: int, prefix: bool, walked: list[tuple[int, bool, str, int | None]] | None
-    ) -> list[int]:
-        """`greedy` and `prefix`: the units in rank order, each kept while it fits."""
-        tokens = self.tokens
-        kept = []
-        set_of = self.set_of
-        if set_of is not None:
-            return self._walk_variants(room, prefix, walked, set_of)
-        for unit in self.candidates:
-            size = tokens[unit]
-            fits = size <= room
-            if walked is not None:
-                walked.append((unit, fits, "fits" if fits else "no_room", room))
-            if fits:
-                room -= size
-                kept.append(unit)
-            elif prefix:
-                break
-        return kept
-
-    def _walk_variants(
-        self,
-        room: int,
-        prefix: bool,
-        walked: list[tuple[int, bool, str, int | None]] | None,
-        set_of: list[int],
-    ) -> list[int]:
-        """The walk in rank order passing over a unit whose variant set has a kept unit
-        (which does not stop `prefix`)."""
-        tokens = self.tokens
-        kept = []
-        taken: set[int] = set()
-        for unit in self.candidates:
-            variant = set_of[unit]
-            if variant in taken:
-                if walked is not None:
-                    walked.append((unit, False, "variant_kept", room))
-                continue
-            size = tokens[unit]
-            fits = size <= room
-            if walked is not None:
-                walked.append((unit, fits, "fits" if fits else "no_room", room))
-            if fits:
-                room -= size
-                kept.append(unit)
-                if variant >= 0:
-                    taken.add(variant)
-            elif prefix:
-                break
-        return kept
+        return _Walk(required_units + kept, walked, steps, top_over_budget, False)
 
     def _chosen(
         self, unit: int, kept: bool, room: int, kept_sets: frozenset[int]
@@ -326,6 +286,8 @@ class Units:
             by_unit.append(decision)
         for unit, kept, reason, left in walk.walked:
             by_unit[unit] = Decision(kept, reason, rank[unit], left)
+        for unit, step, left in walk.steps:
+            by_unit[unit] = Decision(step == KEPT, _REASONS[step], rank[unit], left)
         if walk.top_over_budget is not None:
             top = by_unit[walk.top_over_budget]
             by_unit[walk.top_over_budget] = top._replace(kept=True, reason="top_over_budget")
