@@ -41,4 +41,3 @@ def test_every_name_rust_looks_up_on_it_is_there_and_every_name_there_is_looked_
     assert ours == set(rust.__all__)
     for name in rust.__all__:
         assert hasattr(rust, name), name
-

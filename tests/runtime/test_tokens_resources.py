@@ -16,7 +16,6 @@ from skeleton_compressor import TokenCounter, _core
 from support.sample_text import mixed_texts
 from test_resources import counting_during, linux_only
 
-
 # Strings of a hundred megabytes and millions of characters, memory read from /proc.
 pytestmark = pytest.mark.slow
 

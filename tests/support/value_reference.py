@@ -254,8 +254,9 @@ def reference(
             top = candidates[0]
             if on_overflow == "keep_top":
                 kept = [top]
-                # budget_left "as for the walks" (docs/contract.md, explaining under density and optimal):
-                # nothing was kept, so the whole budget was left when the top unit was reached.
+                # budget_left "as for the walks" (docs/contract.md, explaining under density
+                # and optimal): nothing was kept, so the whole budget was left when the top
+                # unit was reached.
                 decided[top.rank] = (True, "top_over_budget", budget)
             elif on_overflow == "raise":
                 if strategy == "prefix":
