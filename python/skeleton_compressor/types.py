@@ -142,10 +142,14 @@ class ContextFragment:
         contents: list[str] = []
         scores: list[float] = []
         for index, rendering in enumerate(renderings):
-            try:
-                suffix, content, score = rendering
-            except (TypeError, ValueError):
+            # A string of three characters unpacks into three: it is no rendering.
+            if isinstance(rendering, (str, bytes, bytearray)):
                 suffix = None
+            else:
+                try:
+                    suffix, content, score = rendering
+                except (TypeError, ValueError):
+                    suffix = None
             if not isinstance(suffix, str):
                 raise TypeError(
                     f"renderings[{index}] must be a (suffix, content, relevance_score) "

@@ -72,6 +72,11 @@ def test_variants_fills_ids_counts_and_variant_of() -> None:
             "with a str suffix, got ('', 'text')",
         ),
         (
+            ["abc"],
+            "renderings[0] must be a (suffix, content, relevance_score) triple "
+            "with a str suffix, got 'abc'",
+        ),
+        (
             [("", "a", 0.5), (1, "b", 0.5)],
             "renderings[1] must be a (suffix, content, "
             "relevance_score) triple with a str suffix, got (1, 'b', 0.5)",
