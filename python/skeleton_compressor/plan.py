@@ -10,7 +10,7 @@ from typing import Any
 from .pricing import CachePricing
 from .protocol import SkeletonCompressor
 from .service import SkeletonCompressorService
-from .siblings import Child
+from .siblings import Child, readable_id
 from .types import _SLOTS, ContextFragment, SkeletonMetadata
 
 __all__ = ["Plan"]
@@ -199,15 +199,10 @@ def _context_ids(context: tuple[object, ...]) -> set[str] | None:
     """The ids of the context's fragments as plain str, or None when one cannot be read."""
     ids = set()
     for fragment in context:
-        if not isinstance(fragment, ContextFragment):
+        fragment_id = readable_id(fragment)
+        if fragment_id is None:
             return None
-        try:
-            fragment_id = fragment.fragment_id
-        except Exception:
-            return None
-        if not isinstance(fragment_id, str):
-            return None
-        ids.add(str.__str__(fragment_id))
+        ids.add(fragment_id)
     return ids
 
 

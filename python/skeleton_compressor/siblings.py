@@ -30,7 +30,7 @@ from .validation import checked_budget, checked_fragments
 if TYPE_CHECKING:
     from ._backends.protocol import BackendCompressor
 
-__all__ = ["Child", "SiblingsResult", "pack_siblings"]
+__all__ = ["Child", "SiblingsResult", "pack_siblings", "readable_id"]
 
 # Trials of a larger shared set made at most, each up to one `compress` per child: the
 # growth costs a bounded multiple of the solo calls, whatever the number of candidates.
@@ -114,7 +114,7 @@ def pack_siblings(
     loss = _checked_loss(max_value_loss)
     prices = _checked_pricing(pricing)
     parent = checked_fragments(fragments)
-    ids = [_readable_id(fragment) for fragment in parent]
+    ids = [readable_id(fragment) for fragment in parent]
     known = set(ids)
     contexts = []
     for position, child in enumerate(wanted):
@@ -254,7 +254,7 @@ def _replaced(fragment: ContextFragment, **changes: object) -> ContextFragment:
     )
 
 
-def _readable_id(fragment: object) -> str | None:
+def readable_id(fragment: object) -> str | None:
     """The fragment's id as a plain str; None when it is not a fragment or has no such id."""
     if not isinstance(fragment, ContextFragment):
         return None
