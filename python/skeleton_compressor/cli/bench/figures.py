@@ -3,6 +3,7 @@ timed on a generated set, and the table of them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, TextIO
 
 from ...service import SkeletonCompressorService
@@ -71,6 +72,11 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         )
         for row in rows
     ]
+    return aligned_table(title, header, lines)
+
+
+def aligned_table(title: str, header: Sequence[str], lines: Sequence[Sequence[str]]) -> str:
+    """`title`, then `header` and `lines` as columns aligned on the right."""
     widths = [max(len(cell) for cell in column) for column in zip(header, *lines)]
     return "\n".join(
         [

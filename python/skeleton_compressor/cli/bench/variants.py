@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from ...service import SkeletonCompressorService
 from ...types import ContextFragment
+from .figures import aligned_table
 from .fragments import make_fragments, tenth_of_tokens
 from .timing import best_times, duration
 
@@ -127,13 +128,6 @@ def format_variants_table(rows: list[dict[str, Any]]) -> str:
         )
         for row in rows
     ]
-    widths = [max(len(cell) for cell in column) for column in zip(header, *lines)]
-    return "\n".join(
-        [
-            "greedy; a third of the fragments in variant sets of two or three",
-            *(
-                "  ".join(cell.rjust(width) for cell, width in zip(line, widths))
-                for line in (header, *lines)
-            ),
-        ]
+    return aligned_table(
+        "greedy; a third of the fragments in variant sets of two or three", header, lines
     )
