@@ -9,5 +9,5 @@ mod random;
 
 pub(crate) use inputs::{first_repeat, generated, tiny_tuning, weak_hash, Counting, Input};
 pub(crate) use interrupts::{unasked, InterruptAt};
-pub(crate) use items::{fractional, item};
+pub(crate) use items::{fractional, item, multiple_choice_by_dual};
 pub(crate) use random::Lcg;

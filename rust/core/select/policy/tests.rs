@@ -7,7 +7,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use crate::core::test_support::{
-    first_repeat, generated, tiny_tuning, weak_hash, Counting, Input, Lcg,
+    first_repeat, generated, multiple_choice_by_dual, tiny_tuning, weak_hash, Counting, Input, Lcg,
 };
 use crate::core::*;
 
@@ -415,42 +415,6 @@ fn marks(rng: &mut Lcg, len: usize) -> Marks {
         }
     }
     marks
-}
-
-/// The floor of the multiple-choice relaxation by its dual: the least, over the prices
-/// `p / q` at which some choice changes, of `p / q * room` plus each class's best margin.
-fn multiple_choice_by_dual(classes: &[Class], room: u128) -> u128 {
-    let total: u128 = classes.iter().flatten().map(|&(_, t)| t).sum();
-    let room = room.min(total) as i128;
-    let mut prices: Vec<(i128, i128)> = vec![(0, 1)];
-    for class in classes {
-        for &(va, ta) in class {
-            if ta > 0 {
-                prices.push((va as i128, ta as i128));
-            }
-            for &(vb, tb) in class {
-                if ta > tb && va > vb {
-                    prices.push(((va - vb) as i128, (ta - tb) as i128));
-                }
-            }
-        }
-    }
-    let at_price = |(p, q): (i128, i128)| {
-        let margins: i128 = classes
-            .iter()
-            .map(|class| {
-                let best = class.iter().map(|&(v, t)| v as i128 * q - p * t as i128);
-                best.max().unwrap_or(0).max(0)
-            })
-            .sum();
-        (p * room + margins, q)
-    };
-    let least = prices
-        .into_iter()
-        .map(at_price)
-        .min_by(|a, b| (a.0 * b.1).cmp(&(b.0 * a.1)))
-        .unwrap();
-    (least.0 / least.1) as u128
 }
 
 #[test]

@@ -17,9 +17,9 @@ use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::Item;
 use crate::core::select::value::UNITS_PER_RELEVANCE;
-use crate::core::test_support::item;
 use crate::core::test_support::InterruptAt;
 use crate::core::test_support::Lcg;
+use crate::core::test_support::{item, multiple_choice_by_dual};
 
 /// Units rank by their number.
 fn by_number(a: u32, b: u32) -> Ordering {
@@ -129,44 +129,17 @@ impl Case {
         }
     }
 
-    /// The floor of the relaxation by its dual: the least, over prices `p / q` at which some
-    /// choice changes, of `p / q * capacity + sum over classes of max(0, v - p / q * t)`.
+    /// The floor of the relaxation by its dual, over this case's classes.
     fn dual_bound(&self) -> u128 {
-        let classes = self.classes();
-        let mut prices: Vec<(i128, i128)> = vec![(0, 1)];
-        for class in &classes {
-            for &a in class {
-                let (va, ta) = (self.items[a].value as i128, self.items[a].tokens as i128);
-                if ta > 0 {
-                    prices.push((va, ta));
-                }
-                for &b in class {
-                    let (vb, tb) = (self.items[b].value as i128, self.items[b].tokens as i128);
-                    if ta > tb && va > vb {
-                        prices.push((va - vb, ta - tb));
-                    }
-                }
-            }
-        }
-        let capacity = self.capacity as i128;
-        let at_price = |(p, q): (i128, i128)| {
-            let margins: i128 = classes
-                .iter()
-                .map(|class| {
-                    let best = class.iter().map(|&at| {
-                        self.items[at].value as i128 * q - p * self.items[at].tokens as i128
-                    });
-                    best.max().unwrap_or(0).max(0)
-                })
-                .sum();
-            (p * capacity + margins, q)
-        };
-        let least = prices
-            .into_iter()
-            .map(at_price)
-            .min_by(|a, b| (a.0 * b.1).cmp(&(b.0 * a.1)))
-            .unwrap();
-        (least.0 / least.1) as u128
+        let classes: Vec<Vec<(u128, u128)>> = self
+            .classes()
+            .iter()
+            .map(|class| {
+                let item = |&at: &usize| (u128::from(self.items[at].value), self.items[at].tokens);
+                class.iter().map(item).collect()
+            })
+            .collect();
+        multiple_choice_by_dual(&classes, self.capacity)
     }
 
     fn mask(&self, chosen: &Chosen) -> (u128, u128, u64) {
