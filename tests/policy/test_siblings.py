@@ -147,7 +147,10 @@ def test_no_loss_is_each_solo_set_with_the_shared_units_first(
     assert len(result.children) == len(children)
     assert result.cost == expected.cost
     assert result.independent_cost == expected.independent_cost
-    assert result.cost.ratio <= result.independent_cost.ratio or not result.shared
+    # Not asserted: that the shared-first order never costs more than the solo orders. Two
+    # children's solo outputs can share a longer leading run than the units every child keeps
+    # (f6, f1, f4: 20 tokens, behind a shared set of zero-token fragments), and the order the
+    # contract fixes at no loss (shared units first, the rest by `order`) then breaks it.
 
 
 @settings(
