@@ -51,6 +51,15 @@ class Compressor:
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
     ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, Decisions]: ...
+    def compress_turn(
+        self,
+        fragments: tuple[ContextFragment, ...],
+        skeleton_budget: int,
+        previous: tuple[ContextFragment, ...],
+        max_value_loss: float,
+        headroom: float,
+        explain: bool,
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, int, Decisions | None]: ...
     def compress_arrays(
         self,
         fragment_ids: Sequence[Any],
@@ -60,7 +69,10 @@ class Compressor:
         groups: Sequence[Any] | None,
         skeleton_budget: int,
         variants: Sequence[Any] | None = None,
-    ) -> tuple[array[int], int, int, int, int, int]: ...
+        previous: list[int] | None = None,
+        max_value_loss: float = 0.0,
+        headroom: float = 0.0,
+    ) -> tuple[array[int], int, int, int, int, int, int]: ...
     def compress_records(
         self,
         data: bytes,

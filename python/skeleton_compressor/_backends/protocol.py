@@ -82,6 +82,21 @@ class BackendCompressor(Protocol):
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
     ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, Decisions]: ...
 
+    def compress_turn(
+        self,
+        fragments: tuple[ContextFragment, ...],
+        skeleton_budget: int,
+        previous: tuple[ContextFragment, ...],
+        max_value_loss: float,
+        headroom: float,
+        explain: bool,
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, int, Decisions | None]:
+        """`compress` (or `explain`) reusing what `previous` sent first (docs/turns.md):
+        the kept fragments, the original and compressed tokens, the value kept and its
+        bound, the reused tokens, and the decisions when explaining. `previous` holds only
+        `ContextFragment`s; `max_value_loss` and `headroom` are floats in [0, 1)."""
+        ...
+
     def compress_arrays(
         self,
         fragment_ids: Sequence[Any],
@@ -91,7 +106,14 @@ class BackendCompressor(Protocol):
         groups: Sequence[Any] | None,
         skeleton_budget: int,
         variants: Sequence[Any] | None = None,
-    ) -> tuple[array[int], int, int, int, int, int]: ...
+        previous: list[int] | None = None,
+        max_value_loss: float = 0.0,
+        headroom: float = 0.0,
+    ) -> tuple[array[int], int, int, int, int, int, int]:
+        """The kept rows, the original and compressed tokens, the row count, the value kept
+        and its bound, and the reused tokens. `previous`: checked row numbers of this call,
+        in an earlier output's order."""
+        ...
 
     def compress_records(
         self,
