@@ -20,7 +20,15 @@ from .types import (
     SkeletonMetadata,
     SkeletonResult,
 )
-from .validation import checked_budget, checked_budgets, checked_columns, checked_fragments
+from .validation import (
+    checked_budget,
+    checked_budgets,
+    checked_columns,
+    checked_fragments,
+    checked_previous,
+    checked_previous_rows,
+    checked_share,
+)
 
 _new_tuple = tuple.__new__
 # Decisions made at a time: a few milliseconds, between which Ctrl-C is answered.
@@ -112,7 +120,13 @@ class SkeletonCompressorService:
         self._compressor.validate(checked_fragments(fragments))
 
     def compress(
-        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+        self,
+        fragments: tuple[ContextFragment, ...],
+        skeleton_budget: int,
+        *,
+        previous: Sequence[ContextFragment] | None = None,
+        max_value_loss: float = 0.0,
+        headroom: float = 0.0,
     ) -> SkeletonResult:
         """The fragments the child inherits: the most relevant that fit `skeleton_budget`,
         chosen by this service's strategy and policy.
@@ -121,6 +135,14 @@ class SkeletonCompressorService:
             fragments: a tuple of `ContextFragment`, ids unique.
             skeleton_budget: the child's token budget, an int >= 0 (numpy integers
                 accepted; bool refused).
+            previous: None, or what an earlier call returned (a tuple or list of
+                `ContextFragment`): the longest leading run of it that the value allows is
+                kept first, in its order, so that a provider's prompt cache serves it again
+                (docs/turns.md); `metadata.reused_tokens` counts it.
+            max_value_loss: the share of the value kept without `previous` that reusing it
+                may cost, in [0, 1).
+            headroom: in [0, 1): when the reused run breaks anyway, the share of the budget
+                left free for the next turns.
 
         Returns:
             A `SkeletonResult`: the kept fragments (the objects passed in) in the output
@@ -133,9 +155,14 @@ class SkeletonCompressorService:
             BudgetExceededError: `on_overflow` is "strict" or "raise" and the required
                 fragments alone exceed the budget, or ("raise") a positive budget fits
                 nothing.
+            TypeError, ValueError: `previous` is not a tuple or list of `ContextFragment`
+                (naming `previous[i]`), or `max_value_loss` or `headroom` is not a real
+                number in [0, 1).
         """
         fragments = checked_fragments(fragments)
         budget = checked_budget(skeleton_budget)
+        if _reuses(previous, max_value_loss, headroom):
+            return self._turn(fragments, budget, previous, max_value_loss, headroom).result
         kept, original, compressed, value, bound = self._compressor.compress(fragments, budget)
         metadata = SkeletonMetadata.of(
             original, compressed, budget, len(fragments), len(kept), value, bound
@@ -143,7 +170,13 @@ class SkeletonCompressorService:
         return SkeletonResult(kept, metadata)
 
     def explain(
-        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+        self,
+        fragments: tuple[ContextFragment, ...],
+        skeleton_budget: int,
+        *,
+        previous: Sequence[ContextFragment] | None = None,
+        max_value_loss: float = 0.0,
+        headroom: float = 0.0,
     ) -> SkeletonExplanation:
         """`compress`, and why each fragment was kept or dropped.
 
@@ -152,10 +185,13 @@ class SkeletonCompressorService:
         Returns:
             A `SkeletonExplanation`: the result `compress` would return, and one
             `FragmentDecision` per fragment, in input order (`kept`, `reason`, `rank`,
-            `budget_left`).
+            `budget_left`); with `previous`, the reused run's fragments have the reason
+            `reused`.
         """
         fragments = checked_fragments(fragments)
         budget = checked_budget(skeleton_budget)
+        if _reuses(previous, max_value_loss, headroom):
+            return self._turn(fragments, budget, previous, max_value_loss, headroom, True)
         kept, original, compressed, value, bound, decisions = self._compressor.explain(
             fragments, budget
         )
@@ -163,6 +199,29 @@ class SkeletonCompressorService:
             original, compressed, budget, len(fragments), len(kept), value, bound
         )
         made = _decisions(zip(fragments, *decisions))
+        return SkeletonExplanation(SkeletonResult(kept, metadata), made)
+
+    def _turn(
+        self,
+        fragments: tuple[ContextFragment, ...],
+        budget: int,
+        previous: object,
+        max_value_loss: object,
+        headroom: object,
+        explain: bool = False,
+    ) -> SkeletonExplanation:
+        """`compress` or `explain` given `previous`; without explaining, the decisions are
+        empty."""
+        earlier = () if previous is None else checked_previous(previous)
+        loss = checked_share(max_value_loss, "max_value_loss")
+        room = checked_share(headroom, "headroom")
+        kept, original, compressed, value, bound, reused, decisions = (
+            self._compressor.compress_turn(fragments, budget, earlier, loss, room, explain)
+        )
+        metadata = SkeletonMetadata.of(
+            original, compressed, budget, len(fragments), len(kept), value, bound, reused
+        )
+        made = () if decisions is None else _decisions(zip(fragments, *decisions))
         return SkeletonExplanation(SkeletonResult(kept, metadata), made)
 
     def compress_many(
@@ -204,6 +263,9 @@ class SkeletonCompressorService:
         required: Any = None,
         groups: Any = None,
         variants: Any = None,
+        previous: Any = None,
+        max_value_loss: float = 0.0,
+        headroom: float = 0.0,
     ) -> SkeletonIndices:
         """`compress` on columns: row i is (fragment_ids[i], token_counts[i],
         relevance_scores[i]), with `required[i]`, `groups[i]` and `variants[i]` when those
@@ -217,6 +279,10 @@ class SkeletonCompressorService:
             required: None, or a column of bool.
             groups: None, or a column of group names (None or a non-empty str).
             variants: None, or a column of variant_of names (None or a non-empty str).
+            previous: None, or the row numbers an earlier call kept, in its output order,
+                as rows of these columns: `compress`'s `previous` (the caller vouches that
+                those rows hold the same fragments); `max_value_loss` and `headroom` as
+                for `compress`.
 
         Returns:
             A `SkeletonIndices`: the kept row numbers in output order as an int64
@@ -227,6 +293,9 @@ class SkeletonCompressorService:
             TypeError: a column of the wrong form (a str, a buffer of booleans, complex
                 numbers or bytes, ...), or a budget that is not an int.
             ValueError: a negative budget, or columns of different lengths.
+            TypeError, ValueError: `previous` is not a sequence of ints each a row of
+                these columns (naming `previous[i]`), or `max_value_loss` or `headroom` is
+                not a real number in [0, 1).
             FragmentTypeError, FragmentValueError: the first bad row, named `rows[i]`, or a
                 repeated id.
             BudgetExceededError: as for `compress`.
@@ -235,10 +304,15 @@ class SkeletonCompressorService:
             fragment_ids, token_counts, relevance_scores, required, groups, variants
         )
         budget = checked_budget(skeleton_budget)
-        kept, original, compressed, rows, value, bound = self._compressor.compress_arrays(
-            ids, tokens, scores, flags, names, budget, renders
+        earlier = None if previous is None else checked_previous_rows(previous, len(ids))
+        loss = checked_share(max_value_loss, "max_value_loss")
+        room = checked_share(headroom, "headroom")
+        kept, original, compressed, rows, value, bound, reused = self._compressor.compress_arrays(
+            ids, tokens, scores, flags, names, budget, renders, earlier, loss, room
         )
-        metadata = SkeletonMetadata.of(original, compressed, budget, rows, len(kept), value, bound)
+        metadata = SkeletonMetadata.of(
+            original, compressed, budget, rows, len(kept), value, bound, reused
+        )
         return SkeletonIndices(kept, metadata)
 
     def compress_siblings(
@@ -286,6 +360,18 @@ class SkeletonCompressorService:
         )
 
 
+def _reuses(previous: object, max_value_loss: object, headroom: object) -> bool:
+    """Whether a call takes the turn's path: given `previous`, or a share other than the
+    float 0.0 (checked there, so that a bad one is refused with or without `previous`)."""
+    return (
+        previous is not None
+        or type(max_value_loss) is not float
+        or type(headroom) is not float
+        or max_value_loss != 0.0
+        or headroom != 0.0
+    )
+
+
 _shared: dict[tuple[Any, ...], SkeletonCompressorService] = {}
 
 
@@ -324,6 +410,9 @@ def compress(
     min_relevance: float = 0.0,
     on_overflow: str = "keep_top",
     order: str = "ranking",
+    previous: Sequence[ContextFragment] | None = None,
+    max_value_loss: float = 0.0,
+    headroom: float = 0.0,
 ) -> SkeletonResult:
     """Compresses `fragments` to `skeleton_budget`: `SkeletonCompressorService(...)
     .compress(fragments, skeleton_budget)` with these options, the services shared between
@@ -336,6 +425,8 @@ def compress(
         backend: "auto" (default), "rust" or "python".
         min_relevance, on_overflow, order: the selection policy (see
             `SkeletonCompressorService`).
+        previous, max_value_loss, headroom: reuse of an earlier call's output (see
+            `SkeletonCompressorService.compress` and docs/turns.md).
 
     Returns:
         A `SkeletonResult`: the kept fragments and the metadata.
@@ -345,7 +436,13 @@ def compress(
         `compress` raises for the fragments and the budget.
     """
     service = _service(backend, strategy, (min_relevance, on_overflow, order))
-    return service.compress(fragments, skeleton_budget)
+    return service.compress(
+        fragments,
+        skeleton_budget,
+        previous=previous,
+        max_value_loss=max_value_loss,
+        headroom=headroom,
+    )
 
 
 def explain(
@@ -357,13 +454,22 @@ def explain(
     min_relevance: float = 0.0,
     on_overflow: str = "keep_top",
     order: str = "ranking",
+    previous: Sequence[ContextFragment] | None = None,
+    max_value_loss: float = 0.0,
+    headroom: float = 0.0,
 ) -> SkeletonExplanation:
     """`compress`, and why each fragment was kept or dropped: takes and raises what
     `compress` does, and returns a `SkeletonExplanation` (the result and one
     `FragmentDecision` per fragment, in input order). See
     `SkeletonCompressorService.explain`."""
     service = _service(backend, strategy, (min_relevance, on_overflow, order))
-    return service.explain(fragments, skeleton_budget)
+    return service.explain(
+        fragments,
+        skeleton_budget,
+        previous=previous,
+        max_value_loss=max_value_loss,
+        headroom=headroom,
+    )
 
 
 def compress_arrays(
@@ -375,6 +481,9 @@ def compress_arrays(
     required: Any = None,
     groups: Any = None,
     variants: Any = None,
+    previous: Any = None,
+    max_value_loss: float = 0.0,
+    headroom: float = 0.0,
     strategy: str = "greedy",
     backend: str = "auto",
     min_relevance: float = 0.0,
@@ -393,6 +502,9 @@ def compress_arrays(
         required=required,
         groups=groups,
         variants=variants,
+        previous=previous,
+        max_value_loss=max_value_loss,
+        headroom=headroom,
     )
 
 

@@ -13,19 +13,16 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
-import numbers
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
 
 from ._messages import describe
-from ._values import safe_isinstance
 from .policy import Policy
 from .pricing import CacheCost, CachePricing, _fragment_key, estimate_cost
 from .types import _SLOTS, ContextFragment, SkeletonMetadata, SkeletonResult
-from .validation import checked_budget, checked_fragments
+from .validation import checked_budget, checked_fragments, checked_share
 
 if TYPE_CHECKING:
     from ._backends.protocol import BackendCompressor
@@ -178,15 +175,7 @@ def _checked_children(children: object) -> list[Child]:
 
 def _checked_loss(value: object) -> Fraction:
     """`max_value_loss` as the exact value of its float, in [0, 1)."""
-    if type(value) is bool or not safe_isinstance(value, numbers.Real):
-        raise TypeError(f"max_value_loss must be a real number, got {type(value).__name__}")
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (OverflowError, ValueError):
-        number = math.nan
-    if not 0.0 <= number < 1.0:
-        raise ValueError(f"max_value_loss must be in [0, 1), got {describe(value)}")
-    return Fraction(number)
+    return Fraction(checked_share(value, "max_value_loss"))
 
 
 def _checked_pricing(pricing: object) -> CachePricing:

@@ -198,12 +198,16 @@ class SkeletonMetadata:
     """No selection within the budget under the same policy keeps more relevance than this
     (the fractional optimum, floored to a unit): `value_kept / value_bound` is how much of the
     achievable a result kept."""
+    reused_tokens: int | None = None
+    """The tokens of the leading run of `previous` sent again, byte for byte (0 when a call
+    was not given `previous`; see docs/turns.md)."""
 
     def __post_init__(self) -> None:
         # The common case in one expression: metadata is built on every compress call.
         original, compressed, ratio = self.original_tokens, self.compressed_tokens, self.ratio
         budget, total, kept = self.skeleton_budget, self.fragments_total, self.fragments_kept
         value_kept, value_bound = self.value_kept, self.value_bound
+        reused = self.reused_tokens
         if (
             type(original) is int
             and type(compressed) is int
@@ -224,6 +228,7 @@ class SkeletonMetadata:
                 or value_kept <= value_bound
                 or (budget is not None and compressed > budget)
             )
+            and (reused is None or (type(reused) is int and 0 <= reused <= compressed))
         ):
             return
         self._check_each_field()
@@ -232,7 +237,7 @@ class SkeletonMetadata:
         for name in ("original_tokens", "compressed_tokens"):
             if not _is_count(getattr(self, name)):
                 raise ValueError(f"{name} must be an int >= 0, got {getattr(self, name)!r}")
-        for name in ("skeleton_budget", "fragments_total", "fragments_kept"):
+        for name in ("skeleton_budget", "fragments_total", "fragments_kept", "reused_tokens"):
             value = getattr(self, name)
             if value is not None and not _is_count(value):
                 raise ValueError(f"{name} must be None or an int >= 0, got {value!r}")
@@ -279,6 +284,11 @@ class SkeletonMetadata:
                 "value_kept must not exceed value_bound unless over budget, got "
                 f"{self.value_kept} > {self.value_bound}"
             )
+        if self.reused_tokens is not None and self.reused_tokens > self.compressed_tokens:
+            raise ValueError(
+                "reused_tokens must not exceed compressed_tokens, got "
+                f"{self.reused_tokens} > {self.compressed_tokens}"
+            )
 
     @classmethod
     def of(
@@ -290,6 +300,7 @@ class SkeletonMetadata:
         fragments_kept: int,
         value_kept_units: int | None = None,
         value_bound_units: int | None = None,
+        reused_tokens: int | None = 0,
     ) -> SkeletonMetadata:
         """The metadata of a compression, with the ratio computed and the values, given in
         units of 2**-32, made into relevance. Raises what the constructor raises."""
@@ -306,6 +317,7 @@ class SkeletonMetadata:
                 fragments_kept,
                 value_kept,
                 value_bound,
+                reused_tokens,
             )
         # Built on every compress call: filling the slots directly skips the frozen
         # dataclass __init__ (half the cost of a small call); the checks still run.
@@ -319,6 +331,7 @@ class SkeletonMetadata:
             set_kept,
             set_value_kept,
             set_value_bound,
+            set_reused,
         ) = _set_slots
         set_original(metadata, original_tokens)
         set_compressed(metadata, compressed_tokens)
@@ -328,6 +341,7 @@ class SkeletonMetadata:
         set_kept(metadata, fragments_kept)
         set_value_kept(metadata, value_kept)
         set_value_bound(metadata, value_bound)
+        set_reused(metadata, reused_tokens)
         metadata.__post_init__()
         return metadata
 
@@ -352,6 +366,7 @@ class SkeletonMetadata:
             "fragments_kept": self.fragments_kept,
             "value_kept": self.value_kept,
             "value_bound": self.value_bound,
+            "reused_tokens": self.reused_tokens,
             "over_budget": self.over_budget,
         }
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 import struct
 import sys
 from array import array
@@ -9,10 +11,18 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Union
 
 from . import _messages
-from ._values import checked_budget
+from ._values import checked_budget, safe_isinstance
 from .types import ContextFragment
 
-__all__ = ["checked_budget", "checked_budgets", "checked_columns", "checked_fragments"]
+__all__ = [
+    "checked_budget",
+    "checked_budgets",
+    "checked_columns",
+    "checked_fragments",
+    "checked_previous",
+    "checked_previous_rows",
+    "checked_share",
+]
 
 _BUFFER_FORMATS = frozenset("bBhHiIlLqQnNfd")
 _BYTE_ORDERS = "@=<>!"
@@ -33,6 +43,67 @@ def checked_fragments(fragments: object) -> tuple[ContextFragment, ...]:
     if isinstance(fragments, tuple):
         return tuple(tuple.__iter__(fragments))
     raise _messages.fragments_type_error(fragments)
+
+
+def checked_share(value: object, name: str) -> float:
+    """A share of something (`max_value_loss`, `headroom`): a real number in [0, 1), as the
+    float whose exact value the rules then use."""
+    if type(value) is float and 0.0 <= value < 1.0:
+        return value
+    if type(value) is bool or not safe_isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (OverflowError, ValueError):
+        number = math.nan
+    if not 0.0 <= number < 1.0:
+        raise ValueError(f"{name} must be in [0, 1), got {_messages.describe(value)}")
+    return number
+
+
+def checked_previous(previous: object) -> tuple[ContextFragment, ...]:
+    """What an earlier call returned, as a plain tuple of fragments. The items' types are
+    read once, as a set: a loop in Python per item would cost as much as a small call."""
+    if type(previous) is tuple:
+        items: tuple[object, ...] = previous
+    elif isinstance(previous, (list, tuple)):
+        items = tuple(_stored_items(previous))
+    else:
+        raise TypeError(
+            "previous must be None or a tuple or list of ContextFragment, got "
+            f"{type(previous).__name__}"
+        )
+    if not all(issubclass(kind, ContextFragment) for kind in set(map(type, items))):
+        for index, item in enumerate(items):
+            if not isinstance(item, ContextFragment):
+                raise TypeError(
+                    f"previous[{index}] must be a ContextFragment, got {_messages.describe(item)}"
+                )
+    return items  # type: ignore[return-value]
+
+
+def checked_previous_rows(previous: object, rows: int) -> list[int]:
+    """Row numbers an earlier call of `compress_arrays` kept, as ints, each a row of this
+    call's `rows`."""
+    if isinstance(previous, (str, bytes)) or not isinstance(previous, Iterable):
+        raise TypeError(
+            f"previous must be None or a sequence of row numbers, got {type(previous).__name__}"
+        )
+    kept = []
+    for index, row in enumerate(previous):
+        if type(row) is not int:
+            if isinstance(row, bool) or not hasattr(type(row), "__index__"):
+                raise TypeError(
+                    f"previous[{index}] must be a row number (an int), got "
+                    f"{_messages.describe(row)}"
+                )
+            row = row.__index__()
+        if not 0 <= row < rows:
+            raise ValueError(
+                f"previous[{index}] must be a row of this call (0 to {rows - 1}), got {row}"
+            )
+        kept.append(row)
+    return kept
 
 
 def checked_budgets(skeleton_budgets: Iterable[object]) -> list[int]:
