@@ -325,6 +325,10 @@ fn row_problem<'py>(
     }
 }
 
+/// `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows, value_kept,
+/// value_bound, reused_tokens)`.
+pub type KeptRows<'py> = (Bound<'py, PyAny>, u128, u128, usize, u128, u128, u128);
+
 /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows,
 /// value_kept, value_bound)`.
 pub fn compress_arrays<'py>(
@@ -332,7 +336,7 @@ pub fn compress_arrays<'py>(
     [fragment_ids, token_counts, relevance_scores]: [&Bound<'py, PyAny>; 3],
     [required, groups, variants]: [Option<&Bound<'py, PyAny>>; 3],
     request: Request<'_>,
-) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize, u128, u128)> {
+) -> PyResult<KeptRows<'py>> {
     let reader = Reader {
         py,
         ctx: context(py)?,
@@ -391,6 +395,7 @@ pub fn compress_arrays<'py>(
             count,
             selection.value_kept,
             selection.value_bound,
+            selection.reused_tokens,
         ))
     };
     compress_read(&reader, count, read, request, build)

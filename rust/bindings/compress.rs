@@ -66,11 +66,31 @@ fn compress_in<'py, T>(
     request: Request<'_>,
     build: impl FnOnce(Compression) -> PyResult<T>,
 ) -> Read<'py, T> {
+    let columns = read_columns(len, read, request)?;
+    compress_columns(reader, columns, request, build)
+}
+
+/// `len` fragments read with `read` into columns.
+pub fn read_columns<'py>(
+    len: usize,
+    read: impl FnOnce(&mut Reading) -> Read<'py, ()>,
+    request: Request<'_>,
+) -> Read<'py, Columns> {
     let mut reading = Reading {
         columns: Columns::new(len, request.tuning)?,
     };
     read(&mut reading)?;
-    match core::compress(reading.columns, request, &ReleaseGil(reader.py)) {
+    Ok(reading.columns)
+}
+
+/// The columns compressed as `request` asks, and the result built with `build`.
+pub fn compress_columns<'py, T>(
+    reader: &Reader<'py>,
+    columns: Columns,
+    request: Request<'_>,
+    build: impl FnOnce(Compression) -> PyResult<T>,
+) -> Read<'py, T> {
+    match core::compress(columns, request, &ReleaseGil(reader.py)) {
         Ok(compression) => Ok(build(compression)?),
         Err(Refusal::Duplicate(duplicate)) => match id_from_bytes(reader.py, &duplicate.id) {
             Ok(fragment_id) => Err(Failure::Duplicate {

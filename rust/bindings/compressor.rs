@@ -10,7 +10,8 @@ use super::compress::{budget_value, compress_read, fragment_reader, read_fragmen
 use super::records;
 use super::results::{decision_columns, kept_fragments, Explained, Packed};
 use super::signals::PythonSignals;
-use crate::core::{Compression, OnOverflow, Order, Policy, Request, Strategy, Tuning};
+use super::turn::{self, Turned};
+use crate::core::{Compression, OnOverflow, Order, Policy, Request, Reuse, Strategy, Tuning};
 
 /// One strategy and policy, chosen once; every call checks and compresses its input whole.
 #[pyclass(frozen, module = "skeleton_compressor._core")]
@@ -105,6 +106,25 @@ impl Compressor {
         self.run(py, fragments, skeleton_budget, true)
     }
 
+    /// `compress` (or `explain`) reusing what `previous` sent first: see `turn.rs`.
+    #[pyo3(signature = (fragments, skeleton_budget, previous, max_value_loss, headroom, explain))]
+    // One argument per thing Python passes.
+    #[allow(clippy::too_many_arguments)]
+    fn compress_turn<'py>(
+        &self,
+        fragments: &Bound<'py, PyTuple>,
+        skeleton_budget: &Bound<'py, PyAny>,
+        previous: &Bound<'py, PyTuple>,
+        max_value_loss: f64,
+        headroom: f64,
+        explain: bool,
+    ) -> PyResult<Turned<'py>> {
+        let budgets = [budget_value(skeleton_budget)?];
+        let request = self.request(&budgets, explain);
+        let shares = [max_value_loss, headroom];
+        turn::compress_turn(fragments, skeleton_budget, previous, shares, request)
+    }
+
     /// Ranks once and packs every budget:
     /// `(original_tokens, [(kept, compressed_tokens, value_kept, value_bound)])`.
     fn compress_many<'py>(
@@ -144,12 +164,13 @@ impl Compressor {
     }
 
     /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows,
-    /// value_kept, value_bound)`.
+    /// value_kept, value_bound, reused_tokens)`. `previous`: rows of these columns that an
+    /// earlier call kept, in its order.
     // One argument per column, as Python passes them.
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (
         fragment_ids, token_counts, relevance_scores, required, groups, skeleton_budget,
-        variants = None
+        variants = None, previous = None, max_value_loss = 0.0, headroom = 0.0
     ))]
     fn compress_arrays<'py>(
         &self,
@@ -161,13 +182,32 @@ impl Compressor {
         groups: Option<&Bound<'py, PyAny>>,
         skeleton_budget: &Bound<'py, PyAny>,
         variants: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<(Bound<'py, PyAny>, u128, u128, usize, u128, u128)> {
+        previous: Option<Vec<u64>>,
+        max_value_loss: f64,
+        headroom: f64,
+    ) -> PyResult<columns::KeptRows<'py>> {
         let budgets = [budget_value(skeleton_budget)?];
+        let reuse = match previous {
+            Some(rows) => Some(Reuse {
+                // A row past u32 is no row of these columns: the run ends there.
+                matched: rows
+                    .into_iter()
+                    .map(|row| u32::try_from(row).unwrap_or(u32::MAX))
+                    .collect(),
+                max_value_loss: turn::share(max_value_loss, "max_value_loss")?,
+                headroom: turn::share(headroom, "headroom")?,
+            }),
+            None => None,
+        };
+        let request = Request {
+            reuse: reuse.as_ref(),
+            ..self.request(&budgets, false)
+        };
         columns::compress_arrays(
             py,
             [fragment_ids, token_counts, relevance_scores],
             [required, groups, variants],
-            self.request(&budgets, false),
+            request,
         )
     }
 
@@ -244,6 +284,7 @@ impl Compressor {
             explain,
             tuning: &Tuning::DEFAULT,
             interrupt: &PythonSignals,
+            reuse: None,
         }
     }
 }

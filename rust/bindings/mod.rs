@@ -13,6 +13,7 @@ mod results;
 mod signals;
 mod text;
 mod tokens;
+mod turn;
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;

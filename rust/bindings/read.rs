@@ -311,7 +311,7 @@ impl<'py> Reader<'py> {
 
 /// A `str` as an exact `str` (a subclass's own `__eq__`, `__hash__` and `__lt__` are not
 /// consulted); `None` for anything else.
-fn exact_str<'py>(value: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyString>>> {
+pub fn exact_str<'py>(value: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyString>>> {
     if value.is_exact_instance_of::<PyString>() {
         return Ok(Some(value.clone().cast_into::<PyString>()?));
     }

@@ -44,5 +44,8 @@ pub use select::policy::units::{Decision, Reason};
 pub use select::policy::{OnOverflow, Order, Policy};
 pub use select::request::Request;
 pub use select::tuning::Tuning;
+pub use select::turns::rows_by_id::RowsById;
+pub use select::turns::share::Share;
+pub use select::turns::Reuse;
 pub use tokens::count_many::{count_many, count_one, count_one_until, CountTuning};
 pub use tokens::encoding::Encoding;

@@ -46,7 +46,7 @@ mod tests {
         check(&Strategy::ALL, Strategy::name, Strategy::from_name);
         assert_eq!(
             (ErrorKind::ALL.len(), Reason::ALL.len(), Strategy::ALL.len()),
-            (17, 10, 4)
+            (17, 11, 4)
         );
         assert_eq!(Reason::from_name("no_room"), Some(Reason::NoRoom));
     }

@@ -421,6 +421,7 @@ fn request<'a>(budgets: &'a [u128], policy: &'a Policy, tuning: &'a Tuning) -> R
         explain: false,
         tuning,
         interrupt: &Uninterrupted,
+        reuse: None,
     }
 }
 
@@ -533,6 +534,7 @@ fn an_interrupted_read_is_an_interrupted_compression() {
     let interrupt = crate::core::test_support::InterruptAt::new(1);
     let request = Request {
         interrupt: &interrupt,
+        reuse: None,
         ..request(&[10], &policy, &tuning)
     };
     assert_eq!(

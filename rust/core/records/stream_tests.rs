@@ -208,6 +208,7 @@ fn a_file_compresses_as_its_bytes_do() {
         explain: false,
         tuning: &core_tuning,
         interrupt: &Uninterrupted,
+        reuse: None,
     };
     for input in inputs() {
         let whole = compress_records(input.as_bytes(), None, request).unwrap();
@@ -294,6 +295,7 @@ fn request_for<'a>(
         explain: false,
         tuning: core_tuning,
         interrupt,
+        reuse: None,
     }
 }
 

@@ -30,6 +30,7 @@ fn run(input: &Input, budgets: &[u128], strategy: Strategy, tuning: &Tuning) -> 
         explain: false,
         tuning,
         interrupt: &Uninterrupted,
+        reuse: None,
     };
     let result = compress(columns(input, &request), request, &detach);
     (result, detach.0.get())
@@ -285,6 +286,7 @@ fn an_interrupted_optimal_says_so_over_anything_else_it_found() {
             explain: false,
             tuning: &tuning,
             interrupt: &interrupt,
+            reuse: None,
         };
         let result = compress(columns(&input, &request), request, &InPlace);
         assert_eq!(result.map(|_| ()), expected);
@@ -321,6 +323,7 @@ fn the_ranking_strategies_answer_an_interruption_while_they_rank() {
                 explain,
                 tuning: &tuning,
                 interrupt: &interrupt,
+                reuse: None,
             };
             let result = compress(columns(&input, &request), request, &InPlace);
             assert_eq!(
@@ -342,6 +345,7 @@ fn the_columns_of_an_input_can_be_read_again() {
         explain: false,
         tuning: &Tuning::default(),
         interrupt: &Uninterrupted,
+        reuse: None,
     };
     let result = compress(columns(&input, &request), request, &InPlace);
     assert_eq!(result.unwrap().selections[0].kept, vec![0]);
@@ -364,6 +368,7 @@ fn a_policy_keeps_a_required_group_whole() {
         explain: false,
         tuning: &tuning,
         interrupt: &Uninterrupted,
+        reuse: None,
     };
     let marks = [
         (true, Some("x")),
@@ -433,6 +438,7 @@ fn duplicates_are_looked_for_beside_the_ranking() {
             explain: false,
             tuning: &tuning,
             interrupt: &Uninterrupted,
+            reuse: None,
         };
         for (ids, expected) in [
             (["a", "b", "c"], Ok(vec![0, 1])),

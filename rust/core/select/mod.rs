@@ -16,6 +16,8 @@ pub mod policy;
 pub mod ranking;
 pub mod request;
 pub mod tuning;
+pub mod turns;
+pub mod unit_ranking;
 pub mod value;
 pub mod variants;
 

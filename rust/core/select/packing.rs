@@ -40,6 +40,9 @@ pub struct Selection {
     /// (see [`crate::core::select::value`]).
     pub value_kept: u128,
     pub value_bound: u128,
+    /// The tokens of the previous call's leading run kept first again (see
+    /// [`crate::core::select::turns`]).
+    pub reused_tokens: u128,
 }
 
 /// Packs one budget, fed the ranking piece by piece, best first.
@@ -106,12 +109,14 @@ impl Packer {
     pub fn finish(self) -> Selection {
         match (self.kept.is_empty(), self.top) {
             (true, Some((index, tokens, key))) => Selection {
+                reused_tokens: 0,
                 kept: vec![index],
                 compressed_tokens: u128::from(tokens),
                 value_kept: u128::from(value_of(relevance_of_key(key))),
                 value_bound: 0,
             },
             _ => Selection {
+                reused_tokens: 0,
                 kept: self.kept,
                 compressed_tokens: self.budget - self.walk.remaining(),
                 value_kept: self.value_kept,

@@ -4,6 +4,7 @@ use crate::core::interrupt::Interrupt;
 use crate::core::select::packing::Strategy;
 use crate::core::select::policy::Policy;
 use crate::core::select::tuning::Tuning;
+use crate::core::select::turns::Reuse;
 
 /// What a compression is asked for. No budgets means only the checks (duplicate ids).
 #[derive(Clone, Copy)]
@@ -16,4 +17,6 @@ pub struct Request<'a> {
     pub tuning: &'a Tuning,
     /// Asked now and then while `optimal` works.
     pub interrupt: &'a dyn Interrupt,
+    /// What to reuse of the previous call's output; heeded with exactly one budget.
+    pub reuse: Option<&'a Reuse>,
 }

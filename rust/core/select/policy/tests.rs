@@ -50,6 +50,7 @@ fn run(
         explain: asked.explain,
         tuning,
         interrupt: &Uninterrupted,
+        reuse: None,
     };
     let mut columns = Columns::new(input.ids.len(), tuning).unwrap();
     for (i, id) in input.ids.iter().enumerate() {
@@ -327,6 +328,7 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
             compressed_tokens,
             value_kept,
             value_bound,
+            reused_tokens: 0,
         });
         if asked.explain && at == 0 {
             let mut unit_of = vec![0; input.ids.len()];
@@ -479,7 +481,8 @@ fn reasons_are_named_in_their_order() {
             "zero_budget",
             "chosen",
             "not_chosen",
-            "variant_kept"
+            "variant_kept",
+            "reused"
         ]
     );
 }

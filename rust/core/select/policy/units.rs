@@ -172,8 +172,38 @@ impl Units {
         self.sets
     }
 
+    /// The required units' tokens.
+    pub fn required_tokens(&self) -> u128 {
+        self.required_units
+            .iter()
+            .map(|&unit| self.tokens(unit))
+            .sum()
+    }
+
+    /// Marks `units` required too (a turn's reused run, kept as required units are), and
+    /// returns those that were not, for `unpin`.
+    pub fn pin(&mut self, units: &[u32]) -> Vec<u32> {
+        let pinned: Vec<u32> = units
+            .iter()
+            .copied()
+            .filter(|&unit| !std::mem::replace(&mut self.required[unit as usize], true))
+            .collect();
+        self.required_units.extend_from_slice(&pinned);
+        self.required_units.sort_unstable();
+        pinned
+    }
+
+    /// Undoes `pin`, given what it returned.
+    pub fn unpin(&mut self, pinned: &[u32]) {
+        for &unit in pinned {
+            self.required[unit as usize] = false;
+        }
+        let required = &self.required;
+        self.required_units.retain(|&unit| required[unit as usize]);
+    }
+
     /// The fragments of `units`, unit after unit.
-    fn fragments_of(&self, units: &[u32]) -> Vec<u32> {
+    pub fn fragments_of(&self, units: &[u32]) -> Vec<u32> {
         if self.groups.is_empty() {
             // `new` numbers the fragments outside groups in input order, after the groups.
             return units.to_vec();
@@ -185,7 +215,8 @@ impl Units {
             .collect()
     }
 
-    fn members(&self, unit: u32) -> &[u32] {
+    /// The unit's fragments, in input order.
+    pub fn members(&self, unit: u32) -> &[u32] {
         let unit = unit as usize;
         if unit < self.groups.len() {
             self.groups.members(unit)
@@ -226,6 +257,7 @@ pub enum Reason {
     Chosen,
     NotChosen,
     VariantKept,
+    Reused,
 }
 
 named!(Reason {
@@ -239,6 +271,7 @@ named!(Reason {
     Chosen => "chosen",
     NotChosen => "not_chosen",
     VariantKept => "variant_kept",
+    Reused => "reused",
 });
 
 /// One unit's decision; every member of the unit shares it.
@@ -566,34 +599,72 @@ pub struct KeptUnits {
 }
 
 impl KeptUnits {
-    /// The kept fragments in the policy's order. `key` is a unit's ranking key (its lead's
-    /// relevance and tie key) and `rank_order` compares two units' ranks in full.
+    pub fn value_kept(&self) -> u128 {
+        self.value_kept
+    }
+
+    pub fn value_bound(&self) -> u128 {
+        self.value_bound
+    }
+
+    /// Whether no unit is kept, required or not.
+    pub fn is_empty(&self) -> bool {
+        self.kept.is_empty()
+    }
+
+    /// The kept fragments: those of the kept units `first` (a turn's reused run) in its
+    /// order, then the others in the policy's order among themselves. `key` is a unit's
+    /// ranking key (its lead's relevance and tie key) and `rank_order` compares two units'
+    /// ranks in full.
     pub fn selection(
         &self,
         units: &Units,
         order: Order,
+        first: &[u32],
         key: impl Fn(u32) -> u128,
         rank_order: impl Fn(u32, u32) -> Ordering,
         sorting: &mut Sorting,
     ) -> Result<Selection, Interrupted> {
-        let kept = if order == Order::Input {
-            let mut kept = units.fragments_of(&self.kept);
-            sorting.sort(&mut kept, u32::cmp)?;
-            kept
-        } else {
-            let mut kept_units = self.in_rank_order(key, rank_order, sorting)?;
-            if order == Order::Edges {
-                let front = kept_units.iter().step_by(2);
-                let back = kept_units.iter().skip(1).step_by(2).rev();
-                kept_units = front.chain(back).copied().collect();
+        let not_first = |mut rest: Vec<u32>| {
+            if !first.is_empty() {
+                let mut is_first = vec![false; units.len()];
+                for &unit in first {
+                    is_first[unit as usize] = true;
+                }
+                rest.retain(|&unit| !is_first[unit as usize]);
             }
-            units.fragments_of(&kept_units)
+            rest
+        };
+        let rest = if order == Order::Input {
+            let mut rest = if first.is_empty() {
+                units.fragments_of(&self.kept)
+            } else {
+                units.fragments_of(&not_first(self.kept.clone()))
+            };
+            sorting.sort(&mut rest, u32::cmp)?;
+            rest
+        } else {
+            let mut rest = not_first(self.in_rank_order(key, rank_order, sorting)?);
+            if order == Order::Edges {
+                let front = rest.iter().step_by(2);
+                let back = rest.iter().skip(1).step_by(2).rev();
+                rest = front.chain(back).copied().collect();
+            }
+            units.fragments_of(&rest)
+        };
+        let kept = if first.is_empty() {
+            rest
+        } else {
+            let mut kept = units.fragments_of(first);
+            kept.extend(rest);
+            kept
         };
         Ok(Selection {
             kept,
             compressed_tokens: self.compressed_tokens,
             value_kept: self.value_kept,
             value_bound: self.value_bound,
+            reused_tokens: 0,
         })
     }
 
