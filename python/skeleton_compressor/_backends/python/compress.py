@@ -11,7 +11,7 @@ from .ranking import ranking
 from .units import Decision, Units
 from .value import Densities, fragment_values
 
-__all__ = ["Selection", "selections"]
+__all__ = ["Selection", "policy_units", "selections"]
 
 # For each budget: the kept fragments' indices, their tokens, their value and the bound.
 Selection = tuple[list[int], int, int, int]
@@ -36,15 +36,7 @@ def selections(
         and not columns.variants
     ):
         return _plain_selections(columns, ranked, budgets, strategy == "prefix"), []
-    units = Units(
-        columns.token_counts,
-        columns.negated_scores,
-        columns.required,
-        columns.grouped,
-        ranked,
-        policy.min_relevance,
-        columns.variants,
-    )
+    units = policy_units(columns, ranked, policy)
     found = []
     decisions: list[Decision] = []
     for budget in budgets:
@@ -53,6 +45,19 @@ def selections(
         if explain and not decisions:
             decisions = units.decisions(walk, budget)
     return found, decisions
+
+
+def policy_units(columns: Columns, ranked: list[int], policy: Policy) -> Units:
+    """The units of the policy path, from the columns and their ranking."""
+    return Units(
+        columns.token_counts,
+        columns.negated_scores,
+        columns.required,
+        columns.grouped,
+        ranked,
+        policy.min_relevance,
+        columns.variants,
+    )
 
 
 def _plain_selections(

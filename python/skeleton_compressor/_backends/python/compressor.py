@@ -16,6 +16,7 @@ from .columns import Columns
 from .compress import Selection, selections
 from .read import fragment_columns, row_columns
 from .records import compress_records
+from .turns import Turn, matched_rows, turn
 from .units import Decision
 
 __all__ = ["Compressor"]
@@ -81,8 +82,28 @@ class Compressor:
         [(kept, compressed_tokens, value, bound)], decisions = self._select(
             columns, [skeleton_budget], True
         )
-        kept_flags, reasons, ranks, left = (
-            (list(c) for c in zip(*decisions)) if decisions else ([], [], [], [])
+        return (
+            tuple([fragments[index] for index in kept]),
+            columns.original_tokens,
+            compressed_tokens,
+            value,
+            bound,
+            _decision_columns(decisions),
+        )
+
+    def compress_turn(
+        self,
+        fragments: tuple[ContextFragment, ...],
+        skeleton_budget: int,
+        previous: tuple[ContextFragment, ...],
+        max_value_loss: float,
+        headroom: float,
+        explain: bool,
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, int, Decisions | None]:
+        columns = fragment_columns(fragments)
+        matched = matched_rows(fragments, columns, previous)
+        kept, compressed_tokens, value, bound, reused_tokens, decisions = self._turn(
+            columns, skeleton_budget, matched, max_value_loss, headroom, explain
         )
         return (
             tuple([fragments[index] for index in kept]),
@@ -90,7 +111,34 @@ class Compressor:
             compressed_tokens,
             value,
             bound,
-            (kept_flags, reasons, ranks, left),
+            reused_tokens,
+            _decision_columns(decisions) if explain else None,
+        )
+
+    def _turn(
+        self,
+        columns: Columns,
+        budget: int,
+        matched: list[int],
+        max_value_loss: float,
+        headroom: float,
+        explain: bool,
+    ) -> Turn:
+        """The call reusing the `matched` rows (docs/turns.md)."""
+        if not matched:  # nothing to reuse: the call itself, on the plain path where it can be
+            [(kept, compressed_tokens, value, bound)], decisions = self._select(
+                columns, [budget], explain
+            )
+            return Turn(kept, compressed_tokens, value, bound, 0, decisions)
+        return turn(
+            columns,
+            budget,
+            self._strategy,
+            self._policy,
+            matched,
+            max_value_loss,
+            headroom,
+            explain,
         )
 
     def compress_arrays(
@@ -102,13 +150,26 @@ class Compressor:
         groups: Sequence[object] | None,
         skeleton_budget: int,
         variants: Sequence[object] | None = None,
-    ) -> tuple[array[int], int, int, int, int, int]:
+        previous: list[int] | None = None,
+        max_value_loss: float = 0.0,
+        headroom: float = 0.0,
+    ) -> tuple[array[int], int, int, int, int, int, int]:
         columns = row_columns(
             fragment_ids, token_counts, relevance_scores, required, groups, variants
         )
-        [(kept, compressed_tokens, value, bound)], _ = self._select(columns, [skeleton_budget])
-        rows = len(columns.fragment_ids)
-        return array("q", kept), columns.original_tokens, compressed_tokens, rows, value, bound
+        # The rows are checked rows of this call: all of them match.
+        kept, compressed_tokens, value, bound, reused_tokens, _ = self._turn(
+            columns, skeleton_budget, previous or [], max_value_loss, headroom, False
+        )
+        return (
+            array("q", kept),
+            columns.original_tokens,
+            compressed_tokens,
+            len(columns.fragment_ids),
+            value,
+            bound,
+            reused_tokens,
+        )
 
     def compress_records(
         self,
@@ -125,3 +186,11 @@ class Compressor:
         """The file's bytes: this backend reads every input whole, with `compress_records`."""
         with open(path, "rb") as handle:
             return handle.read()
+
+
+def _decision_columns(decisions: list[Decision]) -> Decisions:
+    """The decisions as columns: kept, reason, rank and budget_left."""
+    kept, reasons, ranks, left = (
+        (list(column) for column in zip(*decisions)) if decisions else ([], [], [], [])
+    )
+    return kept, reasons, ranks, left

@@ -53,7 +53,7 @@ def compress_records(
             kept = [position[id(fragment)] for fragment in kept_fragments]
             decisions = (ids, decided)
         else:
-            rows, original, compressed, _, value, bound = compressor.compress_arrays(
+            rows, original, compressed, _, value, bound, _ = compressor.compress_arrays(
                 ids, tokens, scores, required, groups, budget, variants
             )
             kept, decisions = list(rows), None

@@ -5,6 +5,8 @@ order; and the reason for every decision."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from copy import copy
 from itertools import compress
 from typing import NamedTuple
 
@@ -15,7 +17,7 @@ from .value import Densities, fragment_values
 from .variants.bound import multiple_choice_bound
 from .variants.optimal import multiple_choice_set
 
-__all__ = ["Decision", "Units"]
+__all__ = ["Decision", "Units", "Walk"]
 
 
 class Decision(NamedTuple):
@@ -29,7 +31,7 @@ class Decision(NamedTuple):
 _REASONS = {KEPT: "fits", PASSED_OVER: "variant_kept", NO_ROOM: "no_room"}
 
 
-class _Walk(NamedTuple):
+class Walk(NamedTuple):
     kept: list[int]  # units: required ones, then the walk's
     walked: list[tuple[int, bool, str, int | None]]  # (unit, kept, reason, what was left)
     # The walk in rank order's (unit, step, what was left), as it recorded them: each step's
@@ -42,11 +44,12 @@ class _Walk(NamedTuple):
 class Units:
     """Units ranked by their leads (each unit's first member in the fragment ranking).
 
-    Without groups each fragment is the unit of the same index, and `members` is None.
-    Without variants `set_of` is None; with them, `set_of[unit]` is the unit's variant set
-    (-1 for none), and `settled[unit]` tells a unit whose set has a required unit: it is
-    never a candidate, nor counted by the bound, and its reason is `variant_kept` (unless it
-    is below the floor, which is told first as for every unit)."""
+    Without groups each fragment is the unit of the same index, and `members` and `unit_of`
+    (each fragment's unit) are None. Without variants `set_of` is None; with them,
+    `set_of[unit]` is the unit's variant set (-1 for none), and `settled[unit]` tells a unit
+    whose set has a required unit: it is never a candidate, nor counted by the bound, and
+    its reason is `variant_kept` (unless it is below the floor, which is told first as for
+    every unit)."""
 
     __slots__ = (
         "_densities",
@@ -63,6 +66,7 @@ class Units:
         "set_of",
         "settled",
         "tokens",
+        "unit_of",
         "values",
     )
 
@@ -81,6 +85,7 @@ class Units:
         floor = -min_relevance
         self.fragments = count
         self.members: list[list[int]] | None = None
+        self.unit_of: list[int] | None = None
         if grouped:
             unit_of: list[int] = []
             members: list[list[int]] = []
@@ -95,7 +100,7 @@ class Units:
                 else:
                     members[unit].append(index)
                 unit_of.append(unit)
-            self.members = members
+            self.members, self.unit_of = members, unit_of
             self.tokens = [sum([token_counts[i] for i in unit]) for unit in members]
             self.values = [sum([values[i] for i in unit]) for unit in members]
             self.required = [False] * len(members)
@@ -126,29 +131,56 @@ class Units:
         self.settled: list[bool] | None = None
         self.candidates = list(compress(ranked, map(candidate.__getitem__, ranked)))
         if variants:
-            self._settle(variants)
+            self.set_of = self._variant_sets(variants)
+            self._settle()
         self.required_tokens = sum(map(self.tokens.__getitem__, self.pinned))
         self.required_value = sum(map(self.values.__getitem__, self.pinned))
         self._densities: Densities | None = None
         self._rank: list[int] | None = None
 
-    def _settle(self, variants: dict[int, str]) -> None:
-        """Numbers the variant sets; a unit whose set has a required unit stops being a
-        candidate (a group's members share their variant_of: the first member's is the
-        unit's). Eligibility (`candidate`) is left as the floor says, for the reasons."""
+    def _variant_sets(self, variants: dict[int, str]) -> list[int]:
+        """Each unit's variant set, numbered, -1 for none (a group's members share their
+        variant_of: the first member's is the unit's)."""
         members = self.members
         set_number: dict[str, int] = {}
         set_of = []
         for unit in range(len(self.required)):
             name = variants.get(unit if members is None else members[unit][0])
             set_of.append(-1 if name is None else set_number.setdefault(name, len(set_number)))
+        return set_of
+
+    def _settle(self) -> None:
+        """A unit whose set has a required unit stops being a candidate. Eligibility
+        (`candidate`) is left as the floor says, for the reasons."""
+        set_of = self.set_of
+        assert set_of is not None
         settled_sets = {set_of[unit] for unit in self.pinned} - {-1}
         settled = [
             variant in settled_sets and not pinned for variant, pinned in zip(set_of, self.required)
         ]
-        self.set_of, self.settled = set_of, settled
+        self.settled = settled
         if settled_sets:
             self.candidates = [unit for unit in self.candidates if not settled[unit]]
+
+    def pinning(self, units: Iterable[int]) -> Units:
+        """These units with `units` standing as required ones: kept, their tokens taken from
+        the budget first, their variant sets settled, told as `required`. Ranks and the
+        eligibility the floor gives stay."""
+        required = self.required
+        added = [unit for unit in units if not required[unit]]
+        pinned = copy(self)
+        pinned.required = required = required[:]
+        for unit in added:
+            required[unit] = True
+        pinned.pinned = self.pinned + added
+        pinned.required_tokens = self.required_tokens + sum(map(self.tokens.__getitem__, added))
+        pinned.required_value = self.required_value + sum(map(self.values.__getitem__, added))
+        pinned.candidates = [unit for unit in self.candidates if not required[unit]]
+        if self.set_of is not None:
+            pinned._settle()
+        pinned._densities = None
+        pinned._rank = self.rank
+        return pinned
 
     @property
     def densities(self) -> Densities:
@@ -178,15 +210,15 @@ class Units:
             )
         return self.required_value + self.densities.bound(room)
 
-    def walk(self, budget: int, strategy: str, on_overflow: str, explain: bool) -> _Walk:
+    def walk(self, budget: int, strategy: str, on_overflow: str, explain: bool) -> Walk:
         required_units = self.pinned
         if self.required_tokens > budget:
             if on_overflow != "keep_top":
                 raise _messages.budget_exceeded_error(budget, self.required_tokens, True)
-            return _Walk(required_units, [], [], None, True)
+            return Walk(required_units, [], [], None, True)
         candidates, tokens = self.candidates, self.tokens
         if not budget or not candidates:
-            return _Walk(required_units, [], [], None, False)
+            return Walk(required_units, [], [], None, False)
         room = budget - self.required_tokens
         prefix = strategy == "prefix"
         walked: list[tuple[int, bool, str, int | None]] = []
@@ -233,7 +265,7 @@ class Units:
                 else frozenset(map(self.set_of.__getitem__, kept)) - {-1}
             )
             walked = [self._chosen(unit, unit in chosen, room, kept_sets) for unit in candidates]
-        return _Walk(required_units + kept, walked, steps, top_over_budget, False)
+        return Walk(required_units + kept, walked, steps, top_over_budget, False)
 
     def _chosen(
         self, unit: int, kept: bool, room: int, kept_sets: frozenset[int]
@@ -248,24 +280,32 @@ class Units:
             return unit, False, "variant_kept", None
         return unit, False, "not_chosen" if fits else "no_room", None
 
-    def _fragments(self, units: list[int]) -> list[int]:
+    def fragments_of(self, units: list[int]) -> list[int]:
+        """The fragments of `units`, unit by unit, members in input order."""
         members = self.members
         return units if members is None else [i for unit in units for i in members[unit]]
 
-    def kept_fragments(self, walk: _Walk, order: str) -> tuple[list[int], int, int]:
+    def arranged(self, units: list[int], order: str) -> list[int]:
+        """The fragments of `units` in `order`."""
+        if order == "input":
+            return sorted(self.fragments_of(units))
+        ranked = self.ranked
+        in_order = list(compress(ranked, map(set(units).__contains__, ranked)))
+        if order == "edges":
+            in_order = in_order[::2] + in_order[1::2][::-1]
+        return self.fragments_of(in_order)
+
+    def kept_fragments(self, walk: Walk, order: str) -> tuple[list[int], int, int]:
         """The kept fragments in `order`, their tokens and their value."""
         kept = walk.kept
         compressed = sum(map(self.tokens.__getitem__, kept))
-        value = sum(map(self.values.__getitem__, kept))
-        if order == "input":
-            return sorted(self._fragments(kept)), compressed, value
-        ranked = self.ranked
-        units = list(compress(ranked, map(set(kept).__contains__, ranked)))
-        if order == "edges":
-            units = units[::2] + units[1::2][::-1]
-        return self._fragments(units), compressed, value
+        return self.arranged(kept, order), compressed, self.value(walk)
 
-    def decisions(self, walk: _Walk, budget: int) -> list[Decision]:
+    def value(self, walk: Walk) -> int:
+        """The value the walk keeps."""
+        return sum(map(self.values.__getitem__, walk.kept))
+
+    def decisions(self, walk: Walk, budget: int) -> list[Decision]:
         """One decision per fragment, in input order."""
         rank = self.rank
         settled = self.settled
