@@ -77,7 +77,7 @@ def checked_previous(previous: object) -> tuple[ContextFragment, ...]:
         for index, item in enumerate(items):
             if not isinstance(item, ContextFragment):
                 raise TypeError(
-                    f"previous[{index}] must be a ContextFragment, got {_messages.describe(item)}"
+                    f"previous[{index}] must be a ContextFragment, got {type(item).__name__}"
                 )
     return items  # type: ignore[return-value]
 

@@ -7,7 +7,7 @@ use crate::core::select::ids::FragmentIds;
 use crate::core::select::names::sets::NO_SET;
 use crate::core::select::packing::Selection;
 use crate::core::select::policy::units::{
-    Candidates, Decision, KeptUnits, LeadIds, UnitPacker, Units,
+    Candidates, Decision, KeptUnits, LeadIds, SetUnits, UnitPacker, Units,
 };
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
@@ -90,8 +90,53 @@ impl UnitRanking {
         &self.units
     }
 
-    pub fn into_units(self) -> Units {
-        self.units
+    /// Keeps `pinned` as required units (a turn's reused units, none required already):
+    /// no longer walked, their tokens taken first, and the other units of their variant
+    /// sets (which have no required unit) settled.
+    pub fn pin(&mut self, pinned: &[u32], sets: &SetUnits) {
+        self.units.pin(pinned);
+        for &unit in pinned {
+            self.required_tokens += self.units.tokens(unit);
+            self.set_candidate(unit, false);
+            let members = sets.of(&self.units, unit);
+            if !members.is_empty() && self.settled.is_empty() {
+                self.settled.resize(self.units.len(), false);
+            }
+            for &other in members.iter().filter(|&&other| other != unit) {
+                if self.candidate[other as usize] {
+                    self.set_candidate(other, false);
+                    self.settled[other as usize] = true;
+                }
+            }
+        }
+    }
+
+    /// Undoes `pin` for one of the units it pinned.
+    pub fn unpin(&mut self, unit: u32, sets: &SetUnits) {
+        self.units.unpin(&[unit]);
+        self.required_tokens -= self.units.tokens(unit);
+        self.set_candidate(unit, true);
+        for &other in sets
+            .of(&self.units, unit)
+            .iter()
+            .filter(|&&other| other != unit)
+        {
+            if std::mem::replace(&mut self.settled[other as usize], false) {
+                self.set_candidate(other, true);
+            }
+        }
+    }
+
+    fn set_candidate(&mut self, unit: u32, candidate: bool) {
+        if std::mem::replace(&mut self.candidate[unit as usize], candidate) != candidate
+            && self.units.tokens(unit) == 0
+        {
+            if candidate {
+                self.zero_token_candidates += 1;
+            } else {
+                self.zero_token_candidates -= 1;
+            }
+        }
     }
 
     fn candidates<'a>(&'a self, request: Request<'a>) -> Candidates<'a> {
@@ -114,7 +159,7 @@ impl UnitRanking {
         request: Request<'_>,
         checkpoint: &mut Checkpoint,
     ) -> Result<(Vec<Selection>, Vec<Decision>), Refusal> {
-        let packed = self.kept_units(ids, request, checkpoint)?;
+        let packed = self.kept_units(ids, request, true, checkpoint)?;
         let mut selections = Vec::with_capacity(packed.len());
         let mut decisions = Vec::new();
         for (at, kept) in packed.iter().enumerate() {
@@ -126,11 +171,13 @@ impl UnitRanking {
         Ok((selections, decisions))
     }
 
-    /// The kept units of every budget, or the first refusal.
+    /// The kept units of every budget, with the bound on any selection when `bounded`, or
+    /// the first refusal.
     pub fn kept_units(
         &mut self,
         ids: &impl FragmentIds,
         request: Request<'_>,
+        bounded: bool,
         checkpoint: &mut Checkpoint,
     ) -> Result<Vec<KeptUnits>, Refusal> {
         let candidates = Candidates {
@@ -176,7 +223,7 @@ impl UnitRanking {
         };
         packers
             .into_iter()
-            .map(|packer| packer.finish(&candidates, checkpoint))
+            .map(|packer| packer.finish(&candidates, bounded, checkpoint))
             .collect()
     }
 
@@ -200,6 +247,16 @@ impl UnitRanking {
         };
         let order = request.policy.order;
         kept.selection(units, order, first, key, rank_order, &mut sorting)
+    }
+
+    /// The most value any selection within `budget` keeps, as the units stand.
+    pub fn value_bound(
+        &self,
+        budget: u128,
+        request: Request<'_>,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<u128, Interrupted> {
+        self.candidates(request).value_bound(budget, checkpoint)
     }
 
     /// Every fragment's decision, in input order, given the kept units of an explained

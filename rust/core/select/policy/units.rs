@@ -202,6 +202,26 @@ impl Units {
         self.required_units.retain(|&unit| required[unit as usize]);
     }
 
+    /// Each variant set's units.
+    pub fn set_units(&self) -> SetUnits {
+        let mut starts = vec![0usize; self.sets + 1];
+        for &set in self.set_of.iter().filter(|&&set| set != NO_SET) {
+            starts[set as usize + 1] += 1;
+        }
+        for set in 0..self.sets {
+            starts[set + 1] += starts[set];
+        }
+        let mut units = vec![0u32; starts[self.sets]];
+        let mut next = starts.clone();
+        for (unit, &set) in self.set_of.iter().enumerate() {
+            if set != NO_SET {
+                units[next[set as usize]] = unit as u32;
+                next[set as usize] += 1;
+            }
+        }
+        SetUnits { starts, units }
+    }
+
     /// The fragments of `units`, unit after unit.
     pub fn fragments_of(&self, units: &[u32]) -> Vec<u32> {
         if self.groups.is_empty() {
@@ -229,6 +249,22 @@ impl Units {
     /// index and its tokens.
     pub fn ranking_entry(&self, unit: u32) -> Entry {
         self.leads[unit as usize].renumbered(unit, self.tokens[unit as usize])
+    }
+}
+
+/// Each variant set's units, in unit order ([`Units::set_units`]).
+pub struct SetUnits {
+    starts: Vec<usize>,
+    units: Vec<u32>,
+}
+
+impl SetUnits {
+    /// The units of `unit`'s variant set, itself included; none for a unit of no set.
+    pub fn of(&self, units: &Units, unit: u32) -> &[u32] {
+        match units.set_of(unit) {
+            NO_SET => &[],
+            set => &self.units[self.starts[set as usize]..self.starts[set as usize + 1]],
+        }
     }
 }
 
@@ -326,6 +362,20 @@ impl Candidates<'_> {
             }
         }
         Ok(items)
+    }
+
+    /// The most value any selection within `budget` keeps: the required units' and the
+    /// floor of the candidates' fractional optimum in the room they leave.
+    pub fn value_bound(
+        &self,
+        budget: u128,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<u128, Interrupted> {
+        let candidates = match self.room(budget) {
+            Some(room) => self.candidates_bound(room, checkpoint)?,
+            None => 0,
+        };
+        Ok(self.required_value() + candidates)
     }
 
     fn required_value(&self) -> u128 {
@@ -500,9 +550,12 @@ impl UnitPacker {
 
     /// The kept units (required ones first, then the walk's), or the refusal the overflow
     /// policy asks for.
+    /// `bounded`: whether the bound on any selection is wanted (a turn's fills, told apart
+    /// by their value, skip it).
     pub fn finish(
         mut self,
         candidates: &Candidates<'_>,
+        bounded: bool,
         checkpoint: &mut Checkpoint,
     ) -> Result<KeptUnits, Refusal> {
         let on_overflow = candidates.policy.on_overflow;
@@ -547,8 +600,8 @@ impl UnitPacker {
         let value_kept = required_value + self.kept_value;
         let candidates_bound = match (self.candidates_bound, candidates.room(self.budget)) {
             (Some(bound), _) => bound,
-            (None, Some(room)) => candidates.candidates_bound(room, checkpoint)?,
-            (None, None) => 0,
+            (None, Some(room)) if bounded => candidates.candidates_bound(room, checkpoint)?,
+            (None, _) => 0,
         };
         Ok(KeptUnits {
             budget: self.budget,

@@ -9,7 +9,8 @@ use crate::core::errors::Refusal;
 use crate::core::interrupt::Checkpoint;
 use crate::core::select::ids::FragmentIds;
 use crate::core::select::packing::Selection;
-use crate::core::select::policy::units::{Decision, KeptUnits, Reason, Units};
+use crate::core::select::packing::Strategy;
+use crate::core::select::policy::units::{Decision, KeptUnits, Reason, SetUnits, Units};
 use crate::core::select::policy::{OnOverflow, Policy};
 use crate::core::select::request::Request;
 use crate::core::select::unit_ranking::UnitRanking;
@@ -37,43 +38,36 @@ pub fn pack_turn(
     request: Request<'_>,
     checkpoint: &mut Checkpoint,
 ) -> Result<(Vec<Selection>, Vec<Decision>), Refusal> {
-    let mut ordinary = UnitRanking::new(units, request, ids, checkpoint)?;
+    let mut ranking = UnitRanking::new(units, request, ids, checkpoint)?;
     let &[budget] = request.budgets else {
-        return ordinary.pack(ids, request, checkpoint);
+        return ranking.pack(ids, request, checkpoint);
     };
-    let [ordinary_kept] = one(ordinary.kept_units(ids, request, checkpoint)?);
+    let [ordinary] = one(ranking.kept_units(ids, request, true, checkpoint)?);
     let floor = request.policy.min_relevance;
-    let run = reusable_run(ordinary.units(), &reuse.matched, budget, floor);
-    let (best, bound) = (ordinary_kept.value_kept(), ordinary_kept.value_bound());
+    let run = reusable_run(ranking.units(), &reuse.matched, budget, floor);
+    let bound = ordinary.value_bound();
     if run.is_empty() {
-        return finish(
-            &ordinary,
-            &ordinary_kept,
-            &[],
-            bound,
-            ids,
-            request,
-            checkpoint,
-        );
+        return finish(&ranking, &ordinary, &[], bound, ids, request, checkpoint);
     }
-    let mut units = ordinary.into_units();
-    let mut length = run.len();
-    let (mut ranking, kept, reused) = loop {
-        if length == 0 {
-            let mut ranking = UnitRanking::new(units, request, ids, checkpoint)?;
-            let [kept] = one(ranking.kept_units(ids, request, checkpoint)?);
-            break (ranking, kept, 0);
-        }
-        let pinned = units.pin(&run[..length]);
-        let mut ranking = UnitRanking::new(units, request, ids, checkpoint)?;
-        let [kept] = one(ranking.kept_units(ids, request, checkpoint)?);
-        if reuse.max_value_loss.keeps_enough(kept.value_kept(), best) {
-            break (ranking, kept, length);
-        }
-        units = ranking.into_units();
-        units.unpin(&pinned);
-        length -= 1;
+    let units = ranking.units();
+    let loose = run.iter().map(|&unit| !units.is_required(unit)).collect();
+    let mut fills = Fills {
+        sets: units.set_units(),
+        ranking,
+        run: &run,
+        loose,
+        pinned: 0,
+        best: ordinary.value_kept(),
+        max_value_loss: reuse.max_value_loss,
     };
+    let (reused, kept) = if request.strategy == Strategy::Optimal {
+        fills.longest_by_halves(ordinary, ids, request, checkpoint)?
+    } else {
+        fills.longest_by_steps(ordinary, ids, request, checkpoint)?
+    };
+    fills.pin_to(reused);
+    let ranking = &mut fills.ranking;
+    let first = &run[..reused];
     // The cached prompt breaks anyway: room is left for the next turns to append to.
     if reused < run.len() && !reuse.headroom.is_zero() {
         let smaller = budget - reuse.headroom.of_amount(budget);
@@ -88,22 +82,130 @@ pub fn pack_turn(
                 policy: &strict,
                 ..request
             };
-            let [left_room] = one(ranking.kept_units(ids, within, checkpoint)?);
+            let [left_room] = one(ranking.kept_units(ids, within, false, checkpoint)?);
             if !left_room.is_empty() {
-                let first = &run[..reused];
-                return finish(&ranking, &left_room, first, bound, ids, within, checkpoint);
+                return finish(ranking, &left_room, first, bound, ids, within, checkpoint);
             }
         }
     }
-    finish(
-        &ranking,
-        &kept,
-        &run[..reused],
-        bound,
-        ids,
-        request,
-        checkpoint,
-    )
+    finish(ranking, &kept, first, bound, ids, request, checkpoint)
+}
+
+/// The fills of one turn: the ranking with the first `pinned` units of the run pinned.
+struct Fills<'r> {
+    ranking: UnitRanking,
+    sets: SetUnits,
+    run: &'r [u32],
+    /// Whether each unit of the run is not required (and so is pinned when reused).
+    loose: Vec<bool>,
+    pinned: usize,
+    /// The value kept without reuse.
+    best: u128,
+    max_value_loss: Share,
+}
+
+impl Fills<'_> {
+    /// Pins the first `length` units of the run, and only those.
+    fn pin_to(&mut self, length: usize) {
+        let loose = |at: &usize| self.loose[*at];
+        if length > self.pinned {
+            let more: Vec<u32> = (self.pinned..length)
+                .filter(loose)
+                .map(|at| self.run[at])
+                .collect();
+            self.ranking.pin(&more, &self.sets);
+        } else {
+            for at in (length..self.pinned).rev().filter(loose) {
+                self.ranking.unpin(self.run[at], &self.sets);
+            }
+        }
+        self.pinned = length;
+    }
+
+    /// The fill with the first `length` units of the run pinned, if it keeps enough.
+    fn enough(
+        &mut self,
+        length: usize,
+        ids: &impl FragmentIds,
+        request: Request<'_>,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<Option<KeptUnits>, Refusal> {
+        self.pin_to(length);
+        let [kept] = one(self.ranking.kept_units(ids, request, false, checkpoint)?);
+        Ok(self
+            .max_value_loss
+            .keeps_enough(kept.value_kept(), self.best)
+            .then_some(kept))
+    }
+
+    /// The longest reuse, from the whole run down one unit at a time: what a walk keeps
+    /// may rise or fall as units are pinned.
+    fn longest_by_steps(
+        &mut self,
+        ordinary: KeptUnits,
+        ids: &impl FragmentIds,
+        request: Request<'_>,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<(usize, KeptUnits), Refusal> {
+        for length in (1..=self.run.len()).rev() {
+            if let Some(kept) = self.enough(length, ids, request, checkpoint)? {
+                return Ok((length, kept));
+            }
+        }
+        Ok((0, ordinary))
+    }
+
+    /// The longest reuse by halves: each unit pinned narrows what `optimal` chooses from, so
+    /// its value only falls as the reuse grows, and so does the bound on it. The bound,
+    /// cheap beside a fill, narrows the lengths first.
+    fn longest_by_halves(
+        &mut self,
+        ordinary: KeptUnits,
+        ids: &impl FragmentIds,
+        request: Request<'_>,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<(usize, KeptUnits), Refusal> {
+        let budget = request.budgets[0];
+        let most = longest_where(self.run.len(), |length| {
+            self.pin_to(length);
+            let bound = self.ranking.value_bound(budget, request, checkpoint)?;
+            Ok::<bool, Refusal>(self.max_value_loss.keeps_enough(bound, self.best))
+        })?;
+        let mut found = ordinary;
+        let length = longest_where(most, |length| {
+            Ok::<bool, Refusal>(match self.enough(length, ids, request, checkpoint)? {
+                Some(kept) => {
+                    found = kept;
+                    true
+                }
+                None => false,
+            })
+        })?;
+        // Each length that held is longer than the last: `found` is the fill at `length`.
+        Ok((length, found))
+    }
+}
+
+/// The longest length in 0..=`longest` that `holds` (which holds at 0, and whose truth only
+/// falls as the length grows), trying `longest` first: a turn that only appends reuses the
+/// whole run.
+fn longest_where<E>(
+    longest: usize,
+    mut holds: impl FnMut(usize) -> Result<bool, E>,
+) -> Result<usize, E> {
+    if longest == 0 || holds(longest)? {
+        return Ok(longest);
+    }
+    let (mut yes, mut no) = (0, longest);
+    while no - yes > 1 {
+        let middle = yes + (no - yes) / 2;
+        if holds(middle)? {
+            yes = middle;
+        } else {
+            no = middle;
+        }
+    }
+    Ok(yes)
 }
 
 /// The one budget's kept units.
