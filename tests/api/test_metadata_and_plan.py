@@ -98,7 +98,9 @@ def test_plan_metadata_is_optional_and_checked() -> None:
 
 
 def test_metadata_of_computes_the_ratio_and_still_checks() -> None:
-    assert SkeletonMetadata.of(1000, 250, 300, 8, 2) == SkeletonMetadata(1000, 250, 0.25, 300, 8, 2)
+    assert SkeletonMetadata.of(1000, 250, 300, 8, 2) == SkeletonMetadata(
+        1000, 250, 0.25, 300, 8, 2, reused_tokens=0
+    )
     assert SkeletonMetadata.of(0, 0, 5, 0, 0).ratio == 1.0
     with pytest.raises(ValueError, match="compressed_tokens must not exceed original_tokens"):
         SkeletonMetadata.of(10, 20, 5, 1, 1)
@@ -136,7 +138,7 @@ def test_metadata_repr_shows_over_budget(service: SkeletonCompressorService) -> 
     assert repr(over) == (
         "SkeletonMetadata(original_tokens=40, compressed_tokens=30, ratio=0.75, "
         "skeleton_budget=20, fragments_total=2, fragments_kept=1, value_kept=0.5, "
-        "value_bound=0.5, over_budget=True)"
+        "value_bound=0.5, reused_tokens=0, over_budget=True)"
     )
     # The fields still come first, in order, as the dataclass showed them.
     assert repr(SkeletonMetadata(0, 0, 1.0)).startswith("SkeletonMetadata(original_tokens=0, ")

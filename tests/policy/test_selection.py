@@ -77,6 +77,7 @@ def test_metadata_fields(service: SkeletonCompressorService, ranked: tuple) -> N
         # a, c and d: the fractional optimum keeps the same three whole.
         "value_kept": sum(round(r * 2**32) for r in (0.9, 0.7, 0.6)) / 2**32,
         "value_bound": sum(round(r * 2**32) for r in (0.9, 0.7, 0.6)) / 2**32,
+        "reused_tokens": 0,
         "over_budget": False,
     }
 

@@ -15,6 +15,7 @@ pub mod packing;
 pub mod policy;
 pub mod ranking;
 pub mod request;
+pub mod share;
 pub mod tuning;
 pub mod turns;
 pub mod unit_ranking;

@@ -40,8 +40,8 @@ pub struct Selection {
     /// (see [`crate::core::select::value`]).
     pub value_kept: u128,
     pub value_bound: u128,
-    /// The tokens of the previous call's leading run kept first again (see
-    /// [`crate::core::select::turns`]).
+    /// The tokens of the previous call's leading run kept first again (a turn's reuse,
+    /// docs/turns.md; 0 without one).
     pub reused_tokens: u128,
 }
 

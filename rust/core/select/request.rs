@@ -3,8 +3,8 @@
 use crate::core::interrupt::Interrupt;
 use crate::core::select::packing::Strategy;
 use crate::core::select::policy::Policy;
+use crate::core::select::share::Share;
 use crate::core::select::tuning::Tuning;
-use crate::core::select::turns::Reuse;
 
 /// What a compression is asked for. No budgets means only the checks (duplicate ids).
 #[derive(Clone, Copy)]
@@ -19,4 +19,16 @@ pub struct Request<'a> {
     pub interrupt: &'a dyn Interrupt,
     /// What to reuse of the previous call's output; heeded with exactly one budget.
     pub reuse: Option<&'a Reuse>,
+}
+
+/// What a call reuses of the previous one's output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reuse {
+    /// This call's fragments that the previous output sent, in its order, up to the first
+    /// it sent that this call does not have.
+    pub matched: Vec<u32>,
+    /// The share of the value kept without reuse that reusing may cost.
+    pub max_value_loss: Share,
+    /// The share of the budget left free when the reused run breaks anyway.
+    pub headroom: Share,
 }

@@ -3,7 +3,6 @@
 
 pub mod rows_by_id;
 pub mod run;
-pub mod share;
 
 use crate::core::errors::Refusal;
 use crate::core::interrupt::Checkpoint;
@@ -12,22 +11,10 @@ use crate::core::select::packing::Selection;
 use crate::core::select::packing::Strategy;
 use crate::core::select::policy::units::{Decision, KeptUnits, Reason, SetUnits, Units};
 use crate::core::select::policy::{OnOverflow, Policy};
-use crate::core::select::request::Request;
+use crate::core::select::request::{Request, Reuse};
+use crate::core::select::share::Share;
 use crate::core::select::unit_ranking::UnitRanking;
 use run::reusable_run;
-use share::Share;
-
-/// What a call reuses of the previous one's output.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reuse {
-    /// This call's fragments that the previous output sent, in its order, up to the first
-    /// it sent that this call does not have.
-    pub matched: Vec<u32>,
-    /// The share of the value kept without reuse that reusing may cost.
-    pub max_value_loss: Share,
-    /// The share of the budget left free when the reused run breaks anyway.
-    pub headroom: Share,
-}
 
 /// The turn's selection and, when explaining, its decisions: the longest reusable run that
 /// keeps enough value, pinned first, then the fill. `request` has one budget.
@@ -242,3 +229,6 @@ fn finish(
     }
     Ok((vec![selection], decisions))
 }
+
+#[cfg(test)]
+mod tests;
