@@ -111,18 +111,20 @@ impl UnitRanking {
         }
     }
 
-    /// Undoes `pin` for one of the units it pinned.
-    pub fn unpin(&mut self, unit: u32, sets: &SetUnits) {
-        self.units.unpin(&[unit]);
-        self.required_tokens -= self.units.tokens(unit);
-        self.set_candidate(unit, true);
-        for &other in sets
-            .of(&self.units, unit)
-            .iter()
-            .filter(|&&other| other != unit)
-        {
-            if std::mem::replace(&mut self.settled[other as usize], false) {
-                self.set_candidate(other, true);
+    /// Undoes `pin` for `pinned`, units it pinned.
+    pub fn unpin(&mut self, pinned: &[u32], sets: &SetUnits) {
+        self.units.unpin(pinned);
+        for &unit in pinned {
+            self.required_tokens -= self.units.tokens(unit);
+            self.set_candidate(unit, true);
+            for &other in sets
+                .of(&self.units, unit)
+                .iter()
+                .filter(|&&other| other != unit)
+            {
+                if std::mem::replace(&mut self.settled[other as usize], false) {
+                    self.set_candidate(other, true);
+                }
             }
         }
     }

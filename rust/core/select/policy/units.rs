@@ -180,20 +180,17 @@ impl Units {
             .sum()
     }
 
-    /// Marks `units` required too (a turn's reused run, kept as required units are), and
-    /// returns those that were not, for `unpin`.
-    pub fn pin(&mut self, units: &[u32]) -> Vec<u32> {
-        let pinned: Vec<u32> = units
-            .iter()
-            .copied()
-            .filter(|&unit| !std::mem::replace(&mut self.required[unit as usize], true))
-            .collect();
-        self.required_units.extend_from_slice(&pinned);
+    /// Marks `units` (none of them required) required too: a turn's reused run, kept as
+    /// required units are.
+    pub fn pin(&mut self, units: &[u32]) {
+        for &unit in units {
+            self.required[unit as usize] = true;
+        }
+        self.required_units.extend_from_slice(units);
         self.required_units.sort_unstable();
-        pinned
     }
 
-    /// Undoes `pin`, given what it returned.
+    /// Undoes `pin` for `pinned`.
     pub fn unpin(&mut self, pinned: &[u32]) {
         for &unit in pinned {
             self.required[unit as usize] = false;

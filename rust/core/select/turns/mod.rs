@@ -102,9 +102,11 @@ impl Fills<'_> {
                 .collect();
             self.ranking.pin(&more, &self.sets);
         } else {
-            for at in (length..self.pinned).rev().filter(loose) {
-                self.ranking.unpin(self.run[at], &self.sets);
-            }
+            let fewer: Vec<u32> = (length..self.pinned)
+                .filter(loose)
+                .map(|at| self.run[at])
+                .collect();
+            self.ranking.unpin(&fewer, &self.sets);
         }
         self.pinned = length;
     }
