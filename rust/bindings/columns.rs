@@ -329,8 +329,7 @@ fn row_problem<'py>(
 /// value_bound, reused_tokens)`.
 pub type KeptRows<'py> = (Bound<'py, PyAny>, u128, u128, usize, u128, u128, u128);
 
-/// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows,
-/// value_kept, value_bound)`.
+/// The columns compressed as `request` asks: see [`KeptRows`].
 pub fn compress_arrays<'py>(
     py: Python<'py>,
     [fragment_ids, token_counts, relevance_scores]: [&Bound<'py, PyAny>; 3],
