@@ -163,3 +163,87 @@ def test_both_backends_read_every_input_alike(
     if status == 0:
         document = json.loads(out)
         assert document["skeleton_metadata"]["skeleton_budget"] == budget
+
+
+def outcome_with_previous(
+    data: bytes, previous: bytes, options: list[str], from_file: bool
+) -> tuple[int, bytes, str]:
+    """`outcome` given `--previous` a file of `previous`'s bytes, named `path_name()` and
+    `previous_name()` in messages."""
+    with tempfile.TemporaryDirectory() as directory:
+        sent = os.path.join(directory, "PREV")
+        with open(sent, "wb") as handle:
+            handle.write(previous)
+        options = [*options, "--previous", sent]
+        if from_file:
+            path = os.path.join(directory, "IN")
+            with open(path, "wb") as handle:
+                handle.write(data)
+            completed = run_cli("compress", path, *options)
+            source = path
+        else:
+            completed = run_cli("compress", "-", *options, stdin=data)
+            source = "standard input"
+        err = completed.stderr.decode().replace(sent, previous_name())
+        return _named(completed.returncode, completed.stdout, err.encode(), source)
+
+
+def previous_name() -> str:
+    return os.path.join("somewhere", "PREV")
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    data=inputs(),
+    other=st.one_of(st.none(), inputs()),
+    earlier_budget=st.one_of(st.none(), st.integers(0, 200)),
+    budget=st.integers(0, 200),
+    strategy=st.sampled_from(["greedy", "prefix", "density", "optimal"]),
+    floor=st.sampled_from([0.0, 0.4]),
+    on_overflow=st.sampled_from(["keep_top", "strict", "raise"]),
+    order=st.sampled_from(["ranking", "input", "edges"]),
+    explain=st.booleans(),
+    shares=st.sampled_from(
+        [("0", "0"), ("0.05", "0"), ("0.5", "0"), ("0.9", "0.25"), ("0", "0.5")]
+    ),
+)
+def test_both_backends_reuse_a_previous_output_alike(
+    data: bytes,
+    other: bytes | None,
+    earlier_budget: int | None,
+    budget: int,
+    strategy: str,
+    floor: float,
+    on_overflow: str,
+    order: str,
+    explain: bool,
+    shares: tuple[str, str],
+) -> None:
+    """`--previous` given what `compress` printed for the same input at the same budget or
+    another (or any other input, broken ones too): the same bytes out, or the same error."""
+    if other is None:
+        earlier_budget = budget if earlier_budget is None else earlier_budget
+        earlier = outcome(data, ["--budget", str(earlier_budget), "--order", order], True)
+        previous = earlier[1] if earlier[0] == 0 else data
+    else:
+        previous = other
+
+    def options(backend: str) -> list[str]:
+        chosen = ["--budget", str(budget), "--backend", backend, "--strategy", strategy]
+        chosen += ["--min-relevance", str(floor), "--on-overflow", on_overflow, "--order", order]
+        chosen += ["--max-value-loss", shares[0], "--headroom", shares[1]]
+        return chosen + (["--explain"] if explain else [])
+
+    python = outcome_with_previous(data, previous, options("python"), from_file=True)
+    assert outcome_with_previous(data, previous, options("rust"), from_file=True) == python
+    assert outcome_with_previous(data, previous, options("rust"), from_file=False) == python
+    status, out, err = python
+    assert status in (0, 1, 3), err
+    if status == 0:
+        document = json.loads(out)
+        reused = document["skeleton_metadata"]["reused_tokens"]
+        assert 0 <= reused <= document["skeleton_metadata"]["compressed_tokens"]

@@ -1,5 +1,7 @@
 """The command line's records, as the standard library read them, checked and made into the
-columns `compress_arrays` takes: the same checks, in the same order, as the Rust reader's."""
+columns `compress_arrays` takes: the same checks, in the same order, as the Rust reader's.
+And the records an earlier output sent (`compress --previous`), of which only what tells a
+fragment is the same one is read."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from .._values import MAX_TOKEN_COUNT
 from .errors import RecordsError
 from .reader import LongInteger, Records, json_type, number_text
 
-__all__ = ["RecordColumns", "record_columns"]
+__all__ = ["RecordColumns", "SentColumns", "record_columns", "sent_columns"]
 
 _ABSENT = object()
 _NUMBERS = (int, float, LongInteger)
@@ -119,6 +121,59 @@ def record_columns(records: Records, counting: bool) -> RecordColumns:
         required.append(pinned)
         groups.append(group)
         variants.append(variant_of)
+    return columns
+
+
+class SentColumns(NamedTuple):
+    """The ids and token counts of the records an earlier output sent, and (when counting)
+    the records without a token_count, by index, with the content to count."""
+
+    fragment_ids: list[str]
+    token_counts: list[int]
+    uncounted: list[tuple[int, str]]
+
+
+def _checked_sent(record: Any, counting: bool) -> tuple[str, int | None]:
+    """A sent record's id and token count, checked as `_checked_record` checks them; its
+    other fields are not read."""
+    if type(record) is not dict:
+        raise _Problem("not_object", record)
+    fragment_id = record.get("fragment_id", _ABSENT)
+    token_count = record.get("token_count", _ABSENT)
+    if fragment_id is _ABSENT:
+        raise _Problem("missing_field", field="fragment_id")
+    if token_count is _ABSENT and not counting:
+        raise _Problem("missing_field", field="token_count")
+    if type(fragment_id) is not str:
+        raise _Problem("id_type", fragment_id)
+    if not fragment_id:
+        raise _Problem("id_empty")
+    if token_count is _ABSENT:
+        content = record.get("content", _ABSENT)
+        if content is _ABSENT:
+            raise _Problem("no_content")
+        if type(content) is not str:
+            raise _Problem("content_type", content)
+        return fragment_id, None
+    return fragment_id, _token_count(token_count)
+
+
+def sent_columns(records: Records, counting: bool) -> SentColumns:
+    """The sent records' ids and token counts, or the first record's problem as a
+    `RecordsError`. Relevance, `required`, `group` and `variant_of` are not read (this
+    turn's records say them), nor are repeated ids refused (reuse stops at the second)."""
+    columns = SentColumns([], [], [])
+    ids, tokens, uncounted = columns
+    for index, record in enumerate(records.values):
+        try:
+            fragment_id, count = _checked_sent(record, counting)
+        except _Problem as problem:
+            raise _records_error(records, index, record, problem) from None
+        if count is None:
+            uncounted.append((index, record["content"]))
+            count = 0
+        ids.append(fragment_id)
+        tokens.append(count)
     return columns
 
 

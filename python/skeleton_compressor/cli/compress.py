@@ -3,7 +3,9 @@ byte for byte as they came in, plus the metadata (and, with `--explain`, the dec
 
 Either backend reads, checks and compresses the input's bytes in one call: the Rust one with
 no Python object per record, the Python one with the standard library's reader
-(`_records.reader`). Both raise the same `RecordsError`s, worded in one place.
+(`_records.reader`). Both raise the same `RecordsError`s, worded in one place. With
+`--previous`, the input is read with the standard library's reader and compressed through
+the library (`previous.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .._records.errors import RecordsError, worded
 from .._records.reader import read_records
 from ..types import SkeletonMetadata
 from .input import STANDARD_INPUT, InputError, read_input
+from .previous import compress_with_previous
 
 __all__ = [
     "Compressed",
@@ -44,6 +47,10 @@ class Options(NamedTuple):
     budget: int
     explain: bool
     encoding: str | None
+    # The file (or `-`) of an earlier output whose leading run to reuse, and how.
+    previous: str | None = None
+    max_value_loss: float = 0.0
+    headroom: float = 0.0
 
 
 def _compressor(options: Options) -> BackendCompressor:
@@ -61,7 +68,12 @@ def compress_file(path: str, options: Options) -> Compressed:
     The file is opened once, since a pipe gives its bytes only once. A backend may read a
     file a chunk at a time when it is of the common kind (the Rust one does, for JSON Lines or
     an array with every record good); any other input is read whole, which words what is
-    wrong exactly as either backend would."""
+    wrong exactly as either backend would.
+
+    With `options.previous`, both inputs are read whole, through the library
+    (`compress_with_previous`)."""
+    if options.previous is not None:
+        return Compressed(*compress_with_previous(path, options))
     compressor = _compressor(options)
     source = STANDARD_INPUT if path == "-" else path
     data = None

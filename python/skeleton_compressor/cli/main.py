@@ -45,6 +45,9 @@ def run_compress(args: argparse.Namespace, out: TextIO) -> None:
         budget=args.budget,
         explain=args.explain,
         encoding=args.encoding,
+        previous=args.previous,
+        max_value_loss=args.max_value_loss,
+        headroom=args.headroom,
     )
     try:
         result = compress_file(args.file, options)
@@ -93,6 +96,16 @@ def _floor_argument(text: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
     return value
+
+
+def _share_argument(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value < 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+    return value + 0.0  # -0 is 0
 
 
 class _Parser(argparse.ArgumentParser):
@@ -199,7 +212,37 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help='add "decisions": why each record was kept or dropped',
     )
-    compress.set_defaults(run=run_compress)
+    compress.add_argument(
+        "--previous",
+        metavar="PREV",
+        help="an earlier output of compress (or any records file; - for standard input): "
+        "keep first, in its order, the longest leading run of its records that this input "
+        "still has (the same fragment_id, token_count and content) and that "
+        "--max-value-loss allows, so that a prompt cache serves them again; FILE is then "
+        "read whole, through the library (slower)",
+    )
+    compress.add_argument(
+        "--max-value-loss",
+        type=_share_argument,
+        default=0.0,
+        metavar="X",
+        help="with --previous, the share of the value kept without it that reusing it may "
+        "cost, in [0, 1) (default: 0)",
+    )
+    compress.add_argument(
+        "--headroom",
+        type=_share_argument,
+        default=0.0,
+        metavar="H",
+        help="with --previous, when the reused run breaks anyway, the share of the budget "
+        "left free for the next turns, in [0, 1) (default: 0)",
+    )
+
+    def checked(args: argparse.Namespace) -> None:
+        if args.file == "-" and args.previous == "-":
+            compress.error("FILE and --previous cannot both be standard input (-)")
+
+    compress.set_defaults(run=run_compress, check=checked)
 
     from .bench.command import add_bench_command
     from .count import add_count_command, add_encoding_option
@@ -303,7 +346,11 @@ def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argp
     # told, not at exit (where it prints "Exception ignored" and makes the status 120).
     with writing_output():
         try:
-            return parser.parse_args(argv)
+            args = parser.parse_args(argv)
+            check = getattr(args, "check", None)
+            if check is not None:
+                check(args)
+            return args
         except SystemExit:
             if sys.stdout is not None:
                 sys.stdout.flush()
