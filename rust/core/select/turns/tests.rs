@@ -391,3 +391,45 @@ fn a_turn_is_its_rule_read_plainly() {
         "{whole} {cut} {headroom_used}"
     );
 }
+
+/// Headroom's smaller fill keeps nothing where nothing fits, whatever the overflow policy:
+/// under `raise` the call does not raise, and the fill of the whole budget stands.
+#[test]
+fn headroom_never_raises_and_keeps_nothing_alone_over_its_room() {
+    let mut case = Case {
+        input: Input {
+            ids: vec!["a".into(), "b".into()],
+            tokens: vec![70, 60],
+            scores: vec![0.9, 0.1],
+        },
+        required: vec![false; 2],
+        groups: vec![None; 2],
+        variants: vec![None; 2],
+        strategy: Strategy::Greedy,
+        policy: Policy {
+            on_overflow: OnOverflow::Raise,
+            ..Policy::default()
+        },
+        budget: 100,
+        explain: true,
+        tuning: Tuning::DEFAULT,
+    };
+    // `b` alone fits, but reusing it leaves no room for `a`: nothing is reused, and half
+    // the budget (50) fits neither.
+    let reuse = Reuse {
+        matched: vec![1],
+        max_value_loss: Share::ZERO,
+        headroom: Share::of(0.5).unwrap(),
+    };
+    for on_overflow in OnOverflow::ALL {
+        case.policy.on_overflow = on_overflow;
+        let turn = case
+            .compress(&[false; 2], 100, &case.policy, Some(&reuse))
+            .unwrap();
+        assert_eq!(turn.selections[0].kept, [0], "{on_overflow:?}");
+        assert_eq!(turn.selections[0].reused_tokens, 0);
+        assert_eq!(turn.decisions[0].reason, Reason::Fits);
+        assert_eq!(turn.decisions[1].reason, Reason::NoRoom);
+        assert_eq!(turn.decisions[1].budget_left, Some(30));
+    }
+}
