@@ -22,12 +22,18 @@ from .siblings import Child, SiblingsResult
 from .text_fragments import fragments_from_texts
 from .tokens import TokenCounter
 from .types import (
+    BackendName,
     ContextFragment,
+    DecisionReason,
+    EncodingName,
     FragmentDecision,
+    OnOverflowName,
+    OrderName,
     SkeletonExplanation,
     SkeletonIndices,
     SkeletonMetadata,
     SkeletonResult,
+    StrategyName,
 )
 
 # Cargo.toml's version: compiled into the extension, and given to the distribution by maturin.
@@ -39,15 +45,20 @@ except ImportError:
     __version__ = _distribution_version("skeleton-compressor")
 
 __all__ = [
+    "BackendName",
     "BudgetExceededError",
     "CacheCost",
     "CachePricing",
     "Child",
     "ContextFragment",
+    "DecisionReason",
+    "EncodingName",
     "FragmentDecision",
     "FragmentError",
     "FragmentTypeError",
     "FragmentValueError",
+    "OnOverflowName",
+    "OrderName",
     "Plan",
     "SiblingsResult",
     "SkeletonCompressor",
@@ -56,6 +67,7 @@ __all__ = [
     "SkeletonIndices",
     "SkeletonMetadata",
     "SkeletonResult",
+    "StrategyName",
     "TokenCounter",
     "__version__",
     "compress",

@@ -59,6 +59,17 @@ def fragments_of_texts(
     variant_of: Iterable[str | None] | None = None,
 ) -> tuple[_Fragment, ...]:
     """`fragments_from_texts`, making fragments of `cls`."""
+    columns = {
+        "fragment_ids": fragment_ids,
+        "contents": contents,
+        "relevance_scores": relevance_scores,
+    }
+    for name, column in columns.items():
+        # A str iterates as characters: one text is no column of them.
+        if isinstance(column, (str, bytes, bytearray)):
+            raise TypeError(
+                f"{name} must be a column, one item per fragment, got {type(column).__name__}"
+            )
     count_many, from_user_code = counting(counter)
     ids, texts, scores = list(fragment_ids), list(contents), list(relevance_scores)
     names = ["fragment_ids", "contents", "relevance_scores"]

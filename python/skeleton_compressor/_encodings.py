@@ -3,6 +3,8 @@ one asked for where the extension cannot count it."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from . import _messages
 
 __all__ = [
@@ -16,7 +18,7 @@ __all__ = [
 # The compiled extension's encodings, default first (a test checks that they are its
 # `ENCODINGS`); known here too, so that an unknown name is told apart without it.
 ENCODINGS: tuple[str, ...] = ("o200k_base", "cl100k_base")
-DEFAULT_ENCODING = "o200k_base"
+DEFAULT_ENCODING: Literal["o200k_base"] = "o200k_base"
 
 _NEEDS_EXTENSION = (
     "the built-in encoding {encoding!r} needs the compiled extension skeleton_compressor._core"

@@ -148,10 +148,17 @@ class Plan:
                 `relevance_score` is.
 
         Raises:
+            TypeError: `relevance` is neither None nor a mapping.
             ValueError: `relevance` names an id that no fragment of the context has (when
                 every fragment's id can be read; a context with a bad fragment is left to the
                 compressor, which names that fragment).
         """
+        # Said here: a str or a list of pairs would fail below with a message about them.
+        if relevance is not None and not isinstance(relevance, Mapping):
+            raise TypeError(
+                "relevance must be None or a Mapping of fragment_id to score, "
+                f"got {type(relevance).__name__}"
+            )
         context = self.context
         if not relevance or not isinstance(context, tuple):
             return context  # the compressor refuses a context that is not a tuple

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import numbers
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ._messages import describe
 from ._values import plain_str, safe_isinstance
+
+if TYPE_CHECKING:
+    from .types import OnOverflowName, OrderName
 
 __all__ = ["ON_OVERFLOW", "ORDERS", "Policy", "checked_policy"]
 
@@ -19,8 +22,8 @@ class Policy(NamedTuple):
     do when the budget cannot be met. `order`: the order of the kept fragments."""
 
     min_relevance: float = 0.0
-    on_overflow: str = "keep_top"
-    order: str = "ranking"
+    on_overflow: OnOverflowName = "keep_top"
+    order: OrderName = "ranking"
 
 
 def _floor(value: object) -> float:
@@ -46,6 +49,6 @@ def _one_of(name: str, value: object, choices: tuple[str, ...]) -> str:
 def checked_policy(min_relevance: object, on_overflow: object, order: object) -> Policy:
     return Policy(
         _floor(min_relevance),
-        _one_of("on_overflow", on_overflow, ON_OVERFLOW),
-        _one_of("order", order, ORDERS),
+        cast("OnOverflowName", _one_of("on_overflow", on_overflow, ON_OVERFLOW)),
+        cast("OrderName", _one_of("order", order, ORDERS)),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice, repeat
-from typing import Any
+from typing import Any, Literal, cast
 
 from ._backends.choice import ENVIRONMENT_VARIABLE
 from ._backends.loader import checked_strategy, make_compressor
@@ -13,12 +13,16 @@ from .policy import Policy, checked_policy
 from .pricing import CachePricing
 from .siblings import Child, SiblingsResult, pack_siblings
 from .types import (
+    BackendName,
     ContextFragment,
     FragmentDecision,
+    OnOverflowName,
+    OrderName,
     SkeletonExplanation,
     SkeletonIndices,
     SkeletonMetadata,
     SkeletonResult,
+    StrategyName,
 )
 from .validation import (
     checked_budget,
@@ -73,25 +77,25 @@ class SkeletonCompressorService:
     def __init__(
         self,
         *,
-        backend: str = "auto",
-        strategy: str = "greedy",
+        backend: BackendName = "auto",
+        strategy: StrategyName = "greedy",
         min_relevance: float = 0.0,
-        on_overflow: str = "keep_top",
-        order: str = "ranking",
+        on_overflow: OnOverflowName = "keep_top",
+        order: OrderName = "ranking",
     ) -> None:
         self._backend, self._policy, self._compressor = make_compressor(
             backend, strategy, min_relevance, on_overflow, order
         )
 
     @property
-    def backend(self) -> str:
+    def backend(self) -> Literal["rust", "python"]:
         """The backend in use: "rust" or "python"."""
-        return self._backend
+        return cast('Literal["rust", "python"]', self._backend)
 
     @property
-    def strategy(self) -> str:
+    def strategy(self) -> StrategyName:
         """The strategy: "greedy", "prefix", "density" or "optimal"."""
-        return self._compressor.strategy
+        return cast(StrategyName, self._compressor.strategy)
 
     @property
     def policy(self) -> Policy:
@@ -108,6 +112,13 @@ class SkeletonCompressorService:
             f"SkeletonCompressorService(backend={self._backend!r}, strategy={self.strategy!r}"
             f"{options})"
         )
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickled (and copied) as the options it was made with, the backend as resolved: a
+        # copy in another process compresses as this one does, or fails to be made there
+        # as this one would have (no extension built).
+        min_relevance, on_overflow, order = self._policy
+        return _remade, (self._backend, self.strategy, min_relevance, on_overflow, order)
 
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
         """Checks `fragments` as `compress` would, without compressing.
@@ -163,9 +174,11 @@ class SkeletonCompressorService:
         budget = checked_budget(skeleton_budget)
         if _reuses(previous, max_value_loss, headroom):
             return self._turn(fragments, budget, previous, max_value_loss, headroom).result
-        kept, original, compressed, value, bound = self._compressor.compress(fragments, budget)
+        kept, original, compressed, value, bound, relevance = self._compressor.compress(
+            fragments, budget
+        )
         metadata = SkeletonMetadata.of(
-            original, compressed, budget, len(fragments), len(kept), value, bound
+            original, compressed, budget, len(fragments), len(kept), value, bound, 0, relevance
         )
         return SkeletonResult(kept, metadata)
 
@@ -192,11 +205,11 @@ class SkeletonCompressorService:
         budget = checked_budget(skeleton_budget)
         if _reuses(previous, max_value_loss, headroom):
             return self._turn(fragments, budget, previous, max_value_loss, headroom, True)
-        kept, original, compressed, value, bound, decisions = self._compressor.explain(
+        kept, original, compressed, value, bound, relevance, decisions = self._compressor.explain(
             fragments, budget
         )
         metadata = SkeletonMetadata.of(
-            original, compressed, budget, len(fragments), len(kept), value, bound
+            original, compressed, budget, len(fragments), len(kept), value, bound, 0, relevance
         )
         made = _decisions(zip(fragments, *decisions))
         return SkeletonExplanation(SkeletonResult(kept, metadata), made)
@@ -215,11 +228,11 @@ class SkeletonCompressorService:
         earlier = () if previous is None else checked_previous(previous)
         loss = checked_share(max_value_loss, "max_value_loss")
         room = checked_share(headroom, "headroom")
-        kept, original, compressed, value, bound, reused, decisions = (
+        kept, original, compressed, value, bound, relevance, reused, decisions = (
             self._compressor.compress_turn(fragments, budget, earlier, loss, room, explain)
         )
         metadata = SkeletonMetadata.of(
-            original, compressed, budget, len(fragments), len(kept), value, bound, reused
+            original, compressed, budget, len(fragments), len(kept), value, bound, reused, relevance
         )
         made = () if decisions is None else _decisions(zip(fragments, *decisions))
         return SkeletonExplanation(SkeletonResult(kept, metadata), made)
@@ -248,9 +261,11 @@ class SkeletonCompressorService:
         return tuple(
             SkeletonResult(
                 kept,
-                SkeletonMetadata.of(original, compressed, budget, total, len(kept), value, bound),
+                SkeletonMetadata.of(
+                    original, compressed, budget, total, len(kept), value, bound, 0, relevance
+                ),
             )
-            for budget, (kept, compressed, value, bound) in zip(budgets, packed)
+            for budget, (kept, compressed, value, bound, relevance) in zip(budgets, packed)
         )
 
     def compress_arrays(
@@ -307,11 +322,13 @@ class SkeletonCompressorService:
         earlier = None if previous is None else checked_previous_rows(previous, len(ids))
         loss = checked_share(max_value_loss, "max_value_loss")
         room = checked_share(headroom, "headroom")
-        kept, original, compressed, rows, value, bound, reused = self._compressor.compress_arrays(
-            ids, tokens, scores, flags, names, budget, renders, earlier, loss, room
+        kept, original, compressed, rows, value, bound, relevance, reused = (
+            self._compressor.compress_arrays(
+                ids, tokens, scores, flags, names, budget, renders, earlier, loss, room
+            )
         )
         metadata = SkeletonMetadata.of(
-            original, compressed, budget, rows, len(kept), value, bound, reused
+            original, compressed, budget, rows, len(kept), value, bound, reused, relevance
         )
         return SkeletonIndices(kept, metadata)
 
@@ -360,6 +377,23 @@ class SkeletonCompressorService:
         )
 
 
+def _remade(
+    backend: BackendName,
+    strategy: StrategyName,
+    min_relevance: float,
+    on_overflow: OnOverflowName,
+    order: OrderName,
+) -> SkeletonCompressorService:
+    """A service with these options: what a pickled one is made again from."""
+    return SkeletonCompressorService(
+        backend=backend,
+        strategy=strategy,
+        min_relevance=min_relevance,
+        on_overflow=on_overflow,
+        order=order,
+    )
+
+
 def _reuses(previous: object, max_value_loss: object, headroom: object) -> bool:
     """Whether a call takes the turn's path: given `previous`, or a share other than the
     float 0.0 (checked there, so that a bad one is refused with or without `previous`)."""
@@ -376,7 +410,7 @@ _shared: dict[tuple[Any, ...], SkeletonCompressorService] = {}
 
 
 def _service(
-    backend: str, strategy: str, policy: tuple[object, object, object] = Policy()
+    backend: BackendName, strategy: StrategyName, policy: tuple[object, object, object] = Policy()
 ) -> SkeletonCompressorService:
     # Keyed on the checked, plain values: a subclass's own `__eq__` cannot pick another
     # service, and invalid options raise here as the constructor would raise them.
@@ -405,11 +439,11 @@ def compress(
     fragments: tuple[ContextFragment, ...],
     skeleton_budget: int,
     *,
-    strategy: str = "greedy",
-    backend: str = "auto",
+    strategy: StrategyName = "greedy",
+    backend: BackendName = "auto",
     min_relevance: float = 0.0,
-    on_overflow: str = "keep_top",
-    order: str = "ranking",
+    on_overflow: OnOverflowName = "keep_top",
+    order: OrderName = "ranking",
     previous: Sequence[ContextFragment] | None = None,
     max_value_loss: float = 0.0,
     headroom: float = 0.0,
@@ -449,11 +483,11 @@ def explain(
     fragments: tuple[ContextFragment, ...],
     skeleton_budget: int,
     *,
-    strategy: str = "greedy",
-    backend: str = "auto",
+    strategy: StrategyName = "greedy",
+    backend: BackendName = "auto",
     min_relevance: float = 0.0,
-    on_overflow: str = "keep_top",
-    order: str = "ranking",
+    on_overflow: OnOverflowName = "keep_top",
+    order: OrderName = "ranking",
     previous: Sequence[ContextFragment] | None = None,
     max_value_loss: float = 0.0,
     headroom: float = 0.0,
@@ -484,11 +518,11 @@ def compress_arrays(
     previous: Any = None,
     max_value_loss: float = 0.0,
     headroom: float = 0.0,
-    strategy: str = "greedy",
-    backend: str = "auto",
+    strategy: StrategyName = "greedy",
+    backend: BackendName = "auto",
     min_relevance: float = 0.0,
-    on_overflow: str = "keep_top",
-    order: str = "ranking",
+    on_overflow: OnOverflowName = "keep_top",
+    order: OrderName = "ranking",
 ) -> SkeletonIndices:
     """`compress` on columns, for large sets: returns the kept row numbers and the metadata
     as a `SkeletonIndices`. The options are those of `compress`; the columns, what it
@@ -508,7 +542,9 @@ def compress_arrays(
     )
 
 
-def validate_fragments(fragments: tuple[ContextFragment, ...], *, backend: str = "auto") -> None:
+def validate_fragments(
+    fragments: tuple[ContextFragment, ...], *, backend: BackendName = "auto"
+) -> None:
     """Runs the fragment checks `compress` runs, and raises on the first failure.
 
     Args:
@@ -536,11 +572,11 @@ def compress_siblings(
     fragments: tuple[ContextFragment, ...],
     children: Sequence[Child],
     *,
-    strategy: str = "greedy",
-    backend: str = "auto",
+    strategy: StrategyName = "greedy",
+    backend: BackendName = "auto",
     min_relevance: float = 0.0,
-    on_overflow: str = "keep_top",
-    order: str = "ranking",
+    on_overflow: OnOverflowName = "keep_top",
+    order: OrderName = "ranking",
     max_value_loss: float = 0.0,
     pricing: CachePricing | None = None,
 ) -> SiblingsResult:

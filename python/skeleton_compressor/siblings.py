@@ -85,6 +85,7 @@ class _Selection(NamedTuple):
     fragments: int
     compressed: int
     value: int  # in units of 2**-32
+    relevance: float  # summed exactly
 
 
 class _Sibling(NamedTuple):
@@ -123,8 +124,10 @@ def pack_siblings(
     units = _units(parent)
     siblings = []
     for context, budget in contexts:
-        kept, original, compressed, value, bound = compressor.compress(context, budget)
-        selection = _Selection(_kept_units(kept, index_of, units), len(kept), compressed, value)
+        kept, original, compressed, value, bound, relevance = compressor.compress(context, budget)
+        selection = _Selection(
+            _kept_units(kept, index_of, units), len(kept), compressed, value, relevance
+        )
         siblings.append(_Sibling(context, budget, kept, selection, original, bound))
     selections = [sibling.solo_selection for sibling in siblings]
     outputs = _arranged(siblings, selections, units, policy)
@@ -342,6 +345,8 @@ def _metadata(sibling: _Sibling, selection: _Selection, total: int) -> SkeletonM
         selection.fragments,
         selection.value,
         sibling.bound,
+        0,
+        selection.relevance,
     )
 
 
@@ -477,10 +482,12 @@ def _trial(
                 if copy is None:
                     copy = made[index] = _replaced(context[index], required=True)
                 context[index] = copy
-            kept, _, compressed, value, _ = compressor.compress(tuple(context), sibling.budget)
+            kept, _, compressed, value, _, relevance = compressor.compress(
+                tuple(context), sibling.budget
+            )
             if compressed <= sibling.budget and value >= needed[child]:
                 selection = _Selection(
-                    _kept_units(kept, index_of, units), len(kept), compressed, value
+                    _kept_units(kept, index_of, units), len(kept), compressed, value, relevance
                 )
         if selection is None:
             asked.insert(0, asked.pop(position))

@@ -12,7 +12,7 @@ encoding raises `ImportError`, and only callables count.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Union, cast
 
 from . import _messages
 from ._backends.choice import chosen_backend
@@ -28,6 +28,7 @@ __all__ = ["DEFAULT_ENCODING", "ENCODINGS", "Counter", "TokenCounter", "counting
 
 if TYPE_CHECKING:
     from ._core import TokenCounter
+    from .types import EncodingName
 else:
     try:
         from ._core import TokenCounter
@@ -44,7 +45,7 @@ else:
 
 
 # A TokenCounter, an encoding's name, or a callable returning a text's token count.
-Counter = Union["TokenCounter", str, Callable[[str], int]]
+Counter = Union["TokenCounter", "EncodingName", Callable[[str], int]]
 
 
 def built_in(encoding: object, backend: str = "auto") -> TokenCounter:
@@ -53,16 +54,31 @@ def built_in(encoding: object, backend: str = "auto") -> TokenCounter:
     # ImportError if Rust is asked for and missing.
     if chosen_backend(backend) == "python":
         raise python_backend_error(name)
-    return TokenCounter(name)
+    return TokenCounter(cast("EncodingName", name))
 
 
 # Counts every text of a list (the counts are anything a user's callable returns).
 CountMany = Callable[[list[str]], list[Any]]
 
 
-def counting(counter: Counter | None, backend: str = "auto") -> tuple[CountMany, bool]:
-    """How `counter` counts a list of texts, and whether its counts must be checked like
-    `token_count` (they come from user code). `None` means the default encoding."""
+class _EachText:
+    """A callable `str -> int` applied to every text of a list: a class, not a closure, so
+    that what holds it pickles wherever the callable does."""
+
+    __slots__ = ("count",)
+
+    def __init__(self, count: Callable[[str], Any]) -> None:
+        self.count = count
+
+    def __call__(self, texts: list[str]) -> list[Any]:
+        count = self.count
+        return [count(text) for text in texts]
+
+
+def counting(counter: object, backend: str = "auto") -> tuple[CountMany, bool]:
+    """How `counter` (a `Counter`, any str for the error an unknown name gets, or None for
+    the default encoding) counts a list of texts, and whether its counts must be checked like
+    `token_count` (they come from user code)."""
     if counter is None:
         counter = DEFAULT_ENCODING
     if isinstance(counter, str):
@@ -70,6 +86,5 @@ def counting(counter: Counter | None, backend: str = "auto") -> tuple[CountMany,
     if type(counter) is TokenCounter:
         return counter.count_many, False
     if callable(counter):
-        call = counter
-        return lambda texts: [call(text) for text in texts], True
+        return _EachText(counter), True
     raise _messages.counter_type_error(counter)

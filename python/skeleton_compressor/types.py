@@ -6,7 +6,7 @@ import math
 import sys
 from array import array
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from ._counted_texts import fragment_from_text, fragments_of_texts
 from ._messages import describe
@@ -17,13 +17,51 @@ if TYPE_CHECKING:
     from .tokens import Counter
 
 __all__ = [
+    "BackendName",
     "ContextFragment",
+    "DecisionReason",
+    "EncodingName",
     "FragmentDecision",
+    "OnOverflowName",
+    "OrderName",
     "SkeletonExplanation",
     "SkeletonIndices",
     "SkeletonMetadata",
     "SkeletonResult",
+    "StrategyName",
 ]
+
+# The closed sets of names the library takes and gives, so that a type checker refuses a
+# misspelt one where the call is written instead of where it runs (tests/api checks each
+# against the names the backends know).
+StrategyName = Literal["greedy", "prefix", "density", "optimal"]
+BackendName = Literal["auto", "rust", "python"]
+OnOverflowName = Literal["keep_top", "strict", "raise"]
+OrderName = Literal["ranking", "input", "edges"]
+EncodingName = Literal["o200k_base", "cl100k_base"]
+DecisionReason = Literal[
+    "required",
+    "fits",
+    "top_over_budget",
+    "no_room",
+    "after_stop",
+    "below_min_relevance",
+    "zero_budget",
+    "chosen",
+    "not_chosen",
+    "variant_kept",
+    "reused",
+]
+# What help() shows for each (an alias takes no docstring of its own in the source).
+for _alias, _doc in (
+    (StrategyName, "A selection strategy: `SkeletonCompressorService(strategy=...)`."),
+    (BackendName, 'A backend to ask for; `.backend` tells the one in use, "rust" or "python".'),
+    (OnOverflowName, "What happens when the budget cannot be met: `on_overflow=...`."),
+    (OrderName, "The order of the kept fragments: `order=...`."),
+    (EncodingName, "A built-in token encoding: `TokenCounter(...)`, or a `counter=` by name."),
+    (DecisionReason, "Why `explain` kept or dropped a fragment: `FragmentDecision.reason`."),
+):
+    object.__setattr__(_alias, "__doc__", _doc)
 
 _RATIO_TOLERANCE = 1e-9
 VALUE_UNITS = 2**32
@@ -108,12 +146,12 @@ class ContextFragment:
 
     @classmethod
     def variants(
-        cls,
+        cls: type[_Fragment],
         base_id: str,
         renderings: Iterable[tuple[str, str, float]],
         *,
         counter: Counter | None = None,
-    ) -> tuple[ContextFragment, ...]:
+    ) -> tuple[_Fragment, ...]:
         """Renderings of one thing (the full text, an outline, a summary), of which a
         compression keeps at most one: for each `(suffix, content, relevance_score)`, a
         fragment with id `base_id + suffix`, `variant_of=base_id`, and its `token_count`
@@ -133,7 +171,8 @@ class ContextFragment:
             counter: as for `from_text`.
 
         Raises:
-            TypeError: `base_id` or a suffix is not a str, a rendering is not a triple, or
+            TypeError: `base_id` or a suffix is not a str, `renderings` is a str or not
+                iterable, a rendering is not a triple (a str of three characters is not), or
                 what `fragments_from_texts` raises for the contents and counts.
         """
         if not isinstance(base_id, str):
@@ -141,6 +180,13 @@ class ContextFragment:
         suffixes: list[str] = []
         contents: list[str] = []
         scores: list[float] = []
+        # A str iterates as characters, each then refused as a rendering: said of the
+        # argument instead, as of anything that does not iterate.
+        if isinstance(renderings, (str, bytes, bytearray)) or not hasattr(renderings, "__iter__"):
+            raise TypeError(
+                "renderings must be an iterable of (suffix, content, relevance_score) triples, "
+                f"got {type(renderings).__name__}"
+            )
         for index, rendering in enumerate(renderings):
             # A string of three characters unpacks into three: it is no rendering.
             if isinstance(rendering, (str, bytes, bytearray)):
@@ -159,7 +205,7 @@ class ContextFragment:
             contents.append(content)
             scores.append(score)
         return fragments_of_texts(
-            ContextFragment,
+            cls,
             [base_id + suffix for suffix in suffixes],
             contents,
             scores,
@@ -182,8 +228,8 @@ class SkeletonMetadata:
     Validates on construction, so an inconsistent record cannot exist: raises ValueError for
     a negative or non-int count, `compressed_tokens > original_tokens`, a ratio more than
     1e-9 from `compressed_tokens / original_tokens` (1.0 when there are no tokens),
-    `fragments_kept > fragments_total`, or a value that is negative, not finite, or above
-    the bound while within budget.
+    `fragments_kept > fragments_total`, a value that is negative or not finite, or a
+    `kept_share` above 1 (or, without one, a value above the bound) while within budget.
     """
 
     original_tokens: int
@@ -193,21 +239,28 @@ class SkeletonMetadata:
     fragments_total: int | None = None
     fragments_kept: int | None = None
     value_kept: float | None = None
-    """The relevance kept: the sum of the kept fragments' relevance, each in units of 2**-32."""
+    """The relevance kept: the kept fragments' relevance scores added up as written (their
+    exact sum rounded once, as `math.fsum` adds them), so one fragment of 0.9 keeps 0.9."""
     value_bound: float | None = None
-    """No selection within the budget under the same policy keeps more relevance than this
-    (the fractional optimum, floored to a unit): `value_kept / value_bound` is how much of the
-    achievable a result kept."""
+    """No selection within the budget under the same policy keeps more value than this (the
+    fractional optimum), counted as the strategies count value when they choose: each
+    relevance in units of 2**-32, rounded to the nearest. The same for every strategy and
+    every selection of one problem; it can read a hair below `value_kept`, which is not
+    rounded (0.8999999999068677 for one fragment of 0.9): compare with `kept_share`."""
     reused_tokens: int | None = None
     """The tokens of the leading run of `previous` sent again, byte for byte (0 when a call
     was not given `previous`; see docs/turns.md)."""
+    kept_share: float | None = None
+    """The value kept over `value_bound`, both in units as the strategies count them: 1.0
+    for a selection that keeps the most any can (and when the bound is 0), above 1.0 only
+    over budget. Given None with both values, it is `value_kept / value_bound`."""
 
     def __post_init__(self) -> None:
         # The common case in one expression: metadata is built on every compress call.
         original, compressed, ratio = self.original_tokens, self.compressed_tokens, self.ratio
         budget, total, kept = self.skeleton_budget, self.fragments_total, self.fragments_kept
         value_kept, value_bound = self.value_kept, self.value_bound
-        reused = self.reused_tokens
+        reused, share = self.reused_tokens, self.kept_share
         if (
             type(original) is int
             and type(compressed) is int
@@ -222,18 +275,21 @@ class SkeletonMetadata:
             )
             and (value_kept is None or (type(value_kept) is float and value_kept >= 0.0))
             and (value_bound is None or (type(value_bound) is float and value_bound >= 0.0))
-            and (
-                value_kept is None
-                or value_bound is None
-                or value_kept <= value_bound
-                or (budget is not None and compressed > budget)
-            )
+            and type(share) is float
+            and share >= 0.0
+            and (share <= 1.0 or (budget is not None and compressed > budget))
             and (reused is None or (type(reused) is int and 0 <= reused <= compressed))
         ):
             return
         self._check_each_field()
 
     def _check_each_field(self) -> None:
+        self._check_fields()
+        kept, bound = self.value_kept, self.value_bound
+        if self.kept_share is None and kept is not None and bound is not None:
+            object.__setattr__(self, "kept_share", kept / bound if bound else 1.0)
+
+    def _check_fields(self) -> None:
         for name in ("original_tokens", "compressed_tokens"):
             if not _is_count(getattr(self, name)):
                 raise ValueError(f"{name} must be an int >= 0, got {getattr(self, name)!r}")
@@ -274,7 +330,18 @@ class SkeletonMetadata:
                 or math.isinf(value)
             ):
                 raise ValueError(f"{name} must be None or a finite number >= 0, got {value!r}")
-        if (
+        share = self.kept_share
+        if share is not None:
+            if (
+                not isinstance(share, (int, float))
+                or isinstance(share, bool)
+                or not share >= 0  # NaN too
+                or math.isinf(share)
+            ):
+                raise ValueError(f"kept_share must be None or a finite number >= 0, got {share!r}")
+            if share > 1.0 and not self.over_budget:
+                raise ValueError(f"kept_share must not exceed 1 unless over budget, got {share}")
+        elif (
             self.value_kept is not None
             and self.value_bound is not None
             and self.value_kept > self.value_bound
@@ -301,12 +368,24 @@ class SkeletonMetadata:
         value_kept_units: int | None = None,
         value_bound_units: int | None = None,
         reused_tokens: int | None = 0,
+        relevance_kept: float | None = None,
     ) -> SkeletonMetadata:
         """The metadata of a compression, with the ratio computed and the values, given in
-        units of 2**-32, made into relevance. Raises what the constructor raises."""
+        units of 2**-32, made into relevance and `kept_share`; `relevance_kept`, the kept
+        relevance summed exactly, is `value_kept` when given. Raises what the constructor
+        raises."""
         ratio = compressed_tokens / original_tokens if original_tokens else 1.0
-        value_kept = None if value_kept_units is None else value_kept_units / VALUE_UNITS
-        value_bound = None if value_bound_units is None else value_bound_units / VALUE_UNITS
+        if value_kept_units is None or value_bound_units is None:
+            value_kept = None if value_kept_units is None else value_kept_units / VALUE_UNITS
+            value_bound = None if value_bound_units is None else value_bound_units / VALUE_UNITS
+            share = None
+        else:
+            value_kept = (
+                value_kept_units / VALUE_UNITS if relevance_kept is None else relevance_kept
+            )
+            value_bound = value_bound_units / VALUE_UNITS
+            # Exact ints divided once: 1.0 exactly when the optimum is kept.
+            share = value_kept_units / value_bound_units if value_bound_units else 1.0
         if _set_slots is None or cls is not SkeletonMetadata:
             return cls(
                 original_tokens,
@@ -318,6 +397,7 @@ class SkeletonMetadata:
                 value_kept,
                 value_bound,
                 reused_tokens,
+                share,
             )
         # Built on every compress call: filling the slots directly skips the frozen
         # dataclass __init__ (half the cost of a small call); the checks still run.
@@ -332,6 +412,7 @@ class SkeletonMetadata:
             set_value_kept,
             set_value_bound,
             set_reused,
+            set_share,
         ) = _set_slots
         set_original(metadata, original_tokens)
         set_compressed(metadata, compressed_tokens)
@@ -342,6 +423,7 @@ class SkeletonMetadata:
         set_value_kept(metadata, value_kept)
         set_value_bound(metadata, value_bound)
         set_reused(metadata, reused_tokens)
+        set_share(metadata, share)
         metadata.__post_init__()
         return metadata
 
@@ -367,6 +449,7 @@ class SkeletonMetadata:
             "value_kept": self.value_kept,
             "value_bound": self.value_bound,
             "reused_tokens": self.reused_tokens,
+            "kept_share": self.kept_share,
             "over_budget": self.over_budget,
         }
 
@@ -412,7 +495,7 @@ class FragmentDecision(NamedTuple):
 
     fragment: ContextFragment
     kept: bool
-    reason: str
+    reason: DecisionReason
     rank: int
     budget_left: int | None
 

@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
 
 use super::columns;
 use super::compress::{budget_value, compress_read, fragment_reader, read_fragments};
@@ -70,6 +70,29 @@ impl Compressor {
         self.strategy.name()
     }
 
+    /// Pickled and copied as the call that makes it: `Compressor(strategy, min_relevance,
+    /// on_overflow, order)`, so that a service can be sent to another process.
+    // The tuple is what pickle's protocol takes; a named type would not say more.
+    #[allow(clippy::type_complexity)]
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> (
+        Bound<'py, PyType>,
+        (&'static str, f64, &'static str, &'static str),
+    ) {
+        let this = slf.get();
+        let policy = &this.policy;
+        (
+            slf.get_type(),
+            (
+                this.strategy.name(),
+                policy.min_relevance,
+                policy.on_overflow.name(),
+                policy.order.name(),
+            ),
+        )
+    }
+
     /// Runs every fragment check, raising the first failure.
     fn validate(&self, py: Python<'_>, fragments: &Bound<'_, PyTuple>) -> PyResult<()> {
         let reader = fragment_reader(py)?;
@@ -83,16 +106,24 @@ impl Compressor {
         )
     }
 
-    /// Returns `(kept_fragments, original_tokens, compressed_tokens, value_kept, value_bound)`.
+    /// Returns `(kept_fragments, original_tokens, compressed_tokens, value_kept, value_bound,
+    /// relevance_kept)`: the value and its bound in units, the relevance summed exactly.
     fn compress<'py>(
         &self,
         py: Python<'py>,
         fragments: &Bound<'py, PyTuple>,
         skeleton_budget: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyTuple>, u128, u128, u128, u128)> {
-        let (kept, original, compressed, value_kept, value_bound, _) =
+    ) -> PyResult<(Bound<'py, PyTuple>, u128, u128, u128, u128, f64)> {
+        let (kept, original, compressed, value_kept, value_bound, relevance_kept, _) =
             self.run(py, fragments, skeleton_budget, false)?;
-        Ok((kept, original, compressed, value_kept, value_bound))
+        Ok((
+            kept,
+            original,
+            compressed,
+            value_kept,
+            value_bound,
+            relevance_kept,
+        ))
     }
 
     /// `compress`, and the decisions as four lists (kept, reason, rank, budget_left), one
@@ -126,7 +157,7 @@ impl Compressor {
     }
 
     /// Ranks once and packs every budget:
-    /// `(original_tokens, [(kept, compressed_tokens, value_kept, value_bound)])`.
+    /// `(original_tokens, [(kept, compressed_tokens, value_kept, value_bound, relevance_kept)])`.
     fn compress_many<'py>(
         &self,
         py: Python<'py>,
@@ -143,12 +174,14 @@ impl Compressor {
             let results = compression
                 .selections
                 .iter()
-                .map(|selection| {
+                .zip(&compression.relevance_kept)
+                .map(|(selection, &relevance_kept)| {
                     Ok((
                         kept_fragments(fragments, &selection.kept)?,
                         selection.compressed_tokens,
                         selection.value_kept,
                         selection.value_bound,
+                        relevance_kept,
                     ))
                 })
                 .collect::<PyResult<Vec<_>>>()?;
@@ -164,8 +197,8 @@ impl Compressor {
     }
 
     /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows,
-    /// value_kept, value_bound, reused_tokens)`. `previous`: rows of these columns that an
-    /// earlier call kept, in its order.
+    /// value_kept, value_bound, relevance_kept, reused_tokens)`. `previous`: rows of these
+    /// columns that an earlier call kept, in its order.
     // One argument per column, as Python passes them.
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (
@@ -263,6 +296,7 @@ impl Compressor {
                 selection.compressed_tokens,
                 selection.value_kept,
                 selection.value_bound,
+                compression.relevance_kept[0],
                 decisions,
             ))
         };

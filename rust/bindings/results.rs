@@ -85,17 +85,19 @@ pub fn kept_fragments<'py>(
     }
 }
 
-/// Kept fragments, their token sum, the value kept and its bound, for one budget.
-pub type Packed<'py> = (Bound<'py, PyTuple>, u128, u128, u128);
+/// Kept fragments, their token sum, the value kept and its bound (in units), and the
+/// relevance kept (summed exactly), for one budget.
+pub type Packed<'py> = (Bound<'py, PyTuple>, u128, u128, u128, f64);
 
-/// Kept fragments, original and compressed tokens, the value kept and its bound, and the
-/// decision columns.
+/// Kept fragments, original and compressed tokens, the value kept and its bound (in units),
+/// the relevance kept (summed exactly), and the decision columns.
 pub type Explained<'py> = (
     Bound<'py, PyTuple>,
     u128,
     u128,
     u128,
     u128,
+    f64,
     Bound<'py, PyTuple>,
 );
 

@@ -13,13 +13,14 @@ use super::text::IdText;
 use crate::core::{Columns, Compression, Request, Reuse, RowsById, Share};
 
 /// `(kept_fragments, original_tokens, compressed_tokens, value_kept, value_bound,
-/// reused_tokens, decisions or None)`.
+/// relevance_kept, reused_tokens, decisions or None)`.
 pub type Turned<'py> = (
     Bound<'py, PyTuple>,
     u128,
     u128,
     u128,
     u128,
+    f64,
     u128,
     Option<Bound<'py, PyTuple>>,
 );
@@ -64,6 +65,7 @@ pub fn compress_turn<'py>(
                 selection.compressed_tokens,
                 selection.value_kept,
                 selection.value_bound,
+                compression.relevance_kept[0],
                 selection.reused_tokens,
                 decisions,
             ))

@@ -105,9 +105,10 @@ def test_the_metadata_output_is_the_librarys_as_a_dict(backend: str) -> None:
         "skeleton_budget": 8,
         "fragments_total": 5,
         "fragments_kept": 2,
-        "value_kept": (units(0.9) + units(0.3)) / 2**32,
+        "value_kept": 0.9 + 0.3,
         "value_bound": metadata["value_bound"],
         "reused_tokens": 0,
+        "kept_share": (units(0.9) + units(0.3)) / round(metadata["value_bound"] * 2**32),
         "over_budget": False,
     }
     # Fractionally: b and c whole (6 words), then 2 of a's 6 words or all of d: 0.3.

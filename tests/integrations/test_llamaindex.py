@@ -121,10 +121,12 @@ def test_the_metadata_of_the_latest_call_and_of_pack(backend: str) -> None:
         skeleton_budget=8,
         fragments_total=5,
         fragments_kept=2,
-        value_kept=(units(0.9) + units(0.3)) / 2**32,
+        value_kept=0.9 + 0.3,
         # Fractionally: b and c whole (6 words), then 2 of a's 6 words or all of d: 0.3.
         value_bound=postprocessor.last_metadata.value_bound,  # type: ignore[union-attr]
         reused_tokens=0,
+        kept_share=(units(0.9) + units(0.3))
+        / round(postprocessor.last_metadata.value_bound * 2**32),  # type: ignore[union-attr]
     )
     assert postprocessor.last_metadata == expected
     assert math.isclose(expected.value_bound, 1.8, abs_tol=1e-9)  # type: ignore[arg-type]

@@ -74,10 +74,13 @@ def test_metadata_fields(service: SkeletonCompressorService, ranked: tuple) -> N
         "skeleton_budget": 100,
         "fragments_total": 4,
         "fragments_kept": 3,
-        # a, c and d: the fractional optimum keeps the same three whole.
-        "value_kept": sum(round(r * 2**32) for r in (0.9, 0.7, 0.6)) / 2**32,
+        # a, c and d, their relevance added up as written; the fractional optimum keeps the
+        # same three whole, so the share kept is exactly 1.0 of the bound, which is counted
+        # in units of 2**-32 as the strategies count value.
+        "value_kept": 2.2,
         "value_bound": sum(round(r * 2**32) for r in (0.9, 0.7, 0.6)) / 2**32,
         "reused_tokens": 0,
+        "kept_share": 1.0,
         "over_budget": False,
     }
 

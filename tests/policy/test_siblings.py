@@ -224,8 +224,8 @@ def _check_grown(
         assert metadata.compressed_tokens == sum(f.token_count for f in got.fragments)
         assert metadata.fragments_kept == len(got.fragments)
         value = _units(got.fragments)
-        assert Fraction(metadata.value_kept) * UNITS == value
-        solo_value = Fraction(solo.metadata.value_kept) * UNITS
+        assert metadata.value_kept == math.fsum(f.relevance_score for f in got.fragments)
+        solo_value = _units(solo.fragments)
         assert value >= (1 - Fraction(loss)) * solo_value
         assert metadata.value_bound == solo.metadata.value_bound
         context = {f.fragment_id: f for f in plan.rescored(child.relevance)}

@@ -64,11 +64,6 @@ def ids(fragments: Any) -> list[str]:
     return [f.fragment_id for f in fragments]
 
 
-def units(value: float | None) -> int:
-    assert value is not None
-    return round(value * UNITS)
-
-
 def same_objects(got: Any, expected: Any) -> bool:
     return len(got) == len(expected) and all(a is b for a, b in zip(got, expected))
 
@@ -228,8 +223,10 @@ def _assert_result(
     assert metadata.fragments_total == len(fragments)
     assert metadata.fragments_kept == len(expected.fragments)
     assert metadata.reused_tokens == expected.reused_tokens
-    assert metadata.value_kept == expected.value_kept_units / UNITS
+    assert metadata.value_kept == math.fsum(f.relevance_score for f in expected.fragments)
     assert metadata.value_bound == expected.value_bound_units / UNITS
+    bound = expected.value_bound_units
+    assert metadata.kept_share == (expected.value_kept_units / bound if bound else 1.0)
 
 
 @st.composite
@@ -396,9 +393,7 @@ def test_the_whole_previous_is_reused_when_it_fits(backend: str) -> None:
     assert result.metadata.reused_tokens == 100
     assert result.metadata.compressed_tokens == 115
     assert result.metadata.to_dict()["reused_tokens"] == 100
-    assert units(result.metadata.value_kept) == sum(
-        round(r * UNITS) for r in (0.2, 0.9, 0.8, 0.7, 0.95)
-    )
+    assert result.metadata.value_kept == math.fsum((0.2, 0.9, 0.8, 0.7, 0.95))
     assert (
         result.metadata.value_bound == compress(SECOND, 120, backend=backend).metadata.value_bound
     )
@@ -480,7 +475,7 @@ def test_max_value_loss_allows_reuse(backend: str) -> None:
     result = explanation.result
     assert same_objects(result.fragments, (A, B, C, TASK))
     assert result.metadata.reused_tokens == 100
-    assert units(result.metadata.value_kept) == sum(round(r * UNITS) for r in (0.2, 0.9, 0.8, 0.7))
+    assert result.metadata.value_kept == math.fsum((0.2, 0.9, 0.8, 0.7))
     plain = compress(SECOND, 100, backend=backend)
     assert result.metadata.value_bound == plain.metadata.value_bound
     assert result.metadata.value_kept < plain.metadata.value_kept

@@ -16,6 +16,7 @@ less than (1 - eps) x V*: there a turn may break the prefix, and only the refere
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import replace
 
@@ -59,8 +60,10 @@ def _check(
     metadata = got.metadata
     assert metadata.reused_tokens == expected.reused_tokens
     assert metadata.compressed_tokens == expected.compressed_tokens
-    assert metadata.value_kept == expected.value_kept_units / UNITS
+    assert metadata.value_kept == math.fsum(f.relevance_score for f in expected.fragments)
     assert metadata.value_bound == expected.value_bound_units / UNITS
+    bound = expected.value_bound_units
+    assert metadata.kept_share == (expected.value_kept_units / bound if bound else 1.0)
     assert metadata.fragments_total == len(context)
 
 

@@ -13,6 +13,7 @@ so a call it refuses has nothing to compare with.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
@@ -69,6 +70,12 @@ def value_units(value: float | None) -> int:
     units = round(value * UNITS)
     assert units / UNITS == value
     return units
+
+
+def kept_units(fragments: Sequence[ContextFragment]) -> int:
+    """The value of `fragments` in units, as the strategies count it (`value_kept` is their
+    relevance added up as written, not in units)."""
+    return sum(round(float(f.relevance_score) * UNITS) for f in fragments)
 
 
 def units_of(fragments: Sequence[ContextFragment]) -> Units:
@@ -200,7 +207,7 @@ def reference_turn(
     }
     # The call without `previous`: V*, the bound, and the answer when nothing is reused.
     plain = explain(fragments, budget, order=order, on_overflow=on_overflow, **options)
-    vstar = value_units(plain.result.metadata.value_kept)
+    vstar = kept_units(plain.result.fragments)
     bound = value_units(plain.result.metadata.value_bound)
     units = units_of(fragments)
     reusable = [] if previous is None else reusable_run(fragments, budget, previous, min_relevance)
@@ -223,7 +230,7 @@ def reference_turn(
         assert all(
             fragments[i].fragment_id in kept_ids for u in reusable[:size] for i in units.members[u]
         ), "a pinned unit was not kept"
-        value = value_units(trial.result.metadata.value_kept)
+        value = kept_units(trial.result.fragments)
         if value >= vstar or (vstar - value) * den <= num * vstar:
             k, fill = size, trial
             break
@@ -298,9 +305,9 @@ def reference_turn(
             )
 
     compressed = sum(f.token_count for f in kept)
-    value = sum(round(float(f.relevance_score) * UNITS) for f in kept)
+    value = kept_units(kept)
     assert compressed == fill.result.metadata.compressed_tokens
-    assert value == value_units(fill.result.metadata.value_kept)
+    assert math.fsum(f.relevance_score for f in kept) == fill.result.metadata.value_kept
     return TurnOutcome(
         kept,
         sum(fragments[i].token_count for i in pinned_indices),

@@ -3,7 +3,7 @@ backend sees them; the Python backend imported only when it is chosen."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .._values import plain_str
 from ..policy import Policy, checked_policy
@@ -11,6 +11,7 @@ from .choice import BACKENDS, chosen_backend, rust_factory
 from .protocol import STRATEGIES
 
 if TYPE_CHECKING:
+    from ..types import StrategyName
     from .protocol import BackendCompressor, CompressorFactory
 
 __all__ = ["checked_strategy", "load_backend", "make_compressor"]
@@ -26,12 +27,12 @@ def load_backend(name: str) -> tuple[str, CompressorFactory]:
     return "python", Compressor
 
 
-def checked_strategy(strategy: object) -> str:
+def checked_strategy(strategy: object) -> StrategyName:
     """The strategy's plain str (a subclass's own `__eq__` cannot pass for one)."""
     text = plain_str(strategy)
     if text not in STRATEGIES:
         raise ValueError(f"strategy must be one of {', '.join(STRATEGIES)}, got {strategy!r}")
-    return text
+    return cast("StrategyName", text)
 
 
 def make_compressor(

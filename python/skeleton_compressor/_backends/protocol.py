@@ -18,6 +18,8 @@ from ..types import ContextFragment
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
+    from ..types import OnOverflowName, OrderName, StrategyName
+
 __all__ = [
     "STRATEGIES",
     "BackendCompressor",
@@ -44,7 +46,8 @@ class CompressedRecords(NamedTuple):
     """What `compress_records` and `compress_record_file` return: the kept records, the
     tokens of all records and of the kept ones, how many records were read and kept, the
     input's form (`array`, `lines` or `wrapped`), when explaining each record's id with the
-    decisions, and the value kept and its bound, in units of 2**-32."""
+    decisions, the value kept and its bound, in units of 2**-32, and the relevance kept,
+    summed exactly."""
 
     kept: KeptArray
     original_tokens: int
@@ -55,6 +58,7 @@ class CompressedRecords(NamedTuple):
     decisions: tuple[list[str], Decisions] | None
     value_kept: int
     value_bound: int
+    relevance_kept: float
 
 
 class BackendCompressor(Protocol):
@@ -62,7 +66,8 @@ class BackendCompressor(Protocol):
     `fragments` is a plain tuple, budgets are plain ints >= 0, and numeric columns are lists,
     tuples or one-dimensional native memoryviews. Each result carries, after the token counts
     (and the row count of `compress_arrays`), the value kept and its bound as ints in units of
-    2**-32. The record methods take the command line's
+    2**-32, then the relevance kept: the kept fragments' relevances as read, summed exactly
+    and rounded once (what `math.fsum` gives). The record methods take the command line's
     input and raise `RecordsError` for a bad one."""
 
     @property
@@ -72,15 +77,15 @@ class BackendCompressor(Protocol):
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float]: ...
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
-    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int]]]: ...
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int, float]]]: ...
 
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, Decisions]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, Decisions]: ...
 
     def compress_turn(
         self,
@@ -90,11 +95,12 @@ class BackendCompressor(Protocol):
         max_value_loss: float,
         headroom: float,
         explain: bool,
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, int, Decisions | None]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, int, Decisions | None]:
         """`compress` (or `explain`) reusing what `previous` sent first (docs/turns.md):
         the kept fragments, the original and compressed tokens, the value kept and its
-        bound, the reused tokens, and the decisions when explaining. `previous` holds only
-        `ContextFragment`s; `max_value_loss` and `headroom` are floats in [0, 1)."""
+        bound, the relevance kept, the reused tokens, and the decisions when explaining.
+        `previous` holds only `ContextFragment`s; `max_value_loss` and `headroom` are floats
+        in [0, 1)."""
         ...
 
     def compress_arrays(
@@ -109,10 +115,10 @@ class BackendCompressor(Protocol):
         previous: list[int] | None = None,
         max_value_loss: float = 0.0,
         headroom: float = 0.0,
-    ) -> tuple[array[int], int, int, int, int, int, int]:
+    ) -> tuple[array[int], int, int, int, int, int, float, int]:
         """The kept rows, the original and compressed tokens, the row count, the value kept
-        and its bound, and the reused tokens. `previous`: checked row numbers of this call,
-        in an earlier output's order."""
+        and its bound, the relevance kept, and the reused tokens. `previous`: checked row
+        numbers of this call, in an earlier output's order."""
         ...
 
     def compress_records(
@@ -133,4 +139,6 @@ class BackendCompressor(Protocol):
         ...
 
 
-CompressorFactory = Callable[[str, float, str, str], BackendCompressor]
+CompressorFactory = Callable[
+    ["StrategyName", float, "OnOverflowName", "OrderName"], BackendCompressor
+]

@@ -139,6 +139,8 @@ def _compressed(done: CompressedRecords, options: Options) -> Compressed:
         done.records_kept,
         done.value_kept,
         done.value_bound,
+        0,
+        done.relevance_kept,
     )
     decisions = None
     if done.decisions is not None:

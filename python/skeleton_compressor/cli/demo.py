@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from ..plan import Plan
 from ..service import SkeletonCompressorService
 from ..siblings import Child, SiblingsResult
-from ..types import ContextFragment, FragmentDecision, SkeletonMetadata
+from ..types import ContextFragment, FragmentDecision, SkeletonMetadata, StrategyName
 from .input import writing_output
 
 __all__ = ["load_example", "run_demo"]
@@ -190,14 +190,14 @@ def _by_value_line(
 ) -> str:
     """What the other way of choosing keeps of this child's context: `optimal` beside a
     walk, or `greedy` beside a strategy that chooses by value."""
-    other = "greedy" if service.strategy in ("density", "optimal") else "optimal"
+    other: StrategyName = "greedy" if service.strategy in ("density", "optimal") else "optimal"
     compressor = SkeletonCompressorService(
         backend=service.backend, strategy=other, min_relevance=floor
     )
     metadata = compressor.compress(context, budget).metadata
     share = ""
     if metadata.value_bound:
-        share = f" ({(metadata.value_kept or 0.0) / metadata.value_bound:.1%})"
+        share = f" ({metadata.kept_share or 0.0:.1%})"
     return (
         f"--strategy {other} would keep {metadata.fragments_kept} fragments, "
         f"relevance {metadata.value_kept or 0.0:.2f}{share}"
@@ -294,7 +294,7 @@ def _some_dropped(dropped: list[FragmentDecision]) -> list[FragmentDecision]:
 
 def _row(decision: FragmentDecision, parent_scores: dict[str, float], width: int) -> str:
     fragment = decision.fragment
-    reason = decision.reason
+    reason: str = decision.reason
     if reason in ("no_room", "not_chosen") and decision.budget_left is not None:
         reason = f"{reason} ({decision.budget_left} left)"
     parent = parent_scores[fragment.fragment_id]

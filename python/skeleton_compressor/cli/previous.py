@@ -16,7 +16,7 @@ would end the library's matched run.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from .._records.checks import RecordColumns, record_columns, sent_columns
 from .._records.errors import RecordsError, worded
@@ -24,7 +24,16 @@ from .._records.reader import LongInteger, Records, read_records
 from ..errors import FragmentError
 from ..service import SkeletonCompressorService
 from ..tokens import built_in
-from ..types import ContextFragment, SkeletonExplanation, SkeletonMetadata, SkeletonResult
+from ..types import (
+    BackendName,
+    ContextFragment,
+    OnOverflowName,
+    OrderName,
+    SkeletonExplanation,
+    SkeletonMetadata,
+    SkeletonResult,
+    StrategyName,
+)
 from .input import STANDARD_INPUT, InputError, read_input
 
 if TYPE_CHECKING:
@@ -64,12 +73,13 @@ def compress_with_previous(
     the records of `options.previous` sent first: the kept records, the metadata and (when
     explaining) the decisions. Raises `InputError` for bad input (FILE's problems first,
     then PREV's) and `BudgetExceededError` when the overflow policy refuses the budget."""
+    # The command line's choices are the names these take.
     service = SkeletonCompressorService(
-        backend=options.backend,
-        strategy=options.strategy,
+        backend=cast("BackendName", options.backend),
+        strategy=cast("StrategyName", options.strategy),
         min_relevance=options.min_relevance,
-        on_overflow=options.on_overflow,
-        order=options.order,
+        on_overflow=cast("OnOverflowName", options.on_overflow),
+        order=cast("OrderName", options.order),
     )
     given = _read_file(path, service, options)
     assert options.previous is not None

@@ -178,12 +178,17 @@ def _of_whole_history(second: SkeletonMetadata, first: SkeletonMetadata) -> Skel
     whole of it; the value bound covers both selections' policies (the second pins a turn)."""
     original = first.original_tokens
     bounds = [bound for bound in (first.value_bound, second.value_bound) if bound is not None]
+    bound = max(bounds) if bounds else None
+    share = second.kept_share
+    if share is not None and bound and second.value_bound is not None:
+        share *= second.value_bound / bound  # the same value over the larger bound
     return replace(
         second,
         original_tokens=original,
         ratio=second.compressed_tokens / original if original else 1.0,
         fragments_total=first.fragments_total,
-        value_bound=max(bounds) if bounds else None,
+        value_bound=bound,
+        kept_share=share,
     )
 
 
@@ -194,6 +199,8 @@ def _nothing_kept(metadata: SkeletonMetadata) -> SkeletonMetadata:
         ratio=0.0 if metadata.original_tokens else 1.0,
         fragments_kept=0,
         value_kept=None if metadata.value_kept is None else 0.0,
+        # Nothing of the bound kept; a bound of 0 is met whole, as everywhere.
+        kept_share=None if metadata.kept_share is None else 0.0 if metadata.value_bound else 1.0,
     )
 
 

@@ -4,13 +4,13 @@ selection over the items a framework hands over, read as columns."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from .. import _messages, _values
 from ..errors import FragmentTypeError
 from ..service import SkeletonCompressorService
 from ..tokens import Counter, counting
-from ..types import SkeletonIndices
+from ..types import BackendName, OnOverflowName, OrderName, SkeletonIndices, StrategyName
 
 __all__ = ["Packing", "checked_token_counts", "missing_score_error", "not_item_error"]
 
@@ -28,7 +28,7 @@ class Packing:
     def __init__(
         self,
         skeleton_budget: int,
-        token_counter: Counter | None = None,
+        token_counter: Counter | str | None = None,
         *,
         strategy: str = "greedy",
         min_relevance: float = 0.0,
@@ -37,12 +37,13 @@ class Packing:
         backend: str = "auto",
     ) -> None:
         self.skeleton_budget = _values.checked_budget(skeleton_budget)
+        # The names are checked by the service; the adapters take them as str.
         self.service = SkeletonCompressorService(
-            backend=backend,
-            strategy=strategy,
+            backend=cast("BackendName", backend),
+            strategy=cast("StrategyName", strategy),
             min_relevance=min_relevance,
-            on_overflow=on_overflow,
-            order=order,
+            on_overflow=cast("OnOverflowName", on_overflow),
+            order=cast("OrderName", order),
         )
         # Counts from a callable are checked once, by `select`, which every count goes to.
         self._count_many, _ = counting(token_counter, self.service.backend)

@@ -7,7 +7,8 @@ use crate::core::errors::{Duplicate, Refusal};
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::columns::Columns;
 use crate::core::select::duplicates::check::DuplicateCheck;
-use crate::core::select::entry::Entry;
+use crate::core::select::entry::{relevance_of_key, Entry};
+use crate::core::select::exact_sum::exact_sum;
 use crate::core::select::ids::{tie_key, FragmentIds, IdArena, SharedPrefix};
 use crate::core::select::key_ranges::KeyCounts;
 use crate::core::select::knapsack::multiple_choice::relaxation::{steps_bound, Step};
@@ -24,11 +25,15 @@ use crate::core::select::value::{density_order, split_at_capacity};
 use crate::core::select::variants::plain::PlainVariants;
 use crate::core::select::variants::rules::{group_mismatch, required_twice, Names};
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Compression {
     pub original_tokens: u128,
     /// One per budget, in the budgets' order.
     pub selections: Vec<Selection>,
+    /// One per selection: the relevance it kept as the caller would add it up, its kept
+    /// fragments' relevances summed exactly and rounded once ([`exact_sum`]). The choice is
+    /// made in units (`value_kept`); this is how that choice reads.
+    pub relevance_kept: Vec<f64>,
     /// When explaining: one per fragment, in input order, for the first budget.
     pub decisions: Vec<Decision>,
 }
@@ -96,9 +101,15 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
                     original_tokens,
                     variants: plain_variants.as_ref(),
                 };
-                let selections = pack_plain(plain, ids, request, checkpoint)?;
-                Ok((selections, Vec::new()))
+                let (selections, relevance_kept) = pack_plain(plain, ids, request, checkpoint)?;
+                Ok((selections, Vec::new(), relevance_kept))
             } else {
+                // Units are made of the entries: their relevances are read off first, in
+                // input order, for the relevance each selection keeps.
+                let relevances: Vec<f64> = entries
+                    .iter()
+                    .map(|entry| relevance_of_key(entry.key))
+                    .collect();
                 let policy = PolicyInput {
                     entries,
                     token_counts: &token_counts,
@@ -106,7 +117,12 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
                     groups,
                     variants: &variants,
                 };
-                pack_with_policy(policy, ids, request, checkpoint)
+                let (selections, decisions) = pack_with_policy(policy, ids, request, checkpoint)?;
+                let relevance_kept = selections
+                    .iter()
+                    .map(|selection| relevance_kept(&selection.kept, &relevances))
+                    .collect();
+                Ok((selections, decisions, relevance_kept))
             }
         },
     );
@@ -150,7 +166,7 @@ fn pack_plain(
     ids: &IdArena,
     request: Request<'_>,
     checkpoint: &mut Checkpoint,
-) -> Result<Vec<Selection>, Interrupted> {
+) -> Result<(Vec<Selection>, Vec<f64>), Interrupted> {
     let PlainInput {
         entries,
         key_counts,
@@ -253,7 +269,7 @@ fn pack_with_policy(
 /// exceeded.
 fn answer(
     duplicate: Result<Option<Duplicate>, Interrupted>,
-    packed: Result<(Vec<Selection>, Vec<Decision>), Refusal>,
+    packed: Result<(Vec<Selection>, Vec<Decision>, Vec<f64>), Refusal>,
     original_tokens: u128,
 ) -> Result<Compression, Refusal> {
     let Ok(duplicate) = duplicate else {
@@ -265,12 +281,18 @@ fn answer(
     if let Some(duplicate) = duplicate {
         return Err(Refusal::Duplicate(duplicate));
     }
-    let (selections, decisions) = packed?;
+    let (selections, decisions, relevance_kept) = packed?;
     Ok(Compression {
         original_tokens,
         selections,
+        relevance_kept,
         decisions,
     })
+}
+
+/// The relevance of the `kept` fragments (indices into `relevances`), summed exactly.
+fn relevance_kept(kept: &[u32], relevances: &[f64]) -> f64 {
+    exact_sum(kept.iter().map(|&index| relevances[index as usize]))
 }
 
 /// Packs every budget along the ranked top, and ranks the rest only if some budget is not
@@ -283,7 +305,7 @@ fn pack(
     ids: &impl FragmentIds,
     request: Request<'_>,
     checkpoint: &mut Checkpoint,
-) -> Result<Vec<Selection>, Interrupted> {
+) -> Result<(Vec<Selection>, Vec<f64>), Interrupted> {
     let (sets, mut steps) = variants.unzip();
     let set_of: &[u32] = sets.map_or(&[], |sets| &sets.set_of_fragment);
     let mut packers: Vec<Packer> = request
@@ -296,7 +318,10 @@ fn pack(
             packer.feed(fresh, token_counts, zero_token_fragments, set_of) | wanting
         })
     })?;
-    let mut selections: Vec<Selection> = packers.into_iter().map(Packer::finish).collect();
+    let (mut selections, relevance_kept): (Vec<Selection>, Vec<f64>) = packers
+        .into_iter()
+        .map(Packer::finish_with_relevance)
+        .unzip();
     // The ranking is done with: its entries are split in place, with no copy.
     let entries = ranking.entries_mut();
     let weigh = |entry: &Entry| entry.item(token_counts);
@@ -312,7 +337,7 @@ fn pack(
             }
         };
     }
-    Ok(selections)
+    Ok((selections, relevance_kept))
 }
 
 #[cfg(test)]

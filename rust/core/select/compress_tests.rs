@@ -7,7 +7,8 @@ use std::cmp::Ordering;
 use super::*;
 use crate::core::interrupt::Stop;
 use crate::core::test_support::{
-    first_repeat, generated, tiny_tuning, weak_hash, Counting, Input, InterruptAt, Lcg,
+    first_repeat, generated, relevance_of, tiny_tuning, weak_hash, Counting, Input, InterruptAt,
+    Lcg,
 };
 use crate::core::*;
 
@@ -52,7 +53,7 @@ fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compr
     }
     let mut order: Vec<usize> = (0..input.ids.len()).collect();
     order.sort_by(|&a, &b| rank_order(input, a, b));
-    let selections = budgets
+    let selections: Vec<Selection> = budgets
         .iter()
         .map(|&budget| {
             let mut selection = Selection::default();
@@ -100,6 +101,7 @@ fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compr
         .collect();
     Ok(Compression {
         original_tokens: input.tokens.iter().map(|&t| u128::from(t)).sum(),
+        relevance_kept: relevance_of(input, &selections),
         selections,
         decisions: Vec::new(),
     })
@@ -246,6 +248,7 @@ fn checks_only_when_no_budget_is_asked() {
         Ok(Compression {
             original_tokens: 9,
             selections: vec![],
+            relevance_kept: vec![],
             decisions: vec![]
         })
     );

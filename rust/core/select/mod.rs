@@ -6,6 +6,7 @@ pub mod columns;
 pub mod compress;
 pub mod duplicates;
 pub mod entry;
+pub mod exact_sum;
 pub mod ids;
 pub mod input_order;
 pub mod key_ranges;

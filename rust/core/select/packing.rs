@@ -2,6 +2,7 @@
 
 use crate::core::select::budget_walk::{BudgetWalk, Step};
 use crate::core::select::entry::{relevance_of_key, Entry};
+use crate::core::select::exact_sum::ExactSum;
 use crate::core::select::names::sets::NO_SET;
 use crate::core::select::value::value_of;
 
@@ -56,6 +57,8 @@ pub struct Packer {
     sets: usize,
     kept: Vec<u32>,
     value_kept: u128,
+    /// The kept relevance as read, summed exactly: what the caller reads as the value kept.
+    relevance: ExactSum,
     /// The first fragment fed: its index, tokens and relevance key.
     top: Option<(u32, u64, u64)>,
 }
@@ -69,6 +72,7 @@ impl Packer {
             sets: variant_sets,
             kept: Vec::new(),
             value_kept: 0,
+            relevance: ExactSum::default(),
             top: None,
         }
     }
@@ -96,7 +100,9 @@ impl Packer {
             let set = set_of.get(entry.index as usize).map_or(NO_SET, |&set| set);
             if self.walk.step(u128::from(tokens), set, self.sets) == Step::Kept {
                 self.kept.push(entry.index);
-                self.value_kept += u128::from(value_of(relevance_of_key(entry.key)));
+                let relevance = relevance_of_key(entry.key);
+                self.value_kept += u128::from(value_of(relevance));
+                self.relevance.add(relevance);
             }
             self.walk.end_if_spent(zero_token_fragments);
         }
@@ -107,21 +113,33 @@ impl Packer {
     /// only starts without context when its budget is zero (a zero budget is done before it
     /// sees any fragment, so it has no top one). The value bound is left for the caller.
     pub fn finish(self) -> Selection {
+        self.finish_with_relevance().0
+    }
+
+    /// [`Packer::finish`], and the kept relevance summed exactly (a compression's
+    /// `relevance_kept`).
+    pub fn finish_with_relevance(self) -> (Selection, f64) {
         match (self.kept.is_empty(), self.top) {
-            (true, Some((index, tokens, key))) => Selection {
-                reused_tokens: 0,
-                kept: vec![index],
-                compressed_tokens: u128::from(tokens),
-                value_kept: u128::from(value_of(relevance_of_key(key))),
-                value_bound: 0,
-            },
-            _ => Selection {
-                reused_tokens: 0,
-                kept: self.kept,
-                compressed_tokens: self.budget - self.walk.remaining(),
-                value_kept: self.value_kept,
-                value_bound: 0,
-            },
+            (true, Some((index, tokens, key))) => (
+                Selection {
+                    reused_tokens: 0,
+                    kept: vec![index],
+                    compressed_tokens: u128::from(tokens),
+                    value_kept: u128::from(value_of(relevance_of_key(key))),
+                    value_bound: 0,
+                },
+                relevance_of_key(key),
+            ),
+            _ => (
+                Selection {
+                    reused_tokens: 0,
+                    kept: self.kept,
+                    compressed_tokens: self.budget - self.walk.remaining(),
+                    value_kept: self.value_kept,
+                    value_bound: 0,
+                },
+                self.relevance.value(),
+            ),
         }
     }
 }

@@ -4,6 +4,8 @@ use std::cell::Cell;
 
 use crate::core::detach::Detach;
 use crate::core::errors::{Duplicate, Refusal};
+use crate::core::select::exact_sum::exact_sum;
+use crate::core::select::packing::Selection;
 use crate::core::select::tuning::Tuning;
 use crate::core::test_support::random::Lcg;
 
@@ -104,4 +106,20 @@ pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         // Not drawn, so that the cases generated after it stay as they were.
         collect_slack: 0,
     }
+}
+
+/// Each selection's kept relevance, added up as a caller would (`exact_sum` is checked
+/// against exact arithmetic on its own).
+pub(crate) fn relevance_of(input: &Input, selections: &[Selection]) -> Vec<f64> {
+    selections
+        .iter()
+        .map(|selection| {
+            exact_sum(
+                selection
+                    .kept
+                    .iter()
+                    .map(|&index| input.scores[index as usize]),
+            )
+        })
+        .collect()
 }

@@ -7,7 +7,9 @@ mod interrupts;
 mod items;
 mod random;
 
-pub(crate) use inputs::{first_repeat, generated, tiny_tuning, weak_hash, Counting, Input};
+pub(crate) use inputs::{
+    first_repeat, generated, relevance_of, tiny_tuning, weak_hash, Counting, Input,
+};
 pub(crate) use interrupts::{unasked, InterruptAt};
 pub(crate) use items::{fractional, item, multiple_choice_by_dual};
 pub(crate) use random::Lcg;

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Sequence
+from math import fsum
 
 from ...policy import Policy
-from ...types import ContextFragment
+from ...types import ContextFragment, OnOverflowName, OrderName, StrategyName
 from ..protocol import CompressedRecords, Decisions
 from .columns import Columns
 from .compress import Selection, selections
@@ -30,10 +31,10 @@ class Compressor:
 
     def __init__(
         self,
-        strategy: str,
+        strategy: StrategyName,
         min_relevance: float = 0.0,
-        on_overflow: str = "keep_top",
-        order: str = "ranking",
+        on_overflow: OnOverflowName = "keep_top",
+        order: OrderName = "ranking",
     ) -> None:
         self._strategy = strategy
         self._policy = Policy(min_relevance, on_overflow, order)
@@ -41,7 +42,7 @@ class Compressor:
         self._plain = self._policy == Policy() and strategy in ("greedy", "prefix")
 
     @property
-    def strategy(self) -> str:
+    def strategy(self) -> StrategyName:
         return self._strategy
 
     @property
@@ -58,26 +59,38 @@ class Compressor:
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float]:
         columns = fragment_columns(fragments)
         [(kept, compressed_tokens, value, bound)], _ = self._select(columns, [skeleton_budget])
         kept_fragments = tuple([fragments[index] for index in kept])
-        return kept_fragments, columns.original_tokens, compressed_tokens, value, bound
+        # `_relevance`, inline: this is the call planners make many times a second.
+        negated = columns.negated_scores
+        if len(kept) == 1:
+            relevance = 0.0 - negated[kept[0]]
+        else:
+            relevance = 0.0 - fsum(map(negated.__getitem__, kept))
+        return kept_fragments, columns.original_tokens, compressed_tokens, value, bound, relevance
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
-    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int]]]:
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int, float]]]:
         columns = fragment_columns(fragments)
         selections, _ = self._select(columns, skeleton_budgets)
         results = [
-            (tuple([fragments[index] for index in kept]), compressed_tokens, value, bound)
+            (
+                tuple([fragments[index] for index in kept]),
+                compressed_tokens,
+                value,
+                bound,
+                _relevance(columns, kept),
+            )
             for kept, compressed_tokens, value, bound in selections
         ]
         return columns.original_tokens, results
 
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, Decisions]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, Decisions]:
         columns = fragment_columns(fragments)
         [(kept, compressed_tokens, value, bound)], decisions = self._select(
             columns, [skeleton_budget], True
@@ -88,6 +101,7 @@ class Compressor:
             compressed_tokens,
             value,
             bound,
+            _relevance(columns, kept),
             _decision_columns(decisions),
         )
 
@@ -99,7 +113,7 @@ class Compressor:
         max_value_loss: float,
         headroom: float,
         explain: bool,
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, int, Decisions | None]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, int, Decisions | None]:
         columns = fragment_columns(fragments)
         matched = matched_rows(fragments, columns, previous)
         kept, compressed_tokens, value, bound, reused_tokens, decisions = self._turn(
@@ -111,6 +125,7 @@ class Compressor:
             compressed_tokens,
             value,
             bound,
+            _relevance(columns, kept),
             reused_tokens,
             _decision_columns(decisions) if explain else None,
         )
@@ -153,7 +168,7 @@ class Compressor:
         previous: list[int] | None = None,
         max_value_loss: float = 0.0,
         headroom: float = 0.0,
-    ) -> tuple[array[int], int, int, int, int, int, int]:
+    ) -> tuple[array[int], int, int, int, int, int, float, int]:
         columns = row_columns(
             fragment_ids, token_counts, relevance_scores, required, groups, variants
         )
@@ -168,6 +183,7 @@ class Compressor:
             len(columns.fragment_ids),
             value,
             bound,
+            _relevance(columns, kept),
             reused_tokens,
         )
 
@@ -186,6 +202,15 @@ class Compressor:
         """The file's bytes: this backend reads every input whole, with `compress_records`."""
         with open(path, "rb") as handle:
             return handle.read()
+
+
+def _relevance(columns: Columns, kept: list[int]) -> float:
+    """The relevance of the `kept` rows, summed exactly and rounded once, as the Rust core
+    sums it. `0.0 -` turns the columns' negated sum back, and `-0.0` (nothing kept) into 0.0."""
+    negated = columns.negated_scores
+    if len(kept) == 1:  # the common small call: one float, exact as it is
+        return 0.0 - negated[kept[0]]
+    return 0.0 - fsum(map(negated.__getitem__, kept))
 
 
 def _decision_columns(decisions: list[Decision]) -> Decisions:

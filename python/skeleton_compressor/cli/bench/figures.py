@@ -4,11 +4,14 @@ timed on a generated set, and the table of them."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from ...service import SkeletonCompressorService
 from .fragments import SCORE_SHAPES, make_fragments, read_floor, tenth_of_tokens
 from .timing import best_times, duration
+
+if TYPE_CHECKING:
+    from ...types import StrategyName
 
 DEFAULT_SIZES = (1, 10, 100, 1_000, 100_000, 1_000_000)
 
@@ -20,8 +23,9 @@ def measure(
     progress.write(f"{label}: generating\n")
     fragments = make_fragments(size, scores=scores)
     budget = tenth_of_tokens(fragments)
-    rust = SkeletonCompressorService(backend="rust", strategy=strategy)
-    python = SkeletonCompressorService(backend="python", strategy=strategy)
+    named = cast("StrategyName", strategy)  # one of the command line's choices
+    rust = SkeletonCompressorService(backend="rust", strategy=named)
+    python = SkeletonCompressorService(backend="python", strategy=named)
     progress.write(f"{label}: checking both backends agree\n")
     expected = python.compress(fragments, budget)
     got = rust.compress(fragments, budget)

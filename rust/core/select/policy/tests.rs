@@ -7,7 +7,8 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 use crate::core::test_support::{
-    first_repeat, generated, multiple_choice_by_dual, tiny_tuning, weak_hash, Counting, Input, Lcg,
+    first_repeat, generated, multiple_choice_by_dual, relevance_of, tiny_tuning, weak_hash,
+    Counting, Input, Lcg,
 };
 use crate::core::*;
 
@@ -350,6 +351,7 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
     }
     Ok(Compression {
         original_tokens: input.tokens.iter().map(|&t| u128::from(t)).sum(),
+        relevance_kept: relevance_of(input, &selections),
         selections,
         decisions,
     })

@@ -5,7 +5,9 @@
 
 use std::cell::Cell;
 
-use crate::core::test_support::{generated, tiny_tuning, weak_hash, Counting, Input, Lcg};
+use crate::core::test_support::{
+    generated, relevance_of, tiny_tuning, weak_hash, Counting, Input, Lcg,
+};
 use crate::core::*;
 
 const NAMES: [&str; 3] = ["x", "y", "z"];
@@ -277,9 +279,11 @@ fn expected(case: &Case, reuse: &Reuse) -> Result<Compression, Refusal> {
         decision.reason = Reason::Reused;
         decision.budget_left = None;
     }
+    let selections = vec![selection];
     Ok(Compression {
         original_tokens: ordinary.original_tokens,
-        selections: vec![selection],
+        relevance_kept: relevance_of(&case.input, &selections),
+        selections,
         decisions,
     })
 }
