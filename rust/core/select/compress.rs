@@ -264,12 +264,16 @@ fn pack_with_policy(
     unit_ranking.pack(ids, request, checkpoint)
 }
 
+/// Each budget's selection, the decisions when explaining, and each selection's kept
+/// relevance (see [`Compression::relevance_kept`]).
+type Packed = (Vec<Selection>, Vec<Decision>, Vec<f64>);
+
 /// The answer from what both threads found. An interruption is answered whatever else was
 /// found: the caller asked to stop. A duplicate wins over a broken variant rule and a budget
 /// exceeded.
 fn answer(
     duplicate: Result<Option<Duplicate>, Interrupted>,
-    packed: Result<(Vec<Selection>, Vec<Decision>, Vec<f64>), Refusal>,
+    packed: Result<Packed, Refusal>,
     original_tokens: u128,
 ) -> Result<Compression, Refusal> {
     let Ok(duplicate) = duplicate else {
