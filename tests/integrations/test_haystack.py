@@ -167,7 +167,7 @@ def test_documents_without_a_score_raise_or_get_the_missing_score(backend: str) 
     documents = retrieved()
     documents[2] = document("e", 5, None)
     with pytest.raises(FragmentTypeError) as raised:
-        packer(8, backend).run(documents)
+        packer(8, backend, missing_score="raise").run(documents)
     assert (raised.value.index, raised.value.kind, raised.value.fragment_id) == (
         2,
         "relevance_type",
@@ -176,8 +176,12 @@ def test_documents_without_a_score_raise_or_get_the_missing_score(backend: str) 
     assert raised.value.container == "documents"
     assert str(raised.value) == (
         "documents[2] (id 'e'): no relevance score: Document.score is None (give "
-        "missing_score= a number in [0, 1] to score such items)"
+        "missing_score= 'rank' or a number in [0, 1] to score such items)"
     )
+    # By default e scores by its place, the third of five: (5 - 2) / 5 = 0.6, below c's 0.7:
+    # a (6) is kept first, and only d (2) fits after it.
+    kept = packer(8, backend).run(documents)["documents"]
+    assert document_ids(kept) == ["a", "d"]
     # Scored 0.95, e ranks first: e (5) leaves 3 for b (3).
     kept = packer(8, backend, missing_score=0.95).run(documents)["documents"]
     assert document_ids(kept) == ["e", "b"]
@@ -201,7 +205,7 @@ def test_a_bad_score_names_the_document(
     documents = retrieved()
     documents[3] = document("b", 3, score)
     with pytest.raises(error) as raised:
-        packer(8, backend).run(documents)
+        packer(8, backend, scores="strict").run(documents)
     assert type(raised.value) is error
     assert (raised.value.index, raised.value.kind) == (3, kind)  # type: ignore[attr-defined]
     assert str(raised.value) == f"documents[3] (id 'b'): relevance_score {detail}"
@@ -275,17 +279,17 @@ def test_a_counters_bad_count_names_the_document(
         (
             {"missing_score": "skip"},
             ValueError,
-            "missing_score must be 'raise' or a real number in [0, 1], got 'skip'",
+            "missing_score must be 'raise', 'rank' or a real number in [0, 1], got 'skip'",
         ),
         (
             {"missing_score": math.nan},
             ValueError,
-            "missing_score must be 'raise' or a real number in [0, 1], got nan",
+            "missing_score must be 'raise', 'rank' or a real number in [0, 1], got nan",
         ),
         (
             {"missing_score": [0.5]},
             TypeError,
-            "missing_score must be 'raise' or a real number in [0, 1], got [0.5] (list)",
+            "missing_score must be 'raise', 'rank' or a real number in [0, 1], got [0.5] (list)",
         ),
     ],
 )
@@ -437,6 +441,7 @@ def test_to_dict_names_every_option_and_from_dict_rebuilds_it(backend: str) -> N
             "on_overflow": "strict",
             "order": "input",
             "backend": backend,
+            "scores": "auto",
             "missing_score": 0.5,
         },
     }
@@ -452,13 +457,14 @@ def test_to_dict_names_every_option_and_from_dict_rebuilds_it(backend: str) -> N
         "on_overflow": "keep_top",
         "order": "ranking",
         "backend": backend,
-        "missing_score": "raise",
+        "scores": "auto",
+        "missing_score": "rank",
     }
 
 
 def test_a_pipeline_reports_the_error_naming_the_document(backend: str) -> None:
     pipeline = Pipeline()
-    pipeline.add_component("packer", packer(8, backend))
+    pipeline.add_component("packer", packer(8, backend, scores="strict"))
     documents = retrieved()
     documents[0] = document("c", 3, 2.0)
     with pytest.raises(PipelineRuntimeError) as raised:

@@ -228,7 +228,7 @@ def test_a_bad_score_names_the_document(
 ) -> None:
     given_documents = documents()
     given_documents[3] = scored("d", 5, score)
-    compressor = SkeletonDocumentCompressor(10, words, backend=backend)
+    compressor = SkeletonDocumentCompressor(10, words, backend=backend, scores="strict")
     with pytest.raises(error) as raised:
         compressor.compress_documents(given_documents, "q")
     assert type(raised.value) is error
@@ -242,7 +242,11 @@ def test_a_bad_score_names_the_document(
 
 def test_a_bad_score_from_a_callable_names_the_document(backend: str) -> None:
     compressor = SkeletonDocumentCompressor(
-        10, words, relevance=lambda document: 2 if document.id == "b" else 0.5, backend=backend
+        10,
+        words,
+        relevance=lambda document: 2 if document.id == "b" else 0.5,
+        scores="strict",
+        backend=backend,
     )
     with pytest.raises(FragmentValueError) as raised:
         compressor.compress_documents(documents(), "q")
@@ -252,14 +256,14 @@ def test_a_bad_score_from_a_callable_names_the_document(backend: str) -> None:
 
 MISSING = (
     "no relevance score: metadata['relevance_score'] is missing "
-    "(give relevance= to score such items)"
+    "(give relevance= or missing_score= to score such items)"
 )
 
 
 def test_a_document_without_the_score(backend: str) -> None:
     given_documents = documents()
     given_documents[2] = Document(page_content="w w", metadata={"score": 0.5}, id="c")
-    compressor = SkeletonDocumentCompressor(10, words, backend=backend)
+    compressor = SkeletonDocumentCompressor(10, words, backend=backend, missing_score="raise")
     with pytest.raises(FragmentTypeError) as raised:
         compressor.compress_documents(given_documents, "q")
     assert (raised.value.index, raised.value.kind, raised.value.fragment_id) == (
@@ -272,7 +276,7 @@ def test_a_document_without_the_score(backend: str) -> None:
 
 def test_a_document_without_the_score_nor_an_id(backend: str) -> None:
     given_documents = [*documents(), Document(page_content="w")]
-    compressor = SkeletonDocumentCompressor(10, words, backend=backend)
+    compressor = SkeletonDocumentCompressor(10, words, backend=backend, missing_score="raise")
     with pytest.raises(FragmentTypeError) as raised:
         compressor.compress_documents(given_documents, "q")
     assert (raised.value.index, raised.value.fragment_id) == (5, None)
