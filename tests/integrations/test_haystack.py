@@ -107,6 +107,7 @@ def test_the_metadata_output_is_the_librarys_as_a_dict(backend: str) -> None:
         "value_kept": (units(0.9) + units(0.3)) / 2**32,
         "value_bound": metadata["value_bound"],
         "reused_tokens": 0,
+        "exact": True,
         "over_budget": False,
     }
     # Fractionally: b and c whole (6 words), then 2 of a's 6 words or all of d: 0.3.
@@ -122,7 +123,7 @@ def test_budget_zero_and_empty_input_keep_nothing(backend: str) -> None:
     ) == (19, 0)
     assert packer(8, backend).run([]) == {
         "documents": [],
-        "skeleton_metadata": SkeletonMetadata(0, 0, 1.0, 8, 0, 0, 0.0, 0.0, 0).to_dict(),
+        "skeleton_metadata": SkeletonMetadata(0, 0, 1.0, 8, 0, 0, 0.0, 0.0, 0, True).to_dict(),
     }
 
 

@@ -196,7 +196,7 @@ def test_empty_list(backend: str) -> None:
     compressor = SkeletonDocumentCompressor(10, words, backend=backend)
     kept, metadata = compressor.compress_with_metadata([])
     assert kept == []
-    assert metadata == SkeletonMetadata(0, 0, 1.0, 10, 0, 0, 0.0, 0.0, 0)
+    assert metadata == SkeletonMetadata(0, 0, 1.0, 10, 0, 0, 0.0, 0.0, 0, True)
 
 
 def test_budget_zero_keeps_nothing(backend: str) -> None:

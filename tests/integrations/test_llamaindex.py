@@ -126,6 +126,7 @@ def test_the_metadata_of_the_latest_call_and_of_pack(backend: str) -> None:
         # Fractionally: b and c whole (6 words), then 2 of a's 6 words or all of d: 0.3.
         value_bound=postprocessor.last_metadata.value_bound,  # type: ignore[union-attr]
         reused_tokens=0,
+        exact=True,
     )
     assert postprocessor.last_metadata == expected
     assert math.isclose(expected.value_bound, 1.8, abs_tol=1e-9)  # type: ignore[arg-type]
@@ -140,7 +141,10 @@ def test_budget_zero_and_empty_input_keep_nothing(backend: str) -> None:
     assert postprocessor.last_metadata is not None
     assert postprocessor.last_metadata.compressed_tokens == 0
     assert postprocessor.last_metadata.original_tokens == 19
-    assert packer(8, backend).pack([]) == ([], SkeletonMetadata(0, 0, 1.0, 8, 0, 0, 0.0, 0.0, 0))
+    assert packer(8, backend).pack([]) == (
+        [],
+        SkeletonMetadata(0, 0, 1.0, 8, 0, 0, 0.0, 0.0, 0, True),
+    )
 
 
 def test_when_nothing_fits_the_overflow_policy_decides(backend: str) -> None:

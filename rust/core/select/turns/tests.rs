@@ -89,6 +89,7 @@ impl Case {
             policy,
             explain: self.explain,
             tuning: &self.tuning,
+            max_work: None,
             interrupt: &Uninterrupted,
             reuse,
         };
