@@ -82,6 +82,7 @@ fn result<'py>(
         decisions,
         int_of(py, selection.value_kept)?,
         int_of(py, selection.value_bound)?,
+        selection.exact,
     );
     let named = context(py)?
         .for_core

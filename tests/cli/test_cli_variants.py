@@ -240,6 +240,7 @@ def test_one_rendering_of_each_thing_is_kept_and_written_back_as_it_came(
         "value_kept": (_units(0.8) + _units(0.7) + _units(0.6)) / 2**32,
         "value_bound": _expected_bound(),
         "reused_tokens": 0,
+        "exact": True,
         "over_budget": False,
     }
 

@@ -44,7 +44,8 @@ class CompressedRecords(NamedTuple):
     """What `compress_records` and `compress_record_file` return: the kept records, the
     tokens of all records and of the kept ones, how many records were read and kept, the
     input's form (`array`, `lines` or `wrapped`), when explaining each record's id with the
-    decisions, and the value kept and its bound, in units of 2**-32."""
+    decisions, the value kept and its bound, in units of 2**-32, and whether the selection
+    is exactly the strategy's (False when `optimal` reached its work limit)."""
 
     kept: KeptArray
     original_tokens: int
@@ -55,6 +56,7 @@ class CompressedRecords(NamedTuple):
     decisions: tuple[list[str], Decisions] | None
     value_kept: int
     value_bound: int
+    exact: bool
 
 
 class BackendCompressor(Protocol):

@@ -16,6 +16,7 @@ from .._backends.loader import load_backend
 from .._backends.protocol import STRATEGIES
 from ..errors import BudgetExceededError
 from ..policy import ON_OVERFLOW, ORDERS
+from ..validation import DEFAULT_MAX_WORK
 from .compress import Options, compress_file, written
 from .demo import run_demo
 from .input import InputError, OutputError, writing_output
@@ -49,6 +50,7 @@ def run_compress(args: argparse.Namespace, out: TextIO) -> None:
         previous=args.previous,
         max_value_loss=args.max_value_loss,
         headroom=args.headroom,
+        max_work=args.max_work,
     )
     try:
         with progress(f"{PROG}: compressing {args.file}", sys.stderr):
@@ -98,6 +100,14 @@ def _floor_argument(text: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
     return value
+
+
+def _max_work_argument(text: str) -> int | None:
+    if text == "none":
+        return None
+    if not _BUDGET.fullmatch(text) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1 or none, got {text!r}")
+    return int(text)
 
 
 def _share_argument(text: str) -> float:
@@ -215,6 +225,15 @@ def build_parser() -> argparse.ArgumentParser:
         default="ranking",
         help="order of the kept records: ranking (best first), input (as in the file), or "
         "edges (best at both ends) (default: ranking)",
+    )
+    compress.add_argument(
+        "--max-work",
+        type=_max_work_argument,
+        default=DEFAULT_MAX_WORK,
+        metavar="N",
+        help="the most work --strategy optimal may do per call, in its own steps, or none "
+        "for no limit; past it, the best selection found is kept and the metadata says "
+        f'"exact": false (default: {DEFAULT_MAX_WORK}, about a second)',
     )
     compress.add_argument(
         "--explain",

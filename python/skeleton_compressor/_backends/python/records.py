@@ -47,14 +47,14 @@ def compress_records(
             fragments = tuple(
                 map(ContextFragment, ids, tokens, scores, repeat(""), required, groups, variants)
             )
-            kept_fragments, original, compressed, value, bound, decided, _ = compressor.explain(
+            kept_fragments, original, compressed, value, bound, decided, exact = compressor.explain(
                 fragments, budget
             )
             position = {id(fragment): index for index, fragment in enumerate(fragments)}
             kept = [position[id(fragment)] for fragment in kept_fragments]
             decisions = (ids, decided)
         else:
-            rows, original, compressed, _, value, bound, *_ = compressor.compress_arrays(
+            rows, original, compressed, _, value, bound, _, exact = compressor.compress_arrays(
                 ids, tokens, scores, required, groups, budget, variants
             )
             kept, decisions = list(rows), None
@@ -72,6 +72,7 @@ def compress_records(
         decisions,
         value,
         bound,
+        exact,
     )
 
 
