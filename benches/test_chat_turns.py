@@ -45,6 +45,8 @@ from langchain_core.messages import (  # noqa: E402
     ToolMessage,
     trim_messages,
 )
+from pydantic_ai import Agent  # noqa: E402
+from pydantic_ai.capabilities import ProcessHistory  # noqa: E402
 from pydantic_ai.messages import (  # noqa: E402
     ModelMessage,
     ModelRequest,
@@ -55,6 +57,7 @@ from pydantic_ai.messages import (  # noqa: E402
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 from skeleton_compressor import (  # noqa: E402
     CachePricing,
     ContextFragment,
@@ -253,23 +256,34 @@ def pydantic_ai_default(chat_: Chat, messages: list[object]) -> list[object]:
 
 
 def keep_recent(chat_: Chat, messages: list[object]) -> list[object]:
+    return keep_recent_by(chat_.count, messages)
+
+
+def keep_recent_by(count: Callable[[object], int], messages: list[object]) -> list[object]:
     """A plain history processor, as a user writes one: the first request (it holds the
-    system prompt), then the latest messages that fit, starting on a user prompt."""
-    first, rest = messages[0], messages[1:]
-    room = BUDGET - chat_.count(first)
-    kept: list[object] = []
-    for message in reversed(rest):
-        room -= chat_.count(message)
-        if room < 0:
-            break
-        kept.append(message)
-    kept.reverse()
-    while kept and not (
-        isinstance(kept[0], ModelRequest)
-        and any(isinstance(part, UserPromptPart) for part in kept[0].parts)
-    ):
-        kept.pop(0)
-    return [first, *kept]
+    system prompt), then the latest messages that fit, starting on a request with a user
+    prompt (the current turn's, when no later one is left: the model must see the returns
+    of the calls it just made)."""
+    first = messages[0]
+    room = BUDGET - count(first)
+    start = len(messages)
+    while start > 1 and count(messages[start - 1]) <= room:
+        start -= 1
+        room -= count(messages[start])
+    if start == 1:
+        return list(messages)
+    turns = [
+        index
+        for index, message in enumerate(messages)
+        if index >= 1
+        and isinstance(message, ModelRequest)
+        and any(isinstance(part, UserPromptPart) for part in message.parts)
+        and not any(isinstance(part, ToolReturnPart) for part in message.parts)
+    ]
+    later = [index for index in turns if index >= start]
+    earlier = [index for index in turns if index < start]
+    begin = later[0] if later else earlier[-1] if earlier else len(messages) - 1
+    return [first, *messages[begin:]]
 
 
 class Run(NamedTuple):
@@ -383,6 +397,91 @@ OURS = {
 }
 
 
+# pydantic-ai through an Agent: ProcessHistory keeps each packing as the run's history, so a
+# processor is given its own last output with the new messages after it, and the agent
+# merges consecutive requests before sending them. A FunctionModel replays the chat.
+
+AGENT_PROCESSORS: dict[str, Callable[[Callable[[ModelMessage], int]], object]] = {
+    "SkeletonHistoryProcessor(stable=True, stable_step=0.25)": lambda count: (
+        SkeletonHistoryProcessor(BUDGET, count, stable=True, stable_step=0.25)
+    ),
+    "SkeletonHistoryProcessor() (relevance, the default)": lambda count: SkeletonHistoryProcessor(
+        BUDGET, count
+    ),
+    "keep_recent (the latest messages that fit)": lambda count: (
+        lambda messages: keep_recent_by(count, messages)
+    ),
+}
+
+
+def counted(message: ModelMessage) -> int:
+    return _count_text(message_text(message))
+
+
+@functools.cache
+def _count_text(text: str) -> int:
+    return COUNTER.count(text) + OVERHEAD
+
+
+def as_fragment(message: ModelMessage) -> ContextFragment:
+    """The same fragment for messages of the same kind and text (what a provider is sent)."""
+    text = message_text(message)
+    return ContextFragment(f"{message.kind}:{text}", counted(message), 1.0, text)
+
+
+@functools.cache
+def agent_run(packer_name: str) -> Run:
+    system, steps = chat()
+    results = {
+        query: result for step in steps for (_, query), result in zip(step.calls, step.results)
+    }
+    sent: list[tuple[ContextFragment, ...]] = []
+    current: list[Step] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        assert sum(map(counted, messages)) <= BUDGET
+        assert valid_pydantic_ai(messages), (packer_name, len(sent))
+        sent.append(tuple(map(as_fragment, messages)))
+        step = current[0]
+        last = messages[-1]
+        if step.calls and not any(isinstance(p, ToolReturnPart) for p in last.parts):
+            return ModelResponse(
+                parts=[
+                    ToolCallPart("search", {"query": query}, tool_call_id=call_id)
+                    for call_id, query in step.calls
+                ]
+            )
+        return ModelResponse(parts=[TextPart(step.answer)])
+
+    processor = AGENT_PROCESSORS[packer_name](counted)
+    agent = Agent(
+        FunctionModel(respond),
+        system_prompt=system,
+        capabilities=[ProcessHistory(processor)],  # type: ignore[arg-type]
+    )
+
+    @agent.tool_plain
+    def search(query: str) -> str:
+        return results[query]
+
+    history: list[ModelMessage] = []
+    for step in steps:
+        current[:] = [step]
+        history = agent.run_sync(step.question, message_history=history).all_messages()
+    return Run(sent)
+
+
+def print_agent_table() -> None:
+    print(f"\npydantic-ai through an Agent (ProcessHistory), {TURNS} turns, budget {BUDGET:,}")
+    print(f"{'packer':<58} {'cost':>6} {'limit':>6} {'kept':>6} {'billed':>7} {'breaks':>6}")
+    for name in AGENT_PROCESSORS:
+        result = agent_run(name)
+        print(
+            f"{name:<58} {result.cost:6.3f} {result.append_only_limit:6.3f} "
+            f"{result.kept:6.1%} {result.billed:7.0f} {result.breaks:6}"
+        )
+
+
 def print_table(framework_name: str) -> None:
     chat_ = prepared(framework_name)
     total = sum(map(chat_.count, chat_.messages))
@@ -414,3 +513,12 @@ def test_breaks_are_at_most_one_per_step_of_conversation() -> None:
         total = sum(map(chat_.count, chat_.messages))
         step = math.floor(0.25 * BUDGET)
         assert run(framework_name, name).breaks <= math.ceil(total / step)
+
+
+def test_through_an_agent_the_stable_processor_is_billed_at_most_the_target() -> None:
+    print_agent_table()
+    ours = agent_run("SkeletonHistoryProcessor(stable=True, stable_step=0.25)")
+    theirs = agent_run("keep_recent (the latest messages that fit)")
+    assert len(ours.requests) == len(theirs.requests) == len(prepared("pydantic-ai").requests)
+    assert ours.cost <= TARGET, f"{ours.cost:.3f}x > {TARGET}x"
+    assert ours.cost < theirs.cost and ours.billed < theirs.billed

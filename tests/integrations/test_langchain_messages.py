@@ -948,3 +948,37 @@ def test_stable_histories_only_grow_between_rare_breaks(
             )
             assert breaks <= breaks_allowed([totals[i] for i in run], quantum)
         run = []
+
+
+def positions_in(messages: Sequence[BaseMessage], kept: Sequence[BaseMessage]) -> list[int]:
+    where = {id(message): index for index, message in enumerate(messages)}
+    return [where[id(message)] for message in kept]
+
+
+@FUZZ
+@given(
+    chat=growing_chats(),
+    budget=st.integers(0, 600),
+    step=st.sampled_from([0.05, 0.25, 1.0]),
+    strategy=st.sampled_from(["greedy", "prefix", "optimal"]),
+)
+def test_stable_packings_are_the_same_on_both_backends(
+    chat: tuple[list[BaseMessage], list[int]], budget: int, step: float, strategy: str
+) -> None:
+    messages, requests = chat
+    for size in requests:
+        rust, python = (
+            pack_messages(
+                messages[:size],
+                skeleton_budget=budget,
+                token_counter=fuzz_count,
+                stable=True,
+                stable_step=step,
+                strategy=strategy,
+                with_metadata=True,
+                backend=backend,
+            )
+            for backend in ("rust", "python")
+        )
+        assert positions_in(messages, rust.messages) == positions_in(messages, python.messages)
+        assert (rust.metadata, rust.stable_prefix) == (python.metadata, python.stable_prefix)
