@@ -16,6 +16,14 @@ The packed histories are priced with `estimate_cost` at `CachePricing()` (write 
 requests as if each only appended to the one before (the one before read, the new tokens
 written): no packer of the same sizes can do better.
 
+The same chat also goes through a pydantic-ai `Agent` (a `FunctionModel` replaying it),
+where `ProcessHistory` keeps each packing as the run's history: the processor is given its
+own last output with the new messages, and the agent merges consecutive requests before
+sending them. The system prompt is then either in the history (`system_prompt=`, in the
+first request) or sent beside it with every request (`instructions=`, the processor's budget
+being what it leaves of 8,000). Messages are priced by kind and text there, as the agent
+makes new message objects when it merges.
+
 Run with `-s` to see the figures:
     python -m pytest benches/test_chat_turns.py -s -p no:randomly
 """
@@ -259,23 +267,28 @@ def keep_recent(chat_: Chat, messages: list[object]) -> list[object]:
     return keep_recent_by(chat_.count, messages)
 
 
-def keep_recent_by(count: Callable[[object], int], messages: list[object]) -> list[object]:
-    """A plain history processor, as a user writes one: the first request (it holds the
+def keep_recent_by(
+    count: Callable[[object], int],
+    messages: list[object],
+    budget: int = BUDGET,
+    keep_first: bool = True,
+) -> list[object]:
+    """A plain history processor, as a user writes one: the first request (when it holds the
     system prompt), then the latest messages that fit, starting on a request with a user
     prompt (the current turn's, when no later one is left: the model must see the returns
     of the calls it just made)."""
-    first = messages[0]
-    room = BUDGET - count(first)
+    head = 1 if keep_first else 0
+    room = budget - sum(map(count, messages[:head]))
     start = len(messages)
-    while start > 1 and count(messages[start - 1]) <= room:
+    while start > head and count(messages[start - 1]) <= room:
         start -= 1
         room -= count(messages[start])
-    if start == 1:
+    if start == head:
         return list(messages)
     turns = [
         index
         for index, message in enumerate(messages)
-        if index >= 1
+        if index >= head
         and isinstance(message, ModelRequest)
         and any(isinstance(part, UserPromptPart) for part in message.parts)
         and not any(isinstance(part, ToolReturnPart) for part in message.parts)
@@ -283,7 +296,7 @@ def keep_recent_by(count: Callable[[object], int], messages: list[object]) -> li
     later = [index for index in turns if index >= start]
     earlier = [index for index in turns if index < start]
     begin = later[0] if later else earlier[-1] if earlier else len(messages) - 1
-    return [first, *messages[begin:]]
+    return [*messages[:head], *messages[begin:]]
 
 
 class Run(NamedTuple):
@@ -399,17 +412,21 @@ OURS = {
 
 # pydantic-ai through an Agent: ProcessHistory keeps each packing as the run's history, so a
 # processor is given its own last output with the new messages after it, and the agent
-# merges consecutive requests before sending them. A FunctionModel replays the chat.
+# merges consecutive requests before sending them. A FunctionModel replays the chat. The
+# system prompt goes in the history (`system_prompt=`, in the first request) or beside it
+# (`instructions=`, sent with every request and not counted by the processor, whose budget
+# is then what the instructions leave of BUDGET).
 
-AGENT_PROCESSORS: dict[str, Callable[[Callable[[ModelMessage], int]], object]] = {
-    "SkeletonHistoryProcessor(stable=True, stable_step=0.25)": lambda count: (
-        SkeletonHistoryProcessor(BUDGET, count, stable=True, stable_step=0.25)
+AgentProcessor = Callable[[Callable[[ModelMessage], int], int, bool], object]
+AGENT_PROCESSORS: dict[str, AgentProcessor] = {
+    "SkeletonHistoryProcessor(stable=True, stable_step=0.25)": lambda count, budget, _: (
+        SkeletonHistoryProcessor(budget, count, stable=True, stable_step=0.25)
     ),
-    "SkeletonHistoryProcessor() (relevance, the default)": lambda count: SkeletonHistoryProcessor(
-        BUDGET, count
+    "SkeletonHistoryProcessor() (relevance, the default)": lambda count, budget, _: (
+        SkeletonHistoryProcessor(budget, count)
     ),
-    "keep_recent (the latest messages that fit)": lambda count: (
-        lambda messages: keep_recent_by(count, messages)
+    "keep_recent (the latest messages that fit)": lambda count, budget, keep_first: (
+        lambda messages: keep_recent_by(count, messages, budget, keep_first)  # type: ignore[arg-type]
     ),
 }
 
@@ -430,8 +447,11 @@ def as_fragment(message: ModelMessage) -> ContextFragment:
 
 
 @functools.cache
-def agent_run(packer_name: str) -> Run:
+def agent_run(packer_name: str, instructions: bool = False) -> Run:
     system, steps = chat()
+    system_fragment = ContextFragment("instructions", _count_text(system), 1.0, system)
+    leading = (system_fragment,) if instructions else ()
+    budget = BUDGET - system_fragment.token_count if instructions else BUDGET
     results = {
         query: result for step in steps for (_, query), result in zip(step.calls, step.results)
     }
@@ -439,9 +459,10 @@ def agent_run(packer_name: str) -> Run:
     current: list[Step] = []
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        assert sum(map(counted, messages)) <= BUDGET
+        request = (*leading, *map(as_fragment, messages))
+        assert sum(fragment.token_count for fragment in request) <= BUDGET
         assert valid_pydantic_ai(messages), (packer_name, len(sent))
-        sent.append(tuple(map(as_fragment, messages)))
+        sent.append(request)
         step = current[0]
         last = messages[-1]
         if step.calls and not any(isinstance(p, ToolReturnPart) for p in last.parts):
@@ -453,11 +474,12 @@ def agent_run(packer_name: str) -> Run:
             )
         return ModelResponse(parts=[TextPart(step.answer)])
 
-    processor = AGENT_PROCESSORS[packer_name](counted)
+    processor = AGENT_PROCESSORS[packer_name](counted, budget, not instructions)
+    prompt = {"instructions": system} if instructions else {"system_prompt": system}
     agent = Agent(
         FunctionModel(respond),
-        system_prompt=system,
         capabilities=[ProcessHistory(processor)],  # type: ignore[arg-type]
+        **prompt,  # type: ignore[arg-type]
     )
 
     @agent.tool_plain
@@ -473,13 +495,19 @@ def agent_run(packer_name: str) -> Run:
 
 def print_agent_table() -> None:
     print(f"\npydantic-ai through an Agent (ProcessHistory), {TURNS} turns, budget {BUDGET:,}")
-    print(f"{'packer':<58} {'cost':>6} {'limit':>6} {'kept':>6} {'billed':>7} {'breaks':>6}")
-    for name in AGENT_PROCESSORS:
-        result = agent_run(name)
-        print(
-            f"{name:<58} {result.cost:6.3f} {result.append_only_limit:6.3f} "
-            f"{result.kept:6.1%} {result.billed:7.0f} {result.breaks:6}"
-        )
+    print(
+        f"{'packer':<58} {'cost':>6} {'limit':>6} {'kept':>6} {'billed':>7} {'breaks':>6} "
+        f"{'first':>6}"
+    )
+    for instructions in (False, True):
+        print("the system prompt as " + ("instructions=" if instructions else "system_prompt="))
+        for name in AGENT_PROCESSORS:
+            result = agent_run(name, instructions)
+            print(
+                f"{name:<58} {result.cost:6.3f} {result.append_only_limit:6.3f} "
+                f"{result.kept:6.1%} {result.billed:7.0f} {result.breaks:6} "
+                f"{result.requests[-1][0].token_count:>6}"
+            )
 
 
 def print_table(framework_name: str) -> None:
@@ -515,10 +543,14 @@ def test_breaks_are_at_most_one_per_step_of_conversation() -> None:
         assert run(framework_name, name).breaks <= math.ceil(total / step)
 
 
-def test_through_an_agent_the_stable_processor_is_billed_at_most_the_target() -> None:
-    print_agent_table()
-    ours = agent_run("SkeletonHistoryProcessor(stable=True, stable_step=0.25)")
-    theirs = agent_run("keep_recent (the latest messages that fit)")
+@pytest.mark.parametrize("instructions", [False, True], ids=["system_prompt", "instructions"])
+def test_through_an_agent_the_stable_processor_is_billed_at_most_the_target(
+    instructions: bool,
+) -> None:
+    if instructions:
+        print_agent_table()
+    ours = agent_run("SkeletonHistoryProcessor(stable=True, stable_step=0.25)", instructions)
+    theirs = agent_run("keep_recent (the latest messages that fit)", instructions)
     assert len(ours.requests) == len(theirs.requests) == len(prepared("pydantic-ai").requests)
     assert ours.cost <= TARGET, f"{ours.cost:.3f}x > {TARGET}x"
     assert ours.cost < theirs.cost and ours.billed < theirs.billed
