@@ -183,7 +183,8 @@ def pack_messages(
             keeps that turn's human message too). A turn that only appends keeps the
             previous packing as its prefix until such a move. `relevance`, `strategy` and
             `min_relevance` then apply only when no cut fits (a tool output about as large
-            as the budget), where the relevance packing takes over.
+            as the budget), where the relevance packing takes over. Off by default: it
+            keeps less of the budget, which pays only where the provider caches prompts.
         stable_step: the tokens between cut points, as a share of `skeleton_budget`, a
             real number in (0, 1] (default 0.25): larger moves the cut less often and keeps
             less of the budget on average.

@@ -96,7 +96,8 @@ class SkeletonHistoryProcessor:
             inside a turn keeps the request that opened it too). A request that only
             appends keeps the previous packing as its prefix until such a move.
             `relevance`, `strategy` and `min_relevance` then apply only when no cut fits,
-            where the relevance packing takes over.
+            where the relevance packing takes over. Off by default: it keeps less of the
+            budget, which pays only where the provider caches prompts.
         stable_step: the tokens between cut points, as a share of `skeleton_budget`, a
             real number in (0, 1] (default 0.25).
         strategy, min_relevance, on_overflow, backend: as for `SkeletonCompressorService`
