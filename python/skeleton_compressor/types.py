@@ -201,6 +201,10 @@ class SkeletonMetadata:
     reused_tokens: int | None = None
     """The tokens of the leading run of `previous` sent again, byte for byte (0 when a call
     was not given `previous`; see docs/turns.md)."""
+    exact: bool | None = None
+    """Whether the selection is exactly the strategy's: True for every `greedy`, `prefix` and
+    `density` result and every `optimal` one that finished; False when `optimal` reached its
+    `max_work` and kept the best selection it had found (never worth less than `density`'s)."""
 
     def __post_init__(self) -> None:
         # The common case in one expression: metadata is built on every compress call.
@@ -208,6 +212,7 @@ class SkeletonMetadata:
         budget, total, kept = self.skeleton_budget, self.fragments_total, self.fragments_kept
         value_kept, value_bound = self.value_kept, self.value_bound
         reused = self.reused_tokens
+        exact = self.exact
         if (
             type(original) is int
             and type(compressed) is int
@@ -229,6 +234,7 @@ class SkeletonMetadata:
                 or (budget is not None and compressed > budget)
             )
             and (reused is None or (type(reused) is int and 0 <= reused <= compressed))
+            and (exact is None or type(exact) is bool)
         ):
             return
         self._check_each_field()
@@ -289,6 +295,8 @@ class SkeletonMetadata:
                 "reused_tokens must not exceed compressed_tokens, got "
                 f"{self.reused_tokens} > {self.compressed_tokens}"
             )
+        if self.exact is not None and type(self.exact) is not bool:
+            raise ValueError(f"exact must be None or a bool, got {self.exact!r}")
 
     @classmethod
     def of(
@@ -301,6 +309,7 @@ class SkeletonMetadata:
         value_kept_units: int | None = None,
         value_bound_units: int | None = None,
         reused_tokens: int | None = 0,
+        exact: bool | None = None,
     ) -> SkeletonMetadata:
         """The metadata of a compression, with the ratio computed and the values, given in
         units of 2**-32, made into relevance. Raises what the constructor raises."""
@@ -318,6 +327,7 @@ class SkeletonMetadata:
                 value_kept,
                 value_bound,
                 reused_tokens,
+                exact,
             )
         # Built on every compress call: filling the slots directly skips the frozen
         # dataclass __init__ (half the cost of a small call); the checks still run.
@@ -332,6 +342,7 @@ class SkeletonMetadata:
             set_value_kept,
             set_value_bound,
             set_reused,
+            set_exact,
         ) = _set_slots
         set_original(metadata, original_tokens)
         set_compressed(metadata, compressed_tokens)
@@ -342,6 +353,7 @@ class SkeletonMetadata:
         set_value_kept(metadata, value_kept)
         set_value_bound(metadata, value_bound)
         set_reused(metadata, reused_tokens)
+        set_exact(metadata, exact)
         metadata.__post_init__()
         return metadata
 
@@ -367,6 +379,7 @@ class SkeletonMetadata:
             "value_kept": self.value_kept,
             "value_bound": self.value_bound,
             "reused_tokens": self.reused_tokens,
+            "exact": self.exact,
             "over_budget": self.over_budget,
         }
 

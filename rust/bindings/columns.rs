@@ -326,8 +326,8 @@ fn row_problem<'py>(
 }
 
 /// `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows, value_kept,
-/// value_bound, reused_tokens)`.
-pub type KeptRows<'py> = (Bound<'py, PyAny>, u128, u128, usize, u128, u128, u128);
+/// value_bound, reused_tokens, exact)`.
+pub type KeptRows<'py> = (Bound<'py, PyAny>, u128, u128, usize, u128, u128, u128, bool);
 
 /// The columns compressed as `request` asks: see [`KeptRows`].
 pub fn compress_arrays<'py>(
@@ -395,6 +395,7 @@ pub fn compress_arrays<'py>(
             selection.value_kept,
             selection.value_bound,
             selection.reused_tokens,
+            selection.exact,
         ))
     };
     compress_read(&reader, count, read, request, build)

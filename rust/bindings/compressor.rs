@@ -18,6 +18,8 @@ use crate::core::{Compression, OnOverflow, Order, Policy, Request, Reuse, Strate
 pub struct Compressor {
     strategy: Strategy,
     policy: Policy,
+    /// The most work `optimal` may do per budget (`None`: no limit).
+    max_work: Option<u64>,
 }
 
 /// The value of `name` among `choices` by name, or the error naming them.
@@ -43,8 +45,21 @@ fn named<T: Copy>(
 #[pymethods]
 impl Compressor {
     #[new]
-    #[pyo3(signature = (strategy, min_relevance = 0.0, on_overflow = "keep_top", order = "ranking"))]
-    fn new(strategy: &str, min_relevance: f64, on_overflow: &str, order: &str) -> PyResult<Self> {
+    #[pyo3(signature = (
+        strategy, min_relevance = 0.0, on_overflow = "keep_top", order = "ranking", max_work = None
+    ))]
+    fn new(
+        strategy: &str,
+        min_relevance: f64,
+        on_overflow: &str,
+        order: &str,
+        max_work: Option<u64>,
+    ) -> PyResult<Self> {
+        if max_work == Some(0) {
+            return Err(PyValueError::new_err(
+                "max_work must be >= 1 or None, got 0",
+            ));
+        }
         if !(0.0..=1.0).contains(&min_relevance) {
             return Err(PyValueError::new_err(format!(
                 "min_relevance must be in [0, 1], got {min_relevance}"
@@ -62,12 +77,18 @@ impl Compressor {
                 )?,
                 order: named("order", order, &Order::ALL, Order::name)?,
             },
+            max_work,
         })
     }
 
     #[getter]
     fn strategy(&self) -> &'static str {
         self.strategy.name()
+    }
+
+    #[getter]
+    fn max_work(&self) -> Option<u64> {
+        self.max_work
     }
 
     /// Runs every fragment check, raising the first failure.
@@ -83,16 +104,17 @@ impl Compressor {
         )
     }
 
-    /// Returns `(kept_fragments, original_tokens, compressed_tokens, value_kept, value_bound)`.
+    /// Returns `(kept_fragments, original_tokens, compressed_tokens, value_kept, value_bound,
+    /// exact)`.
     fn compress<'py>(
         &self,
         py: Python<'py>,
         fragments: &Bound<'py, PyTuple>,
         skeleton_budget: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyTuple>, u128, u128, u128, u128)> {
-        let (kept, original, compressed, value_kept, value_bound, _) =
+    ) -> PyResult<(Bound<'py, PyTuple>, u128, u128, u128, u128, bool)> {
+        let (kept, original, compressed, value_kept, value_bound, _, exact) =
             self.run(py, fragments, skeleton_budget, false)?;
-        Ok((kept, original, compressed, value_kept, value_bound))
+        Ok((kept, original, compressed, value_kept, value_bound, exact))
     }
 
     /// `compress`, and the decisions as four lists (kept, reason, rank, budget_left), one
@@ -126,7 +148,7 @@ impl Compressor {
     }
 
     /// Ranks once and packs every budget:
-    /// `(original_tokens, [(kept, compressed_tokens, value_kept, value_bound)])`.
+    /// `(original_tokens, [(kept, compressed_tokens, value_kept, value_bound, exact)])`.
     fn compress_many<'py>(
         &self,
         py: Python<'py>,
@@ -149,6 +171,7 @@ impl Compressor {
                         selection.compressed_tokens,
                         selection.value_kept,
                         selection.value_bound,
+                        selection.exact,
                     ))
                 })
                 .collect::<PyResult<Vec<_>>>()?;
@@ -164,7 +187,7 @@ impl Compressor {
     }
 
     /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows,
-    /// value_kept, value_bound, reused_tokens)`. `previous`: rows of these columns that an
+    /// value_kept, value_bound, reused_tokens, exact)`. `previous`: rows of these columns that an
     /// earlier call kept, in its order.
     // One argument per column, as Python passes them.
     #[allow(clippy::too_many_arguments)]
@@ -264,6 +287,7 @@ impl Compressor {
                 selection.value_kept,
                 selection.value_bound,
                 decisions,
+                selection.exact,
             ))
         };
         compress_read(
@@ -283,6 +307,7 @@ impl Compressor {
             policy: &self.policy,
             explain,
             tuning: &Tuning::DEFAULT,
+            max_work: self.max_work,
             interrupt: &PythonSignals,
             reuse: None,
         }

@@ -85,11 +85,12 @@ pub fn kept_fragments<'py>(
     }
 }
 
-/// Kept fragments, their token sum, the value kept and its bound, for one budget.
-pub type Packed<'py> = (Bound<'py, PyTuple>, u128, u128, u128);
+/// Kept fragments, their token sum, the value kept and its bound, and whether the selection
+/// is exact, for one budget.
+pub type Packed<'py> = (Bound<'py, PyTuple>, u128, u128, u128, bool);
 
-/// Kept fragments, original and compressed tokens, the value kept and its bound, and the
-/// decision columns.
+/// Kept fragments, original and compressed tokens, the value kept and its bound, the
+/// decision columns, and whether the selection is exact.
 pub type Explained<'py> = (
     Bound<'py, PyTuple>,
     u128,
@@ -97,6 +98,7 @@ pub type Explained<'py> = (
     u128,
     u128,
     Bound<'py, PyTuple>,
+    bool,
 );
 
 /// The decisions as four lists (kept, reason, rank, budget_left), of values that need no

@@ -13,7 +13,7 @@ use super::text::IdText;
 use crate::core::{Columns, Compression, Request, Reuse, RowsById, Share};
 
 /// `(kept_fragments, original_tokens, compressed_tokens, value_kept, value_bound,
-/// reused_tokens, decisions or None)`.
+/// reused_tokens, decisions or None, exact)`.
 pub type Turned<'py> = (
     Bound<'py, PyTuple>,
     u128,
@@ -22,6 +22,7 @@ pub type Turned<'py> = (
     u128,
     u128,
     Option<Bound<'py, PyTuple>>,
+    bool,
 );
 
 /// `fragments` compressed to the one budget of `request`, reusing what `previous` sent first.
@@ -66,6 +67,7 @@ pub fn compress_turn<'py>(
                 selection.value_bound,
                 selection.reused_tokens,
                 decisions,
+                selection.exact,
             ))
         };
         compress_columns(&reader, columns, request, build)

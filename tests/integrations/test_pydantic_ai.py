@@ -5,6 +5,7 @@ input. Every behaviour runs on both backends."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -554,8 +555,12 @@ def test_an_encoding_name_counts_message_text_on_the_rust_backend() -> None:
         assert packed.metadata.compressed_tokens == budget
 
 
-def test_an_encoding_name_needs_the_extension_on_the_python_backend() -> None:
-    with pytest.raises(ImportError, match="only a callable counter counts tokens"):
+def test_an_encoding_name_needs_tiktoken_on_the_python_backend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    SkeletonHistoryProcessor(10, backend="python")
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    with pytest.raises(ImportError, match="pip install tiktoken"):
         SkeletonHistoryProcessor(10, backend="python")
 
 

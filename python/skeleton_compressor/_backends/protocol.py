@@ -62,25 +62,29 @@ class BackendCompressor(Protocol):
     `fragments` is a plain tuple, budgets are plain ints >= 0, and numeric columns are lists,
     tuples or one-dimensional native memoryviews. Each result carries, after the token counts
     (and the row count of `compress_arrays`), the value kept and its bound as ints in units of
-    2**-32. The record methods take the command line's
+    2**-32, and each ends with whether the selection is exact (False only where `optimal`
+    reached `max_work`). The record methods take the command line's
     input and raise `RecordsError` for a bad one."""
 
     @property
     def strategy(self) -> str: ...
 
+    @property
+    def max_work(self) -> int | None: ...
+
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None: ...
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, bool]: ...
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
-    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int]]]: ...
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int, bool]]]: ...
 
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, Decisions]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, Decisions, bool]: ...
 
     def compress_turn(
         self,
@@ -90,10 +94,11 @@ class BackendCompressor(Protocol):
         max_value_loss: float,
         headroom: float,
         explain: bool,
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, int, Decisions | None]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, int, Decisions | None, bool]:
         """`compress` (or `explain`) reusing what `previous` sent first (docs/turns.md):
         the kept fragments, the original and compressed tokens, the value kept and its
-        bound, the reused tokens, and the decisions when explaining. `previous` holds only
+        bound, the reused tokens, the decisions when explaining, and whether exact.
+        `previous` holds only
         `ContextFragment`s; `max_value_loss` and `headroom` are floats in [0, 1)."""
         ...
 
@@ -109,9 +114,10 @@ class BackendCompressor(Protocol):
         previous: list[int] | None = None,
         max_value_loss: float = 0.0,
         headroom: float = 0.0,
-    ) -> tuple[array[int], int, int, int, int, int, int]:
+    ) -> tuple[array[int], int, int, int, int, int, int, bool]:
         """The kept rows, the original and compressed tokens, the row count, the value kept
-        and its bound, and the reused tokens. `previous`: checked row numbers of this call,
+        and its bound, the reused tokens, and whether exact. `previous`: checked row
+        numbers of this call,
         in an earlier output's order."""
         ...
 
@@ -133,4 +139,4 @@ class BackendCompressor(Protocol):
         ...
 
 
-CompressorFactory = Callable[[str, float, str, str], BackendCompressor]
+CompressorFactory = Callable[[str, float, str, str, "int | None"], BackendCompressor]

@@ -124,7 +124,7 @@ def _explained(error: RecordsError, data: bytes) -> RecordsError:
         try:
             read_records(data, resume=error.start or 0)
         except RecordsError as standard:
-            if standard.kind in ("malformed", "fragments_not_array"):
+            if standard.kind in ("malformed", "not_json", "fragments_not_array"):
                 return standard
     error.locate(data)
     return error

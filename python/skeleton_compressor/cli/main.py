@@ -19,6 +19,7 @@ from ..policy import ON_OVERFLOW, ORDERS
 from .compress import Options, compress_file, written
 from .demo import run_demo
 from .input import InputError, OutputError, writing_output
+from .progress import progress
 
 PROG = "skeleton-compressor"
 
@@ -50,7 +51,8 @@ def run_compress(args: argparse.Namespace, out: TextIO) -> None:
         headroom=args.headroom,
     )
     try:
-        result = compress_file(args.file, options)
+        with progress(f"{PROG}: compressing {args.file}", sys.stderr):
+            result = compress_file(args.file, options)
     except BudgetExceededError as error:
         raise BudgetError(str(error)) from None
     with writing_output():
@@ -133,7 +135,8 @@ output: {"fragments": [the kept records, byte for byte as they came in, in outpu
 
 exit status: 0 done; 1 bad input (naming the record, and its line for JSON Lines), input
 that cannot be read, output that cannot be written, or out of memory; 2 bad usage; 3 the
-budget cannot be met under --on-overflow raise or strict; 130 interrupted (Ctrl-C). Each
+required records exceed the budget under --on-overflow raise or strict, or a positive budget
+fits nothing under raise (strict keeps nothing: 0); 130 interrupted (Ctrl-C). Each
 failure is one line on stderr, except output cut short by a reader that stopped (| head):
 status 1, silently.
 """
@@ -161,7 +164,13 @@ def build_parser() -> argparse.ArgumentParser:
             "$SKELETON_COMPRESSOR_BACKEND, else rust when it is built (default: auto)",
         )
 
-    demo = commands.add_parser("demo", help="compress a built-in parent plan into three subplans")
+    demo = commands.add_parser(
+        "demo",
+        help="compress a built-in parent plan into three subplans",
+        description="Compress a built-in parent plan into three subplans, with the budget "
+        "each child gets, what it keeps and drops, and what the three cost with a prompt "
+        "cache.",
+    )
     common(demo)
     demo.add_argument(
         "--verbose",

@@ -26,7 +26,7 @@ class Compressor:
     """One strategy and policy, chosen once and checked before (`make_compressor`); every call
     checks and compresses its input whole."""
 
-    __slots__ = ("_plain", "_policy", "_strategy")
+    __slots__ = ("_max_work", "_plain", "_policy", "_strategy")
 
     def __init__(
         self,
@@ -34,8 +34,10 @@ class Compressor:
         min_relevance: float = 0.0,
         on_overflow: str = "keep_top",
         order: str = "ranking",
+        max_work: int | None = None,
     ) -> None:
         self._strategy = strategy
+        self._max_work = max_work
         self._policy = Policy(min_relevance, on_overflow, order)
         # The walks in rank order under the default policy select on the columns directly.
         self._plain = self._policy == Policy() and strategy in ("greedy", "prefix")
@@ -48,38 +50,46 @@ class Compressor:
     def policy(self) -> Policy:
         return self._policy
 
+    @property
+    def max_work(self) -> int | None:
+        return self._max_work
+
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
         fragment_columns(fragments)
 
     def _select(
         self, columns: Columns, budgets: list[int], explain: bool = False
     ) -> tuple[list[Selection], list[Decision]]:
-        return selections(columns, budgets, self._strategy, self._policy, self._plain, explain)
+        return selections(
+            columns, budgets, self._strategy, self._policy, self._plain, explain, self._max_work
+        )
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, bool]:
         columns = fragment_columns(fragments)
-        [(kept, compressed_tokens, value, bound)], _ = self._select(columns, [skeleton_budget])
+        [(kept, compressed_tokens, value, bound, exact)], _ = self._select(
+            columns, [skeleton_budget]
+        )
         kept_fragments = tuple([fragments[index] for index in kept])
-        return kept_fragments, columns.original_tokens, compressed_tokens, value, bound
+        return kept_fragments, columns.original_tokens, compressed_tokens, value, bound, exact
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
-    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int]]]:
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int, bool]]]:
         columns = fragment_columns(fragments)
         selections, _ = self._select(columns, skeleton_budgets)
         results = [
-            (tuple([fragments[index] for index in kept]), compressed_tokens, value, bound)
-            for kept, compressed_tokens, value, bound in selections
+            (tuple([fragments[index] for index in kept]), compressed_tokens, value, bound, exact)
+            for kept, compressed_tokens, value, bound, exact in selections
         ]
         return columns.original_tokens, results
 
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, Decisions]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, Decisions, bool]:
         columns = fragment_columns(fragments)
-        [(kept, compressed_tokens, value, bound)], decisions = self._select(
+        [(kept, compressed_tokens, value, bound, exact)], decisions = self._select(
             columns, [skeleton_budget], True
         )
         return (
@@ -89,6 +99,7 @@ class Compressor:
             value,
             bound,
             _decision_columns(decisions),
+            exact,
         )
 
     def compress_turn(
@@ -99,10 +110,10 @@ class Compressor:
         max_value_loss: float,
         headroom: float,
         explain: bool,
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, int, Decisions | None]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, int, Decisions | None, bool]:
         columns = fragment_columns(fragments)
         matched = matched_rows(fragments, columns, previous)
-        kept, compressed_tokens, value, bound, reused_tokens, decisions = self._turn(
+        kept, compressed_tokens, value, bound, reused_tokens, decisions, exact = self._turn(
             columns, skeleton_budget, matched, max_value_loss, headroom, explain
         )
         return (
@@ -113,6 +124,7 @@ class Compressor:
             bound,
             reused_tokens,
             _decision_columns(decisions) if explain else None,
+            exact,
         )
 
     def _turn(
@@ -126,10 +138,10 @@ class Compressor:
     ) -> Turn:
         """The call reusing the `matched` rows (docs/turns.md)."""
         if not matched:  # nothing to reuse: the call itself, on the plain path where it can be
-            [(kept, compressed_tokens, value, bound)], decisions = self._select(
+            [(kept, compressed_tokens, value, bound, exact)], decisions = self._select(
                 columns, [budget], explain
             )
-            return Turn(kept, compressed_tokens, value, bound, 0, decisions)
+            return Turn(kept, compressed_tokens, value, bound, 0, decisions, exact)
         return turn(
             columns,
             budget,
@@ -139,6 +151,7 @@ class Compressor:
             max_value_loss,
             headroom,
             explain,
+            self._max_work,
         )
 
     def compress_arrays(
@@ -153,12 +166,12 @@ class Compressor:
         previous: list[int] | None = None,
         max_value_loss: float = 0.0,
         headroom: float = 0.0,
-    ) -> tuple[array[int], int, int, int, int, int, int]:
+    ) -> tuple[array[int], int, int, int, int, int, int, bool]:
         columns = row_columns(
             fragment_ids, token_counts, relevance_scores, required, groups, variants
         )
         # The rows are checked rows of this call: all of them match.
-        kept, compressed_tokens, value, bound, reused_tokens, _ = self._turn(
+        kept, compressed_tokens, value, bound, reused_tokens, _, exact = self._turn(
             columns, skeleton_budget, previous or [], max_value_loss, headroom, False
         )
         return (
@@ -169,6 +182,7 @@ class Compressor:
             value,
             bound,
             reused_tokens,
+            exact,
         )
 
     def compress_records(

@@ -70,8 +70,7 @@ impl Case {
         let mut columns = Columns::new(input.ids.len(), &self.tuning).unwrap();
         let group_names: Vec<String> = NAMES.iter().map(|n| format!("group-{n}")).collect();
         let variant_names: Vec<String> = NAMES.iter().map(|n| format!("variant-{n}")).collect();
-        for i in 0..input.ids.len() {
-            let id = &input.ids[i];
+        for (i, id) in input.ids.iter().enumerate() {
             let (tokens, score) = (input.tokens[i], input.scores[i]);
             columns
                 .push(id.as_bytes(), weak_hash(id), tokens, score)
@@ -90,6 +89,7 @@ impl Case {
             policy,
             explain: self.explain,
             tuning: &self.tuning,
+            max_work: None,
             interrupt: &Uninterrupted,
             reuse,
         };
