@@ -636,6 +636,9 @@ def test_messages_that_are_not_a_sequence_of_messages(
         ),
         ({"start_on_human": 1}, TypeError, "start_on_human must be a bool, got 1 (int)"),
         ({"with_metadata": None}, TypeError, "with_metadata must be a bool, got None (NoneType)"),
+        ({"stable": "yes"}, TypeError, "stable must be a bool, got 'yes' (str)"),
+        ({"stable_step": "1/4"}, TypeError, "stable_step must be a real number, got '1/4' (str)"),
+        ({"stable_step": 0.0}, ValueError, "stable_step must be in (0, 1], got 0.0"),
     ],
 )
 def test_bad_options_are_refused_at_once(
@@ -767,3 +770,211 @@ def test_strict_never_goes_over_the_budget(
         return
     assert sum(fuzz_count(m) for m in packed) <= budget
     assert_valid(packed, messages, fuzz_count, budget)
+
+
+# The stable rule (stable=True): a conversation packed request after request.
+
+
+def chat_of_turns() -> list[BaseMessage]:
+    """A system prompt (4 tokens) and four turns of a question (3), a call (2) and its
+    output (12), and an answer (5): 22 tokens a turn."""
+    messages: list[BaseMessage] = [SystemMessage("s", id="s")]
+    for turn in range(4):
+        messages += [
+            HumanMessage("q", id=f"q{turn}"),
+            calls(f"c{turn}", f"call_{turn}"),
+            ToolMessage("output", tool_call_id=f"call_{turn}", id=f"t{turn}"),
+            AIMessage("a", id=f"a{turn}"),
+        ]
+    return messages
+
+
+TURN_TOKENS = {"s": 4, "q": 3, "c": 2, "t": 12, "a": 5}
+
+
+def turn_tokens(message: BaseMessage) -> int:
+    return TURN_TOKENS[str(message.id)[0]]
+
+
+def pack_turns(chat: list[BaseMessage], size: int, backend: str) -> PackedMessages:
+    return pack_messages(
+        chat[:size],
+        skeleton_budget=60,
+        token_counter=turn_tokens,
+        stable=True,
+        stable_step=0.25,
+        with_metadata=True,
+        backend=backend,
+    )
+
+
+def test_stable_packing_appends_until_the_cut_moves_a_step(backend: str) -> None:
+    chat = chat_of_turns()
+    # Budget 60, step 15. A cut inside a turn keeps the turn's question, so it leaves out
+    # at most 14 tokens more than the question does; the marks are the questions, each 22
+    # tokens of conversation after the one before.
+    packed = [pack_turns(chat, size, backend) for size in (5, 9, 13, 17)]  # after answers
+    assert [ids(p.messages) for p in packed] == [
+        ["s", "q0", "c0", "t0", "a0"],
+        ["s", "q0", "c0", "t0", "a0", "q1", "c1", "t1", "a1"],
+        # 70 tokens: from the second question, 22 left out, 48 kept.
+        ["s", "q1", "c1", "t1", "a1", "q2", "c2", "t2", "a2"],
+        # 92 tokens, 70 from the second question: from the third, 48 kept.
+        ["s", "q2", "c2", "t2", "a2", "q3", "c3", "t3", "a3"],
+    ]
+    assert [p.stable_prefix for p in packed] == [5, 9, 9, 9]
+    assert [p.metadata.compressed_tokens for p in packed] == [26, 48, 48, 48]
+
+
+def test_the_next_packing_keeps_the_history_while_the_new_messages_fit_its_room(
+    backend: str,
+) -> None:
+    chat = chat_of_turns()
+    before = pack_turns(chat, 13, backend)
+    assert before.metadata.compressed_tokens == 48  # room for 12 tokens more
+    asked = pack_turns(chat, 14, backend)  # the question (3 tokens) fits
+    assert starts_with(asked.messages, before.messages)
+    assert ids(asked.messages)[len(before.messages) :] == ["q3"]
+    answered = pack_turns(chat, 16, backend)  # the call and its output (14 tokens) do not
+    assert ids(answered.messages) == ["s", "q2", "c2", "t2", "a2", "q3", "c3", "t3"]
+
+
+def test_without_stable_the_metadata_says_the_system_messages_stay(backend: str) -> None:
+    packed = pack_messages(
+        history(), skeleton_budget=40, token_counter=by_id, with_metadata=True, backend=backend
+    )
+    assert packed.stable_prefix == 1
+    messages, _metadata, stable_prefix = packed
+    assert (ids(messages), stable_prefix) == (["s", "h1", "h2", "a3", "h3"], 1)
+
+
+def test_a_runnable_packs_stably_too(backend: str) -> None:
+    chat = chat_of_turns()
+    packer = pack_messages(
+        skeleton_budget=60, token_counter=turn_tokens, stable=True, backend=backend
+    )
+    assert ids(packer.invoke(chat[:13])) == ["s", "q1", "c1", "t1", "a1", "q2", "c2", "t2", "a2"]
+
+
+@st.composite
+def growing_chats(draw: st.DrawFn) -> tuple[list[BaseMessage], list[int]]:
+    """A conversation, and its length at each model request: after a question, and after the
+    answers to a round of calls. Turns of a question and up to three steps, each a reply or
+    parallel calls answered in any order, outputs short or long."""
+    messages: list[BaseMessage] = [SystemMessage(draw(WORDS))] if draw(st.booleans()) else []
+    requests: list[int] = []
+    made = 0
+    for _ in range(draw(st.integers(1, 12))):
+        messages.append(HumanMessage(draw(WORDS)))
+        requests.append(len(messages))
+        for _ in range(draw(st.integers(0, 3))):
+            width = draw(st.integers(0, 3))
+            if width == 0:
+                messages.append(AIMessage(draw(WORDS)))
+                continue
+            call_ids = [f"call_{made + k}" for k in range(width)]
+            made += width
+            messages.append(calls(None, *call_ids, text=draw(WORDS)))
+            for call_id in draw(st.permutations(call_ids)):
+                output = draw(st.one_of(WORDS, WORDS, LONG_OUTPUT))
+                messages.append(ToolMessage(output, tool_call_id=call_id))
+            requests.append(len(messages))
+    return messages, requests
+
+
+def starts_with(longer: Sequence[BaseMessage], prefix: Sequence[BaseMessage]) -> bool:
+    return len(longer) >= len(prefix) and all(a is b for a, b in zip(longer, prefix))
+
+
+def breaks_allowed(totals: Sequence[int], step: int) -> int:
+    """At most one break per step of new conversation (when it grows at all)."""
+    return -(-(totals[-1] - totals[0]) // step)
+
+
+@FUZZ
+@given(
+    chat=growing_chats(),
+    budget=st.integers(0, 600),
+    step=st.sampled_from([0.05, 0.25, 0.5, 1.0]),
+    start_on_human=st.booleans(),
+)
+def test_stable_histories_only_grow_between_rare_breaks(
+    backend: str,
+    chat: tuple[list[BaseMessage], list[int]],
+    budget: int,
+    step: float,
+    start_on_human: bool,
+) -> None:
+    messages, requests = chat
+    packed = [
+        pack_messages(
+            messages[:size],
+            skeleton_budget=budget,
+            token_counter=fuzz_count,
+            stable=True,
+            stable_step=step,
+            start_on_human=start_on_human,
+            with_metadata=True,
+            backend=backend,
+        )
+        for size in requests
+    ]
+    totals = [sum(map(fuzz_count, messages[:size])) for size in requests]
+    for size, result in zip(requests, packed):
+        assert_valid(result.messages, messages[:size], fuzz_count, budget,
+                     start_on_human=start_on_human)  # fmt: skip
+    # What each packing promises the next.
+    for index in range(1, len(packed)):
+        before, now = packed[index - 1], packed[index]
+        room = budget - before.metadata.compressed_tokens
+        if totals[index] - totals[index - 1] <= room:
+            assert starts_with(now.messages, before.messages[: before.stable_prefix])
+    # Over each run of packings by the rule (the whole history promised), one break at most
+    # per step of new conversation.
+    by_rule = [result.stable_prefix == len(result.messages) for result in packed]
+    quantum = max(1, int(step * budget))
+    run: list[int] = []
+    for index, made_by_rule in enumerate([*by_rule, False]):
+        if made_by_rule:
+            run.append(index)
+            continue
+        if len(run) > 1:
+            breaks = sum(
+                not starts_with(packed[i].messages, packed[i - 1].messages) for i in run[1:]
+            )
+            assert breaks <= breaks_allowed([totals[i] for i in run], quantum)
+        run = []
+
+
+def positions_in(messages: Sequence[BaseMessage], kept: Sequence[BaseMessage]) -> list[int]:
+    where = {id(message): index for index, message in enumerate(messages)}
+    return [where[id(message)] for message in kept]
+
+
+@FUZZ
+@given(
+    chat=growing_chats(),
+    budget=st.integers(0, 600),
+    step=st.sampled_from([0.05, 0.25, 1.0]),
+    strategy=st.sampled_from(["greedy", "prefix", "optimal"]),
+)
+def test_stable_packings_are_the_same_on_both_backends(
+    chat: tuple[list[BaseMessage], list[int]], budget: int, step: float, strategy: str
+) -> None:
+    messages, requests = chat
+    for size in requests:
+        rust, python = (
+            pack_messages(
+                messages[:size],
+                skeleton_budget=budget,
+                token_counter=fuzz_count,
+                stable=True,
+                stable_step=step,
+                strategy=strategy,
+                with_metadata=True,
+                backend=backend,
+            )
+            for backend in ("rust", "python")
+        )
+        assert positions_in(messages, rust.messages) == positions_in(messages, python.messages)
+        assert (rust.metadata, rust.stable_prefix) == (python.metadata, python.stable_prefix)

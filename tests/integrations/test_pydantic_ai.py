@@ -931,3 +931,217 @@ def test_an_unknown_encoding_is_named(backend: str) -> None:
     with pytest.raises(ValueError) as raised:
         SkeletonHistoryProcessor(3, "p50k", backend=backend)
     assert str(raised.value) == "unknown encoding 'p50k'; known encodings: o200k_base, cl100k_base"
+
+
+# --- the stable rule (stable=True): a conversation packed request after request ------------
+
+
+def stable_turns() -> tuple[list[ModelMessage], Callable[..., int]]:
+    """A system prompt's request (6 tokens with its question) and three turns of a call (2),
+    its return (12), an answer (5) and the next question (3): 22 tokens a turn."""
+    pairs: list[tuple[ModelMessage, int]] = [(ask("q0", system="be brief"), 6)]
+    for turn in range(3):
+        pairs += [
+            (call(f"c{turn}"), 2),
+            (answer(f"c{turn}"), 12),
+            (reply(f"a{turn}"), 5),
+            (ask(f"q{turn + 1}"), 3),
+        ]
+    return costing(*pairs)
+
+
+def test_stable_packing_appends_until_the_cut_moves_a_step(backend: str) -> None:
+    messages, tokens = stable_turns()
+    processor = SkeletonHistoryProcessor(40, tokens, stable=True, stable_step=0.25, backend=backend)
+    # Budget 40, step 10. A request is sent after each question and after each return.
+    packed = [processor.pack(messages[:size]) for size in (3, 5, 7, 9, 11, 13)]
+    assert [positions(messages, p.messages) for p in packed] == [
+        [0, 1, 2],
+        [0, 1, 2, 3, 4],
+        # 42 tokens. The marks: the first request (0 left out), then the first cut leaving
+        # out 10 tokens more, the first answer (the call and its return, 14, left out; the
+        # system prompt's request is pinned and stays); 28 tokens kept from there.
+        [0, 3, 4, 5, 6],
+        [0, 3, 4, 5, 6, 7, 8],  # appended: 36 tokens
+        # 64 tokens, 50 from the first answer. The next mark leaves out 24 or more: the
+        # second answer (33 left out, besides the second question, which opens its turn).
+        [0, 4, 7, 8, 9, 10],
+        [0, 4, 7, 8, 9, 10, 11, 12],  # appended: 39 tokens
+    ]
+    assert [p.stable_prefix for p in packed] == [len(p.messages) for p in packed]
+    assert [p.metadata.compressed_tokens for p in packed] == [20, 28, 28, 36, 31, 39]
+    assert processor.last_stable_prefix == 8
+
+
+def test_without_stable_the_leading_system_requests_are_what_stays(backend: str) -> None:
+    messages, tokens = stable_turns()
+    packed = SkeletonHistoryProcessor(40, tokens, backend=backend).pack(messages[:11])
+    # The system prompt shares its request with the first question: no request holds it
+    # alone, so nothing is promised.
+    assert packed.stable_prefix == 0
+
+
+def request_sizes(messages: Sequence[ModelMessage]) -> list[int]:
+    """The history's length at each model request: after each request."""
+    return [
+        index + 1 for index, message in enumerate(messages) if isinstance(message, ModelRequest)
+    ]
+
+
+def starts_with(longer: Sequence[ModelMessage], prefix: Sequence[ModelMessage]) -> bool:
+    return len(longer) >= len(prefix) and all(a is b for a, b in zip(longer, prefix))
+
+
+def assert_stable_run(
+    packed: Sequence[PackedHistory], totals: Sequence[int], budget: int, step: float
+) -> None:
+    """Each packing keeps its promise to the next (its `stable_prefix` comes first when the
+    history grew by no more than the room it left); over each run of packings made by the
+    rule, at most one break per step of new conversation."""
+    for index in range(1, len(packed)):
+        before, now = packed[index - 1], packed[index]
+        room = budget - before.metadata.compressed_tokens
+        if totals[index] - totals[index - 1] <= room:
+            assert starts_with(now.messages, before.messages[: before.stable_prefix])
+    quantum = max(1, int(step * budget))
+    run: list[int] = []
+    by_rule = [p.stable_prefix == len(p.messages) for p in packed]
+    for index, made_by_rule in enumerate([*by_rule, False]):
+        if made_by_rule:
+            run.append(index)
+            continue
+        if len(run) > 1:
+            breaks = sum(
+                not starts_with(packed[i].messages, packed[i - 1].messages) for i in run[1:]
+            )
+            assert breaks <= -(-(totals[run[-1]] - totals[run[0]]) // quantum)
+        run = []
+
+
+STABLE_FUZZ = settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@given(
+    history=histories(),
+    budget_share=st.floats(0, 1.1),
+    step=st.sampled_from([0.05, 0.25, 0.5, 1.0]),
+)
+@STABLE_FUZZ
+def test_stable_histories_of_a_growing_conversation(
+    backend: str,
+    history: tuple[list[ModelMessage], list[int]],
+    budget_share: float,
+    step: float,
+) -> None:
+    messages, tokens = history
+    table = {id(message): count for message, count in zip(messages, tokens)}
+    budget = int(sum(tokens) * budget_share)
+    processor = SkeletonHistoryProcessor(
+        budget, lambda m: table[id(m)], stable=True, stable_step=step, backend=backend
+    )
+    sizes = request_sizes(messages)
+    packed = [processor.pack(messages[:size]) for size in sizes]
+    for size, result in zip(sizes, packed):
+        assert_valid(result.messages)
+        found = positions(messages, result.messages)
+        assert found == sorted(set(found))
+        pinned = must_keep(messages[:size])
+        assert pinned <= set(found)
+        if sum(tokens[index] for index in pinned) <= budget:
+            assert result.metadata.compressed_tokens <= budget
+    assert_stable_run(packed, [sum(tokens[:size]) for size in sizes], budget, step)
+
+
+@given(
+    history=histories(),
+    budget_share=st.floats(0, 1.1),
+    step=st.sampled_from([0.05, 0.25, 1.0]),
+)
+@STABLE_FUZZ
+def test_stable_histories_fed_back_as_an_agent_keeps_them(
+    backend: str,
+    history: tuple[list[ModelMessage], list[int]],
+    budget_share: float,
+    step: float,
+) -> None:
+    # ProcessHistory keeps the processor's output as the run's history: each request's
+    # history is the last packing with the new messages after it.
+    messages, tokens = history
+    table = {id(message): count for message, count in zip(messages, tokens)}
+    budget = int(sum(tokens) * budget_share)
+    processor = SkeletonHistoryProcessor(
+        budget, lambda m: table[id(m)], stable=True, stable_step=step, backend=backend
+    )
+    packed: list[PackedHistory] = []
+    totals: list[int] = []
+    done = 0
+    kept: list[ModelMessage] = []
+    for size in request_sizes(messages):
+        given_history = [*kept, *messages[done:size]]
+        result = processor.pack(given_history)
+        assert_valid(result.messages)
+        assert positions(given_history, result.messages) == sorted(
+            set(positions(given_history, result.messages))
+        )
+        # What the history grew by since the last packing is what the agent added.
+        totals.append(sum(tokens[:size]))
+        packed.append(result)
+        kept, done = result.messages, size
+    assert_stable_run(packed, totals, budget, step)
+
+
+@given(
+    history=histories(),
+    budget_share=st.floats(0, 1.1),
+    step=st.sampled_from([0.05, 0.25, 1.0]),
+    strategy=st.sampled_from(["greedy", "prefix", "optimal"]),
+)
+@settings(max_examples=100, deadline=None)
+def test_stable_packings_are_the_same_on_both_backends(
+    history: tuple[list[ModelMessage], list[int]],
+    budget_share: float,
+    step: float,
+    strategy: str,
+) -> None:
+    messages, tokens = history
+    table = {id(message): count for message, count in zip(messages, tokens)}
+    budget = int(sum(tokens) * budget_share)
+    rust, python = (
+        SkeletonHistoryProcessor(
+            budget,
+            lambda m: table[id(m)],
+            stable=True,
+            stable_step=step,
+            strategy=strategy,
+            backend=backend,
+        )
+        for backend in ("rust", "python")
+    )
+    for size in request_sizes(messages):
+        ours, theirs = rust.pack(messages[:size]), python.pack(messages[:size])
+        assert positions(messages, ours.messages) == positions(messages, theirs.messages)
+        assert (ours.metadata, ours.stable_prefix) == (theirs.metadata, theirs.stable_prefix)
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"stable": 1}, TypeError, "stable must be a bool, got int"),
+        (
+            {"stable_step": None},
+            TypeError,
+            "stable_step must be a real number, got None (NoneType)",
+        ),
+        ({"stable_step": 0}, ValueError, "stable_step must be in (0, 1], got 0"),
+        ({"stable_step": 1.01}, ValueError, "stable_step must be in (0, 1], got 1.01"),
+        ({"stable_step": float("inf")}, ValueError, "stable_step must be in (0, 1], got inf"),
+    ],
+)
+def test_bad_stable_options(
+    backend: str, options: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as raised:
+        SkeletonHistoryProcessor(10, lambda m: 1, backend=backend, **options)  # type: ignore[arg-type]
+    assert str(raised.value) == message

@@ -23,8 +23,9 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from .. import _messages
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
-from ._history import MessageShape, pack_history
+from ._history import MessageShape
 from ._packing import Packing, not_item_error
+from ._stable_history import DEFAULT_STEP, StablePacking, checked_step, pack_chat_history
 
 __all__ = ["MESSAGE_OVERHEAD", "PackedMessages", "pack_messages"]
 
@@ -40,12 +41,18 @@ MessageTokenCounter: TypeAlias = TokenCounter | str | Callable[[BaseMessage], in
 
 class PackedMessages(NamedTuple):
     """What `pack_messages(..., with_metadata=True)` returns: the kept messages (the very
-    objects passed in, in their original order) and the library's metadata (tokens before
-    and after, the budget, messages kept of how many, relevance kept of the most any
-    selection could keep)."""
+    objects passed in, in their original order), the library's metadata (tokens before and
+    after, the budget, messages kept of how many, relevance kept of the most any selection
+    could keep), and `stable_prefix`: how many of the kept messages the next packing of the
+    conversation starts with, when it has grown only by messages that fit in the room this
+    packing leaves (`metadata.skeleton_budget - metadata.compressed_tokens` tokens). A cache
+    breakpoint on `messages[stable_prefix - 1]` is read back by that packing. With
+    `stable=True` that is every kept message (unless the rule fell back to the relevance
+    packing); otherwise the leading system messages."""
 
     messages: list[BaseMessage]
     metadata: SkeletonMetadata
+    stable_prefix: int = 0
 
 
 @overload
@@ -56,6 +63,8 @@ def pack_messages(
     token_counter: MessageTokenCounter | None = None,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
+    stable: bool = False,
+    stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[False] = False,
     strategy: str = "greedy",
     min_relevance: float = 0.0,
@@ -72,6 +81,8 @@ def pack_messages(
     token_counter: MessageTokenCounter | None = None,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
+    stable: bool = False,
+    stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[True],
     strategy: str = "greedy",
     min_relevance: float = 0.0,
@@ -88,6 +99,8 @@ def pack_messages(
     token_counter: MessageTokenCounter | None = None,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
+    stable: bool = False,
+    stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[False] = False,
     strategy: str = "greedy",
     min_relevance: float = 0.0,
@@ -104,6 +117,8 @@ def pack_messages(
     token_counter: MessageTokenCounter | None = None,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
+    stable: bool = False,
+    stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[True],
     strategy: str = "greedy",
     min_relevance: float = 0.0,
@@ -119,6 +134,8 @@ def pack_messages(
     token_counter: MessageTokenCounter | None = None,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
+    stable: bool = False,
+    stable_step: float = DEFAULT_STEP,
     with_metadata: bool = False,
     strategy: str = "greedy",
     min_relevance: float = 0.0,
@@ -159,7 +176,20 @@ def pack_messages(
             the rest chosen again; when it does not fit, a later turn (the latest human
             message at worst). Without a `HumanMessage` at all, only the system messages
             are kept.
-        with_metadata: return `PackedMessages(messages, metadata)` instead of the list.
+        stable: keep the history stable from turn to turn, for a provider's prompt cache:
+            the system messages and everything from a cut on, the cut moving only when the
+            conversation outgrows the budget, and then only to one of a few points the
+            conversation fixes, `stable_step` of the budget apart (each cut inside a turn
+            keeps that turn's human message too). A turn that only appends keeps the
+            previous packing as its prefix until such a move. `relevance`, `strategy` and
+            `min_relevance` then apply only when no cut fits (a tool output about as large
+            as the budget), where the relevance packing takes over. Off by default: it
+            keeps less of the budget, which pays only where the provider caches prompts.
+        stable_step: the tokens between cut points, as a share of `skeleton_budget`, a
+            real number in (0, 1] (default 0.25): larger moves the cut less often and keeps
+            less of the budget on average.
+        with_metadata: return `PackedMessages(messages, metadata, stable_prefix)` instead of
+            the list.
         strategy: `"greedy"`, `"prefix"` (the latest messages up to the first that does not
             fit, like `trim_messages(strategy="last")`), `"density"` or `"optimal"`.
         min_relevance: messages scored below it are left out, pinned ones aside.
@@ -183,9 +213,15 @@ def pack_messages(
             "relevance must be None or a callable BaseMessage -> float, got "
             f"{_messages._typed(relevance)}"
         )
-    for name, flag in (("start_on_human", start_on_human), ("with_metadata", with_metadata)):
+    flags = (
+        ("start_on_human", start_on_human),
+        ("stable", stable),
+        ("with_metadata", with_metadata),
+    )
+    for name, flag in flags:
         if type(flag) is not bool:
             raise TypeError(f"{name} must be a bool, got {_messages._typed(flag)}")
+    step = checked_step(stable_step)
     packing = Packing(
         skeleton_budget,
         token_counter,  # type: ignore[arg-type]  # a message callable: never given a str
@@ -201,16 +237,19 @@ def pack_messages(
 
     def pack(given: MessagesInput) -> list[BaseMessage] | PackedMessages:
         items = _message_list(given)
-        kept, metadata = _pack(
+        packed = _pack(
             packing,
             items,
             message_counter if counts_messages else None,
             relevance,
             start_on_human,
+            step if stable else None,
             remembered,
         )
-        chosen = [items[index] for index in kept]
-        return PackedMessages(chosen, metadata) if with_metadata else chosen
+        chosen = [items[index] for index in packed.kept]
+        if with_metadata:
+            return PackedMessages(chosen, packed.metadata, packed.stable_prefix)
+        return chosen
 
     if messages is None:
         runnable: Runnable[MessagesInput, Any] = RunnableLambda(pack, name="pack_messages")
@@ -258,8 +297,9 @@ def _pack(
     count_message: Callable[[BaseMessage], int] | None,
     relevance: Callable[[BaseMessage], float] | None,
     start_on_human: bool,
+    stable_step: float | None,
     remembered: _RememberedCounts | None = None,
-) -> tuple[list[int], SkeletonMetadata]:
+) -> StablePacking:
     size = len(messages)
     ids = [message.id for message in messages]
     shapes = _shapes(messages)
@@ -277,8 +317,15 @@ def _pack(
         scores: list[Any] = [(index + 1) / size for index in range(size)]
     else:
         scores = [relevance(message) for message in messages]
-    return pack_history(
-        packing, shapes, counts, scores, CONTAINER, start_on_turn=start_on_human, ids=ids
+    return pack_chat_history(
+        packing,
+        shapes,
+        counts,
+        scores,
+        CONTAINER,
+        stable_step=stable_step,
+        start_on_turn=start_on_human,
+        ids=ids,
     )
 
 

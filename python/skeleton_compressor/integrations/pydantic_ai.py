@@ -34,8 +34,9 @@ from pydantic_ai.messages import (
 
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
-from ._history import MessageShape, ToolLinks, pack_history
+from ._history import MessageShape, ToolLinks
 from ._packing import Packing, not_item_error
+from ._stable_history import DEFAULT_STEP, checked_step, pack_chat_history
 
 __all__ = ["PackedHistory", "SkeletonHistoryProcessor", "message_text"]
 
@@ -51,10 +52,16 @@ class PackedHistory(NamedTuple):
 
     messages: the kept messages, the very objects passed in, in their order.
     metadata: the library's `SkeletonMetadata` for the packing.
+    stable_prefix: how many of the kept messages the next packing of the conversation
+        starts with, when it has grown only by messages that fit in the room this packing
+        leaves (`metadata.skeleton_budget - metadata.compressed_tokens` tokens): with
+        `stable=True` every kept message (unless the rule fell back to the relevance
+        packing), otherwise the leading requests holding only system prompts.
     """
 
     messages: list[ModelMessage]
     metadata: SkeletonMetadata
+    stable_prefix: int = 0
 
 
 class SkeletonHistoryProcessor:
@@ -82,6 +89,17 @@ class SkeletonHistoryProcessor:
         relevance: a callable given each `ModelMessage` and returning its relevance in
             [0, 1]; None (the default) scores by recency: message i of n scores (i + 1) / n,
             so the latest scores 1.0 and a strategy keeps the most recent first.
+        stable: keep the history stable from request to request, for a provider's prompt
+            cache: the pinned requests before a cut and everything from the cut on, the cut
+            moving only when the conversation outgrows the budget, and then only to one of
+            a few points the conversation fixes, `stable_step` of the budget apart (a cut
+            inside a turn keeps the request that opened it too). A request that only
+            appends keeps the previous packing as its prefix until such a move.
+            `relevance`, `strategy` and `min_relevance` then apply only when no cut fits,
+            where the relevance packing takes over. Off by default: it keeps less of the
+            budget, which pays only where the provider caches prompts.
+        stable_step: the tokens between cut points, as a share of `skeleton_budget`, a
+            real number in (0, 1] (default 0.25).
         strategy, min_relevance, on_overflow, backend: as for `SkeletonCompressorService`
             (`on_overflow` applies when the pinned units alone exceed the budget).
 
@@ -89,7 +107,8 @@ class SkeletonHistoryProcessor:
         TypeError, ValueError: bad options, the library's own errors (`relevance` not a
             callable is a TypeError).
 
-    The metadata of the latest call is `last_metadata`; `pack` returns it with the messages.
+    The metadata of the latest call is `last_metadata`, and its `stable_prefix` is
+    `last_stable_prefix`; `pack` returns both with the messages.
     """
 
     __slots__ = (
@@ -97,8 +116,10 @@ class SkeletonHistoryProcessor:
         "_counts_messages",
         "_packing",
         "_relevance",
+        "_stable_step",
         "_token_counter",
         "last_metadata",
+        "last_stable_prefix",
     )
 
     def __init__(
@@ -107,6 +128,8 @@ class SkeletonHistoryProcessor:
         token_counter: MessageCounter | None = None,
         *,
         relevance: Callable[[ModelMessage], float] | None = None,
+        stable: bool = False,
+        stable_step: float = DEFAULT_STEP,
         strategy: str = "greedy",
         min_relevance: float = 0.0,
         on_overflow: str = "keep_top",
@@ -117,6 +140,9 @@ class SkeletonHistoryProcessor:
                 "relevance must be None or a callable ModelMessage -> float, "
                 f"got {type(relevance).__name__}"
             )
+        if type(stable) is not bool:
+            raise TypeError(f"stable must be a bool, got {type(stable).__name__}")
+        step = checked_step(stable_step)
         if token_counter is None or isinstance(token_counter, (str, TokenCounter)):
             counts_messages = False
         elif callable(token_counter):
@@ -139,8 +165,10 @@ class SkeletonHistoryProcessor:
         self._token_counter = token_counter
         self._counts_messages = counts_messages
         self._relevance = relevance
+        self._stable_step = step if stable else None
         self._counted = _Counted()
         self.last_metadata: SkeletonMetadata | None = None
+        self.last_stable_prefix: int | None = None
 
     def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
         """The kept messages (see the class); `last_metadata` holds the metadata."""
@@ -172,11 +200,18 @@ class SkeletonHistoryProcessor:
         else:
             score = self._relevance
             scores = [score(message) for message in items]
-        kept, metadata = pack_history(
-            self._packing, shapes, counts, scores, CONTAINER, groups=groups
+        packed = pack_chat_history(
+            self._packing,
+            shapes,
+            counts,
+            scores,
+            CONTAINER,
+            stable_step=self._stable_step,
+            groups=groups,
         )
-        self.last_metadata = metadata
-        return PackedHistory([items[index] for index in kept], metadata)
+        self.last_metadata, self.last_stable_prefix = packed.metadata, packed.stable_prefix
+        kept = [items[index] for index in packed.kept]
+        return PackedHistory(kept, packed.metadata, packed.stable_prefix)
 
 
 class _Counted:
