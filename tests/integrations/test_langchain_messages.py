@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import images
 from support.frameworks import framework
 
 lc = framework("langchain_core")
@@ -30,8 +31,10 @@ from skeleton_compressor import (  # noqa: E402
     FragmentValueError,
     TokenCounter,
 )
+from skeleton_compressor.integrations._media import image_tokens  # noqa: E402
 from skeleton_compressor.integrations._packing import Packing  # noqa: E402
 from skeleton_compressor.integrations.langchain import (  # noqa: E402
+    DEFAULT_MEDIA_TOKENS,
     MESSAGE_OVERHEAD,
     PackedMessages,
     pack_messages,
@@ -639,6 +642,10 @@ def test_messages_that_are_not_a_sequence_of_messages(
         ({"stable": "yes"}, TypeError, "stable must be a bool, got 'yes' (str)"),
         ({"stable_step": "1/4"}, TypeError, "stable_step must be a real number, got '1/4' (str)"),
         ({"stable_step": 0.0}, ValueError, "stable_step must be in (0, 1], got 0.0"),
+        ({"media_tokens": -1}, ValueError, "media_tokens must be >= 0, got -1"),
+        ({"media_tokens": 1.5}, TypeError, "media_tokens must be an int, got 1.5 (float)"),
+        ({"media_tokens": None}, TypeError, "media_tokens must be an int, got None (NoneType)"),
+        ({"media_tokens": True}, TypeError, "media_tokens must be an int, got True (bool)"),
     ],
 )
 def test_bad_options_are_refused_at_once(
@@ -978,3 +985,235 @@ def test_stable_packings_are_the_same_on_both_backends(
         )
         assert positions_in(messages, rust.messages) == positions_in(messages, python.messages)
         assert (rust.metadata, rust.stable_prefix) == (python.metadata, python.stable_prefix)
+
+
+# --- images and other non-text blocks -------------------------------------------------------
+
+
+def tokens_of(messages: list[BaseMessage], backend: str, **options: object) -> int:
+    packed = pack_messages(
+        messages,
+        skeleton_budget=10**6,
+        token_counter=O200K,
+        with_metadata=True,
+        backend=backend,
+        **options,  # type: ignore[arg-type]
+    )
+    return packed.metadata.original_tokens
+
+
+def test_the_issue_a_base64_image_counts_by_its_size(backend: str) -> None:
+    # Issue 41: a message holding a 5,000-character base64 image counted as 6 tokens.
+    png = images.png(800, 600, note=3_600)
+    url = images.data_url(png)
+    assert 4_900 < len(url) < 5_100
+    text = "What is in this picture?"
+    message = HumanMessage(
+        [{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": url}}]
+    )
+    counted = tokens_of([message], backend)
+    assert counted == O200K.count(text) + MESSAGE_OVERHEAD + image_tokens(800, 600)
+    assert image_tokens(800, 600) == 765  # OpenAI's 4 tiles over Anthropic's 640
+    assert counted > 700
+
+
+PNG = images.png(800, 600)  # 765 tokens
+JPEG = images.jpeg(1000, 1000)  # 1,334 tokens (Anthropic's figure)
+GIF = images.gif(320, 200)  # 255 tokens (one tile)
+WEBP = images.webp_lossless(2000, 3000)
+KNOWN = {"png": image_tokens(800, 600), "jpeg": 1334, "gif": 255, "webp": image_tokens(2000, 3000)}
+URL = "https://example.com/cat.png"
+
+BLOCKS: list[tuple[str, dict[str, object], int | None]] = [
+    # (name, block, tokens; None for the default)
+    (
+        "openai data url",
+        {"type": "image_url", "image_url": {"url": images.data_url(PNG)}},
+        KNOWN["png"],
+    ),
+    (
+        "openai data url, a str",
+        {"type": "image_url", "image_url": images.data_url(GIF, "image/gif")},
+        KNOWN["gif"],
+    ),
+    ("openai url", {"type": "image_url", "image_url": {"url": URL, "detail": "low"}}, None),
+    (
+        "v1 base64",
+        {"type": "image", "base64": images.b64(JPEG), "mime_type": "image/jpeg"},
+        KNOWN["jpeg"],
+    ),
+    ("v1 url", {"type": "image", "url": URL}, None),
+    ("v1 file id", {"type": "image", "file_id": "file-abc123"}, None),
+    (
+        "v0 base64",
+        {
+            "type": "image",
+            "source_type": "base64",
+            "data": images.b64(WEBP),
+            "mime_type": "image/webp",
+        },
+        KNOWN["webp"],
+    ),
+    ("v0 url", {"type": "image", "source_type": "url", "url": URL}, None),
+    (
+        "anthropic base64",
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": images.b64(PNG)},
+        },
+        KNOWN["png"],
+    ),
+    ("anthropic url", {"type": "image", "source": {"type": "url", "url": URL}}, None),
+    (
+        "responses input_image",
+        {"type": "input_image", "image_url": images.data_url(JPEG, "image/jpeg")},
+        KNOWN["jpeg"],
+    ),
+    ("google media, bytes", {"type": "media", "mime_type": "image/gif", "data": GIF}, KNOWN["gif"]),
+    ("google media, audio", {"type": "media", "mime_type": "audio/wav", "data": b"RIFF"}, None),
+    (
+        "not an image's bytes",
+        {"type": "image", "base64": images.b64(b"GIF8 no"), "mime_type": "image/gif"},
+        None,
+    ),
+    (
+        "v1 file",
+        {"type": "file", "base64": images.b64(b"%PDF-1.7"), "mime_type": "application/pdf"},
+        None,
+    ),
+    (
+        "openai file",
+        {
+            "type": "file",
+            "file": {"filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0x"},
+        },
+        None,
+    ),
+    ("v1 audio", {"type": "audio", "base64": "UklGRg==", "mime_type": "audio/wav"}, None),
+    (
+        "openai input_audio",
+        {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+        None,
+    ),
+    ("v1 video", {"type": "video", "url": "https://example.com/a.mp4"}, None),
+    (
+        "anthropic document",
+        {"type": "document", "source": {"type": "url", "url": "https://example.com/a.pdf"}},
+        None,
+    ),
+    ("plain text file, by url", {"type": "text-plain", "url": "https://example.com/a.txt"}, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("block", "tokens"),
+    [(block, tokens) for _, block, tokens in BLOCKS],
+    ids=[b[0] for b in BLOCKS],
+)
+def test_each_block_shape_counts(
+    backend: str, block: dict[str, object], tokens: int | None
+) -> None:
+    expected = DEFAULT_MEDIA_TOKENS if tokens is None else tokens
+    for message in (
+        HumanMessage([block]),
+        AIMessage([block]),
+        ToolMessage([block], tool_call_id="c"),
+    ):
+        messages = [calls(None, "c"), message] if isinstance(message, ToolMessage) else [message]
+        assert tokens_of(messages, backend) - tokens_of(messages[:-1], backend) == (
+            MESSAGE_OVERHEAD + expected
+        )
+    # The option sets what a block of unknown size counts; a known size keeps its figure.
+    assert tokens_of([HumanMessage([block])], backend, media_tokens=40) == MESSAGE_OVERHEAD + (
+        40 if tokens is None else tokens
+    )
+
+
+def test_text_blocks_and_blocks_a_model_is_not_sent_as_media_count_as_before(backend: str) -> None:
+    blocks: list[str | dict[str, object]] = [
+        "Look: ",
+        {"type": "text", "text": "two images"},
+        {"type": "text-plain", "text": " and a note", "mime_type": "text/plain"},
+        {"type": "tool_use", "id": "c1", "name": "zoom", "input": {}},
+        {"type": "image_url", "image_url": {"url": URL}},
+        {"type": "image", "url": URL},
+        {"type": ["image"]},
+        "not a block",
+    ]
+    expected = O200K.count("Look: two images and a notenot a block") + MESSAGE_OVERHEAD
+    assert tokens_of([HumanMessage(blocks)], backend) == expected + 2 * DEFAULT_MEDIA_TOKENS
+    assert tokens_of([HumanMessage(blocks)], backend, media_tokens=0) == expected
+
+
+def test_a_callable_counter_counts_the_whole_message_itself(backend: str) -> None:
+    message = HumanMessage([{"type": "image_url", "image_url": {"url": images.data_url(PNG)}}])
+    packed = pack_messages(
+        [message],
+        skeleton_budget=100,
+        token_counter=lambda message: 7,
+        media_tokens=3,
+        with_metadata=True,
+        backend=backend,
+    )
+    assert packed.metadata.original_tokens == 7
+
+
+def test_a_runnable_counts_the_images_of_messages_it_remembers(backend: str) -> None:
+    chat = [
+        HumanMessage(["Compare:", {"type": "image", "base64": images.b64(PNG)}]),
+        AIMessage("They differ."),
+        HumanMessage([{"type": "image", "url": URL}]),
+    ]
+    packer = pack_messages(
+        skeleton_budget=10**6, token_counter=O200K, with_metadata=True, backend=backend
+    )
+    first = packer.invoke(chat)
+    assert first.metadata.original_tokens == tokens_of(chat, backend)
+    assert packer.invoke(chat) == first
+    assert first.metadata.original_tokens == (
+        O200K.count("Compare:") + O200K.count("They differ.") + 3 * MESSAGE_OVERHEAD
+        + KNOWN["png"] + DEFAULT_MEDIA_TOKENS
+    )  # fmt: skip
+
+
+def test_a_history_of_images_packed_to_a_budget_fits_it(backend: str) -> None:
+    # Each turn a screenshot and a question, each answer a line: counting only their text,
+    # every message fits a budget the images alone overflow many times over.
+    shots = [images.png(1280, 720), images.jpeg(1920, 1080), images.webp_lossy(1000, 1000)]
+    sizes = [(1280, 720), (1920, 1080), (1000, 1000)]
+    chat: list[BaseMessage] = [SystemMessage("You review screenshots.")]
+    sent: list[int] = [O200K.count("You review screenshots.") + MESSAGE_OVERHEAD]
+    for turn in range(9):
+        shot, size = shots[turn % 3], sizes[turn % 3]
+        question = f"What changed in screen {turn}?"
+        chat.append(
+            HumanMessage(
+                [{"type": "text", "text": question}, {"type": "image", "base64": images.b64(shot)}]
+            )
+        )
+        sent.append(O200K.count(question) + MESSAGE_OVERHEAD + image_tokens(*size))
+        answer = f"Screen {turn} moved the toolbar."
+        chat.append(AIMessage(answer))
+        sent.append(O200K.count(answer) + MESSAGE_OVERHEAD)
+    budget = 4_000
+    positions = {id(message): index for index, message in enumerate(chat)}
+
+    def real_tokens(kept: list[BaseMessage]) -> int:
+        return sum(sent[positions[id(message)]] for message in kept)
+
+    packed = pack_messages(
+        chat, skeleton_budget=budget, token_counter=O200K, with_metadata=True, backend=backend
+    )
+    assert packed.metadata.original_tokens == sum(sent) > 3 * budget
+    assert real_tokens(packed.messages) == packed.metadata.compressed_tokens <= budget
+    assert not packed.metadata.over_budget
+    assert sum(isinstance(message.content, list) for message in packed.messages) == 3
+    # What counting the text alone keeps: every message, several times the budget.
+    text_only = pack_messages(
+        chat,
+        skeleton_budget=budget,
+        token_counter=lambda message: O200K.count(message.text) + MESSAGE_OVERHEAD,
+        backend=backend,
+    )
+    assert text_only == chat
+    assert real_tokens(text_only) > 3 * budget

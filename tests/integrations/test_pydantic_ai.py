@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import images
 from support.frameworks import framework
 
 framework("pydantic_ai")
@@ -19,7 +20,13 @@ framework("pydantic_ai")
 from pydantic_ai import Agent  # noqa: E402
 from pydantic_ai.capabilities import ProcessHistory  # noqa: E402
 from pydantic_ai.messages import (  # noqa: E402
+    AudioUrl,
+    BinaryContent,
+    BinaryImage,
+    CachePoint,
     CompactionPart,
+    DocumentUrl,
+    FilePart,
     ImageUrl,
     ModelMessage,
     ModelRequest,
@@ -35,16 +42,21 @@ from pydantic_ai.messages import (  # noqa: E402
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     UserPromptPart,
+    VideoUrl,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 from pydantic_ai.models.test import TestModel  # noqa: E402
 from skeleton_compressor import BudgetExceededError, TokenCounter  # noqa: E402
 from skeleton_compressor.errors import FragmentTypeError, FragmentValueError  # noqa: E402
+from skeleton_compressor.integrations._media import image_tokens  # noqa: E402
 from skeleton_compressor.integrations._packing import Packing  # noqa: E402
 from skeleton_compressor.integrations.pydantic_ai import (  # noqa: E402
+    DEFAULT_MEDIA_TOKENS,
     PackedHistory,
     SkeletonHistoryProcessor,
+    message_media_tokens,
     message_text,
 )
 
@@ -916,6 +928,21 @@ def test_bad_counts_and_scores_are_named(
             ValueError,
             "min_relevance must be in [0, 1], got 2",
         ),
+        (
+            {"skeleton_budget": 3, "media_tokens": -5},
+            ValueError,
+            "media_tokens must be >= 0, got -5",
+        ),
+        (
+            {"skeleton_budget": 3, "media_tokens": "1600"},
+            TypeError,
+            "media_tokens must be an int, got '1600' (str)",
+        ),
+        (
+            {"skeleton_budget": 3, "media_tokens": 2.0},
+            TypeError,
+            "media_tokens must be an int, got 2.0 (float)",
+        ),
     ],
 )
 def test_bad_options(
@@ -1145,3 +1172,148 @@ def test_bad_stable_options(
     with pytest.raises(error) as raised:
         SkeletonHistoryProcessor(10, lambda m: 1, backend=backend, **options)  # type: ignore[arg-type]
     assert str(raised.value) == message
+
+
+# --- images and other files -----------------------------------------------------------------
+
+O200K = TokenCounter("o200k_base")
+
+
+def tokens_of(messages: list[ModelMessage], backend: str, **options: object) -> int:
+    processor = SkeletonHistoryProcessor(10**6, O200K, backend=backend, **options)  # type: ignore[arg-type]
+    return processor.pack(messages).metadata.original_tokens
+
+
+def test_the_issue_an_image_counts_by_its_size(backend: str) -> None:
+    # Issue 41: a message holding a 5,000-character base64 image counted as its text alone.
+    png = images.png(800, 600, note=3_600)
+    assert 4_900 < len(images.b64(png)) < 5_100
+    text = "What is in this picture?"
+    for image in (
+        BinaryContent(png, media_type="image/png"),
+        BinaryImage(png, media_type="image/png"),
+        ImageUrl(images.data_url(png)),
+    ):
+        request = ModelRequest(parts=[UserPromptPart([text, image])])
+        assert (
+            tokens_of([request], backend)
+            == O200K.count(text) + image_tokens(800, 600)
+            == (O200K.count(text) + 765)
+        )
+
+
+PNG = images.png(1280, 720)
+JPEG = images.jpeg(1000, 1000)
+GIF = images.gif(320, 200)
+WEBP = images.webp_extended(3000, 2000)
+ITEMS: list[tuple[str, object, int | None]] = [
+    # (name, user prompt item, tokens; None for the default)
+    ("png bytes", BinaryContent(PNG, media_type="image/png"), image_tokens(1280, 720)),
+    ("jpeg bytes", BinaryContent(JPEG, media_type="image/jpeg"), 1334),
+    ("gif bytes", BinaryImage(GIF, media_type="image/gif"), 255),
+    ("webp bytes", BinaryContent(WEBP, media_type="image/webp"), image_tokens(3000, 2000)),
+    ("data url", ImageUrl(images.data_url(JPEG, "image/jpeg")), 1334),
+    ("image url", ImageUrl("https://example.com/cat.png"), None),
+    ("image bytes of no known format", BinaryContent(b"BM00", media_type="image/bmp"), None),
+    ("audio bytes", BinaryContent(b"RIFF0000WAVE", media_type="audio/wav"), None),
+    ("pdf bytes", BinaryContent(b"%PDF-1.7", media_type="application/pdf"), None),
+    ("audio url", AudioUrl("https://example.com/a.mp3"), None),
+    ("video url", VideoUrl("https://example.com/a.mp4"), None),
+    ("document url", DocumentUrl("https://example.com/a.pdf"), None),
+    ("uploaded file", UploadedFile("file-abc123", provider_name="openai"), None),
+    ("cache point", CachePoint(), 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("item", "tokens"), [(item, tokens) for _, item, tokens in ITEMS], ids=[i[0] for i in ITEMS]
+)
+def test_each_file_counts(backend: str, item: object, tokens: int | None) -> None:
+    request = ModelRequest(parts=[UserPromptPart(["Look.", item])])  # type: ignore[list-item]
+    expected = DEFAULT_MEDIA_TOKENS if tokens is None else tokens
+    assert tokens_of([request], backend) == O200K.count("Look.") + expected
+    assert message_media_tokens(request) == expected
+    # The option sets what a file of unknown size counts; a known size keeps its figure.
+    set_to = 40 if tokens is None else tokens
+    assert tokens_of([request], backend, media_tokens=40) == O200K.count("Look.") + set_to
+    assert message_media_tokens(request, 40) == set_to
+
+
+def test_files_in_tool_returns_and_responses_count(backend: str) -> None:
+    image = BinaryContent(PNG, media_type="image/png")
+    call_part = ToolCallPart("screenshot", {}, tool_call_id="c1")
+    returns = [
+        ToolReturnPart("screenshot", image, tool_call_id="c1"),
+        ToolReturnPart("screenshot", ["taken", image, {"at": 3}], tool_call_id="c1"),
+        ToolReturnPart("screenshot", "taken", tool_call_id="c1"),
+        ToolReturnPart("screenshot", ["taken", {"at": 3}], tool_call_id="c1"),
+    ]
+    for part, files in zip(returns, (1, 1, 0, 0)):
+        history = [ask("Take one."), ModelResponse(parts=[call_part]), ModelRequest(parts=[part])]
+        text_only = sum(O200K.count(message_text(message)) for message in history)
+        assert tokens_of(history, backend) == text_only + files * image_tokens(1280, 720)
+    drawn = ModelResponse(parts=[TextPart("Here it is."), FilePart(image)])
+    assert tokens_of([drawn], backend) == O200K.count("Here it is.") + image_tokens(1280, 720)
+
+
+def test_a_callable_counter_counts_the_whole_message_itself(backend: str) -> None:
+    request = ModelRequest(parts=[UserPromptPart([BinaryContent(PNG, media_type="image/png")])])
+    processor = SkeletonHistoryProcessor(100, lambda message: 7, media_tokens=3, backend=backend)
+    assert processor.pack([request]).metadata.original_tokens == 7
+
+
+def test_a_history_of_images_packed_to_a_budget_fits_it(backend: str) -> None:
+    # A turn a screenshot: counting only the text, the whole history fits a budget the
+    # images alone overflow several times over.
+    shots = [
+        (BinaryContent(images.png(1280, 720), media_type="image/png"), (1280, 720)),
+        (BinaryContent(images.jpeg(1920, 1080), media_type="image/jpeg"), (1920, 1080)),
+        (ImageUrl("https://example.com/screen.webp"), None),
+    ]
+    history: list[ModelMessage] = []
+    sent: list[int] = []
+    for turn in range(9):
+        shot, size = shots[turn % 3]
+        question = f"What changed in screen {turn}?"
+        history.append(ModelRequest(parts=[UserPromptPart([question, shot])]))  # type: ignore[list-item]
+        media = DEFAULT_MEDIA_TOKENS if size is None else image_tokens(*size)
+        sent.append(O200K.count(question) + media)
+        history.append(reply(f"Screen {turn} moved the toolbar."))
+        sent.append(O200K.count(f"Screen {turn} moved the toolbar."))
+    budget = 4_000
+    where = {id(message): index for index, message in enumerate(history)}
+
+    def real_tokens(kept: Sequence[ModelMessage]) -> int:
+        return sum(sent[where[id(message)]] for message in kept)
+
+    packed = SkeletonHistoryProcessor(budget, O200K, backend=backend).pack(history)
+    assert packed.metadata.original_tokens == sum(sent) > 3 * budget
+    assert real_tokens(packed.messages) == packed.metadata.compressed_tokens <= budget
+    assert_valid(packed.messages)
+    text_only = SkeletonHistoryProcessor(
+        budget, lambda message: O200K.count(message_text(message)), backend=backend
+    )(history)
+    assert text_only == history
+    assert real_tokens(text_only) > 3 * budget
+
+
+def test_an_agent_is_sent_a_history_of_images_within_the_budget(backend: str) -> None:
+    # Through pydantic-ai itself: each run adds a screenshot (1,229 tokens); the model is
+    # sent the two latest, which fit, where counting text alone would send them all.
+    sent: list[tuple[int, int]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        tokens = sum(O200K.count(message_text(m)) + message_media_tokens(m) for m in messages)
+        shots = sum(message_media_tokens(m) // image_tokens(1280, 720) for m in messages)
+        sent.append((tokens, shots))
+        return ModelResponse(parts=[TextPart("Noted.")])
+
+    budget = 3_000
+    processor = SkeletonHistoryProcessor(budget, O200K, backend=backend)
+    agent = Agent(FunctionModel(model), capabilities=[ProcessHistory(processor)])
+    history: list[ModelMessage] = []
+    for turn in range(6):
+        shot = BinaryContent(images.png(1280, 720), media_type="image/png")
+        history = agent.run_sync([f"Screen {turn}:", shot], message_history=history).all_messages()
+    assert [shots for _, shots in sent] == [1, 2, 2, 2, 2, 2]
+    assert all(tokens <= budget for tokens, _ in sent)

@@ -23,11 +23,13 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from .. import _messages
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
+from . import _media
 from ._history import MessageShape
+from ._media import DEFAULT_MEDIA_TOKENS
 from ._packing import Packing, not_item_error
 from ._stable_history import DEFAULT_STEP, StablePacking, checked_step, pack_chat_history
 
-__all__ = ["MESSAGE_OVERHEAD", "PackedMessages", "pack_messages"]
+__all__ = ["DEFAULT_MEDIA_TOKENS", "MESSAGE_OVERHEAD", "PackedMessages", "pack_messages"]
 
 CONTAINER = "messages"
 
@@ -61,6 +63,7 @@ def pack_messages(
     *,
     skeleton_budget: int,
     token_counter: MessageTokenCounter | None = None,
+    media_tokens: int = DEFAULT_MEDIA_TOKENS,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
     stable: bool = False,
@@ -79,6 +82,7 @@ def pack_messages(
     *,
     skeleton_budget: int,
     token_counter: MessageTokenCounter | None = None,
+    media_tokens: int = DEFAULT_MEDIA_TOKENS,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
     stable: bool = False,
@@ -97,6 +101,7 @@ def pack_messages(
     *,
     skeleton_budget: int,
     token_counter: MessageTokenCounter | None = None,
+    media_tokens: int = DEFAULT_MEDIA_TOKENS,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
     stable: bool = False,
@@ -115,6 +120,7 @@ def pack_messages(
     *,
     skeleton_budget: int,
     token_counter: MessageTokenCounter | None = None,
+    media_tokens: int = DEFAULT_MEDIA_TOKENS,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
     stable: bool = False,
@@ -132,6 +138,7 @@ def pack_messages(
     *,
     skeleton_budget: int,
     token_counter: MessageTokenCounter | None = None,
+    media_tokens: int = DEFAULT_MEDIA_TOKENS,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
     stable: bool = False,
@@ -166,7 +173,16 @@ def pack_messages(
             `TokenCounter` or encoding name (default `"o200k_base"`), which counts the text a
             model is sent: the text content (text blocks of a list content), the names and
             JSON arguments of an AI message's tool calls, plus `MESSAGE_OVERHEAD` (3) tokens
-            a message.
+            a message, plus an estimate for each image, audio, video, file or document
+            block (below). A callable counts the whole message, those blocks included: the
+            estimate is not added to its count.
+        media_tokens: the tokens the built-in counting adds for a non-text block whose size
+            it does not know (an image given by URL or file id, or not a PNG, JPEG, GIF or
+            WebP; audio, video, files, documents), an int >= 0 (default
+            `DEFAULT_MEDIA_TOKENS`, 1,600). An image inline in base64 (a data URL, or a
+            block's base64 data) counts by its size instead: the larger of OpenAI's
+            high-detail figure and Anthropic's, at most 1,600 (docs/integrations/
+            langchain-messages.md).
         relevance: a callable `BaseMessage -> float` in [0, 1]; by default recency: of `n`
             messages, the one at index `i` scores `(i + 1) / n`, the latest 1.0. A tool call
             and its answers rank by their best (the latest answer's) score.
@@ -222,6 +238,7 @@ def pack_messages(
         if type(flag) is not bool:
             raise TypeError(f"{name} must be a bool, got {_messages._typed(flag)}")
     step = checked_step(stable_step)
+    media = _media.checked_media_tokens(media_tokens)
     packing = Packing(
         skeleton_budget,
         token_counter,  # type: ignore[arg-type]  # a message callable: never given a str
@@ -241,6 +258,7 @@ def pack_messages(
             packing,
             items,
             message_counter if counts_messages else None,
+            media,
             relevance,
             start_on_human,
             step if stable else None,
@@ -295,6 +313,7 @@ def _pack(
     packing: Packing,
     messages: list[BaseMessage],
     count_message: Callable[[BaseMessage], int] | None,
+    media_tokens: int,
     relevance: Callable[[BaseMessage], float] | None,
     start_on_human: bool,
     stable_step: float | None,
@@ -310,7 +329,10 @@ def _pack(
             if remembered is None
             else remembered.counts(messages, texts, packing.token_counts)
         )
-        counts: list[Any] = [count + MESSAGE_OVERHEAD for count in counted]
+        counts: list[Any] = [
+            count + MESSAGE_OVERHEAD + _media_sent(message, media_tokens)
+            for message, count in zip(messages, counted)
+        ]
     else:
         counts = [count_message(message) for message in messages]
     if relevance is None:
@@ -406,6 +428,10 @@ def _call_ids(message: AIMessage) -> tuple[str, ...]:
     return tuple(call_id for call_id in found if call_id is not None)
 
 
+# Blocks whose `text` a model reads: text, and LangChain's plain-text document given inline.
+_TEXT_BLOCKS = ("text", "text-plain")
+
+
 def _text_sent(message: BaseMessage) -> str:
     """The text of a message a model reads: its text content, and for an AI message the name
     and JSON arguments of each tool call."""
@@ -421,7 +447,7 @@ def _text_sent(message: BaseMessage) -> str:
             if isinstance(block, str)
             or (
                 isinstance(block, dict)
-                and block.get("type") == "text"
+                and block.get("type") in _TEXT_BLOCKS
                 and isinstance(block.get("text"), str)
             )
         )
@@ -433,3 +459,58 @@ def _text_sent(message: BaseMessage) -> str:
             parts += (invalid["name"] or "", invalid["args"] or "")
         text = "\n".join(parts)
     return text
+
+
+# Content blocks a model is sent as an image: LangChain's standard `image` (its data under
+# `base64`, or `data` with `source_type`, or a `url` or `file_id`), OpenAI's `image_url` and
+# Responses `input_image`, Anthropic's `image` (its data under `source`); Google's `media`
+# when its MIME type is an image's.
+_IMAGE_BLOCKS = frozenset({"image", "image_url", "input_image"})
+# Blocks a model is sent as some other medium, whose size is not read here.
+_OTHER_MEDIA_BLOCKS = frozenset(
+    {"audio", "input_audio", "video", "file", "input_file", "document", "media", "text-plain"}
+)
+
+
+def _media_sent(message: BaseMessage, default: int) -> int:
+    """The tokens of the non-text blocks of a message's content (see `_media`): an image by
+    its size where its data is inline, `default` for anything whose size is not known."""
+    content = message.content
+    if isinstance(content, str):
+        return 0
+    total = 0
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if type(kind) is not str:
+            continue
+        if kind in _IMAGE_BLOCKS or (kind == "media" and _is_image(block.get("mime_type"))):
+            total += _media.source_tokens(_image_source(block), default)
+        elif kind in _OTHER_MEDIA_BLOCKS and not (
+            kind == "text-plain" and isinstance(block.get("text"), str)
+        ):
+            total += default
+    return total
+
+
+def _is_image(mime_type: object) -> bool:
+    return isinstance(mime_type, str) and mime_type.lower().startswith("image/")
+
+
+def _image_source(block: dict[str, Any]) -> object:
+    """An image block's inline data (base64 text or bytes) or URL, whichever shape holds
+    it; None for a file id."""
+    for key in ("base64", "data"):
+        value = block.get(key)
+        if isinstance(value, str | bytes):
+            return value
+    source = block.get("source")
+    if isinstance(source, dict):
+        return source.get("data") or source.get("url")
+    image_url = block.get("image_url")
+    if isinstance(image_url, dict):
+        image_url = image_url.get("url")
+    if isinstance(image_url, str):
+        return image_url
+    return block.get("url")

@@ -15,7 +15,12 @@ from typing import Any, NamedTuple, Union
 from pydantic_ai.messages import (
     BaseToolCallPart,
     BaseToolReturnPart,
+    BinaryContent,
+    CachePoint,
     CompactionPart,
+    FilePart,
+    FileUrl,
+    ImageUrl,
     InstructionDeltaPart,
     ModelMessage,
     ModelRequest,
@@ -29,16 +34,25 @@ from pydantic_ai.messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     UserPromptPart,
 )
 
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
+from . import _media
 from ._history import MessageShape, ToolLinks
+from ._media import DEFAULT_MEDIA_TOKENS
 from ._packing import Packing, not_item_error
 from ._stable_history import DEFAULT_STEP, checked_step, pack_chat_history
 
-__all__ = ["PackedHistory", "SkeletonHistoryProcessor", "message_text"]
+__all__ = [
+    "DEFAULT_MEDIA_TOKENS",
+    "PackedHistory",
+    "SkeletonHistoryProcessor",
+    "message_media_tokens",
+    "message_text",
+]
 
 CONTAINER = "messages"
 
@@ -84,8 +98,18 @@ class SkeletonHistoryProcessor:
     Args:
         skeleton_budget: the tokens the history may take, an int >= 0.
         token_counter: a `TokenCounter` or an encoding's name (`"o200k_base"`, the default,
-            or `"cl100k_base"`), counting each message's `message_text`; or a callable given
-            each `ModelMessage` and returning its token count (an int >= 0).
+            or `"cl100k_base"`), counting each message's `message_text`, plus an estimate for
+            each image, audio, video, document or other file it carries (below); or a
+            callable given each `ModelMessage` and returning its token count (an int >= 0),
+            files included: the estimate is not added to its count.
+        media_tokens: the tokens the built-in counting adds for a file whose size it does not
+            know (an `ImageUrl` other than a base64 `data:` URL, an `UploadedFile`, bytes that
+            are not a PNG, JPEG, GIF or WebP image; audio, video, documents), an int >= 0
+            (default `DEFAULT_MEDIA_TOKENS`, 1,600). An image given as bytes
+            (`BinaryContent`, `BinaryImage`, a model's `FilePart`) counts by its size: the
+            larger of OpenAI's high-detail figure and Anthropic's, at most 1,600
+            (docs/integrations/pydantic-ai.md). Files in user prompts, in tool returns and
+            in a response's `FilePart`s count.
         relevance: a callable given each `ModelMessage` and returning its relevance in
             [0, 1]; None (the default) scores by recency: message i of n scores (i + 1) / n,
             so the latest scores 1.0 and a strategy keeps the most recent first.
@@ -114,6 +138,7 @@ class SkeletonHistoryProcessor:
     __slots__ = (
         "_counted",
         "_counts_messages",
+        "_media_tokens",
         "_packing",
         "_relevance",
         "_stable_step",
@@ -127,6 +152,7 @@ class SkeletonHistoryProcessor:
         skeleton_budget: int,
         token_counter: MessageCounter | None = None,
         *,
+        media_tokens: int = DEFAULT_MEDIA_TOKENS,
         relevance: Callable[[ModelMessage], float] | None = None,
         stable: bool = False,
         stable_step: float = DEFAULT_STEP,
@@ -143,6 +169,7 @@ class SkeletonHistoryProcessor:
         if type(stable) is not bool:
             raise TypeError(f"stable must be a bool, got {type(stable).__name__}")
         step = checked_step(stable_step)
+        media = _media.checked_media_tokens(media_tokens)
         if token_counter is None or isinstance(token_counter, (str, TokenCounter)):
             counts_messages = False
         elif callable(token_counter):
@@ -164,6 +191,7 @@ class SkeletonHistoryProcessor:
         )
         self._token_counter = token_counter
         self._counts_messages = counts_messages
+        self._media_tokens = media
         self._relevance = relevance
         self._stable_step = step if stable else None
         self._counted = _Counted()
@@ -193,7 +221,8 @@ class SkeletonHistoryProcessor:
             count = self._token_counter
             counts: list[object] = [count(message) for message in items]  # type: ignore[operator, misc]
         else:
-            counts = list(self._counted.counts(items, self._packing.token_counts))
+            counted = self._counted.counts(items, self._packing.token_counts, self._media_tokens)
+            counts = list(counted)
         if self._relevance is None:
             size = len(items)
             scores: list[object] = [(index + 1) / size for index in range(size)]
@@ -231,6 +260,7 @@ class _Counted:
         self,
         messages: Sequence[ModelMessage],
         count_texts: Callable[[list[str], str], list[int]],
+        media_tokens: int,
     ) -> list[int]:
         latest = self._latest
         counts = [0] * len(messages)
@@ -245,7 +275,7 @@ class _Counted:
         if missing:
             fresh = count_texts([message_text(messages[index]) for index in missing], CONTAINER)
             for index, count in zip(missing, fresh):
-                counts[index] = count
+                counts[index] = count + message_media_tokens(messages[index], media_tokens)
         # Each parts list is held while its entry is, so a message at a freed one's address
         # has another list and is counted afresh.
         self._latest = {
@@ -260,7 +290,8 @@ def message_text(message: ModelMessage) -> str:
     parts' texts joined by newlines.
 
     A system or user prompt, a text, thinking, compaction or speech transcript: its text (a
-    user prompt's text items only: images, audio, documents and other files are not counted).
+    user prompt's text items only: images, audio, documents and other files, here and in
+    tool returns, are counted apart, by `message_media_tokens`).
     A tool call: its tool name and arguments as JSON. A tool return: its content as the model
     is sent it (`model_response_str()`). A retry: its feedback text. Other parts (settings,
     capability and tool-availability records, instruction records) add nothing, nor does a
@@ -273,6 +304,47 @@ def message_text(message: ModelMessage) -> str:
         if text:
             texts.append(text)
     return "\n".join(texts)
+
+
+def message_media_tokens(message: ModelMessage, default: int = DEFAULT_MEDIA_TOKENS) -> int:
+    """The tokens the default counting adds to `message_text`'s for the files `message`
+    carries: the images, audio, video, documents and uploaded files of its user prompts and
+    tool returns, and the files of a response (`FilePart`). An image given as bytes, or as a
+    base64 `data:` URL, whose header gives its size, counts as the larger of OpenAI's
+    high-detail figure and Anthropic's (at most 1,600); any other file `default`."""
+    total = 0
+    for part in message.parts:
+        if isinstance(part, UserPromptPart):
+            content = part.content
+            if not isinstance(content, str):
+                total += sum(_file_tokens(item, default) for item in content)
+        elif isinstance(part, BaseToolReturnPart):
+            returned: object = part.content
+            if isinstance(returned, _FILES):
+                total += _file_tokens(returned, default)
+            elif isinstance(returned, list):
+                # A tool's other values are its text (model_response_str), files apart.
+                files = [item for item in returned if isinstance(item, _FILES)]
+                total += sum(_file_tokens(item, default) for item in files)
+        elif isinstance(part, FilePart):
+            total += _file_tokens(part.content, default)
+    return total
+
+
+_FILES = (BinaryContent, FileUrl, UploadedFile)
+
+
+def _file_tokens(item: object, default: int) -> int:
+    if isinstance(item, (str, TextContent, CachePoint)):
+        return 0
+    if isinstance(item, BinaryContent):
+        if item.media_type.lower().startswith("image/"):
+            return _media.source_tokens(item.data, default)
+        return default
+    if isinstance(item, ImageUrl):
+        return _media.source_tokens(item.url, default)
+    # AudioUrl, DocumentUrl, VideoUrl, UploadedFile, and whatever file types come later.
+    return default
 
 
 # What a part is to the packer, by type: its role, and how its text reads.
