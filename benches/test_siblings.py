@@ -21,6 +21,7 @@ from skeleton_compressor import (
     CachePricing,
     Child,
     ContextFragment,
+    Plan,
     SkeletonCompressorService,
 )
 
@@ -56,7 +57,9 @@ def family(
 
 
 @pytest.mark.parametrize("backend", ["rust", "python"])
-@pytest.mark.parametrize("call", ["solo calls", "max_value_loss 0", "max_value_loss 0.01"])
+@pytest.mark.parametrize(
+    "call", ["solo calls", "rescoring and solo calls", "max_value_loss 0", "max_value_loss 0.01"]
+)
 @pytest.mark.parametrize("spread", SPREADS)
 def test_siblings(benchmark, backend: str, call: str, spread: float) -> None:  # type: ignore[no-untyped-def]
     parent, children = family(1_000, spread)
@@ -67,6 +70,16 @@ def test_siblings(benchmark, backend: str, call: str, spread: float) -> None:  #
 
         def run() -> object:
             return [service.compress(c, k.skeleton_budget) for c, k in zip(contexts, children)]
+
+    elif call == "rescoring and solo calls":
+        # What a planner does without compress_siblings: each child's context made from the
+        # parent's (as spawn_subplan makes it), then compressed.
+        plan = Plan("parent", "", context=parent)
+
+        def run() -> object:
+            return [
+                service.compress(plan.rescored(k.relevance), k.skeleton_budget) for k in children
+            ]
 
     else:
         loss = float(call.split()[-1])

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import skeleton_compressor
 from skeleton_compressor import SkeletonCompressorService
+from skeleton_compressor.tokens import ENCODINGS
 
 BACKENDS = ("rust", "python")
 HOW_TO_BUILD = (
@@ -35,6 +36,18 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             f"skeleton_compressor._core was loaded from {location or 'no file'}, not from a "
             f"file beside the package imported from {package_dir}; {HOW_TO_BUILD}"
         )
+    _offline_tiktoken()
+
+
+def _offline_tiktoken() -> None:
+    """The Python backend counts the built-in encodings through tiktoken, which downloads
+    its tables: here they are made from the extension's (checked to be the published files)
+    and put where tiktoken looks first, so that the suite needs no network."""
+    import tiktoken.registry
+    from support.offline_tiktoken import published
+
+    for name in ENCODINGS:
+        tiktoken.registry.ENCODINGS.setdefault(name, published(name)[0])
 
 
 @pytest.fixture(params=BACKENDS)

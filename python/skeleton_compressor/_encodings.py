@@ -43,5 +43,6 @@ def python_backend_error(encoding: str) -> ImportError:
     return ImportError(
         f"{_NEEDS_EXTENSION.format(encoding=encoding)}, and the Python backend is in use "
         "(backend='python', SKELETON_COMPRESSOR_BACKEND=python, or the extension is not "
-        "built); on it, only a callable counter counts tokens"
+        "built); on it, the built-in encodings count through tiktoken (pip install "
+        "tiktoken), or a callable counter counts tokens"
     )

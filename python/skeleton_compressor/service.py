@@ -25,10 +25,12 @@ from .types import (
     StrategyName,
 )
 from .validation import (
+    DEFAULT_MAX_WORK,
     checked_budget,
     checked_budgets,
     checked_columns,
     checked_fragments,
+    checked_max_work,
     checked_previous,
     checked_previous_rows,
     checked_share,
@@ -63,11 +65,16 @@ class SkeletonCompressorService:
     `min_relevance` keeps units below it out unless required; `on_overflow` ("keep_top",
     "strict", "raise") says what happens when the budget cannot be met; `order` ("ranking",
     "input", "edges") is the order of the kept fragments.
+    `max_work` (an int >= 1, or None for no limit) bounds the work of `optimal` on each
+    budget, in its own steps, so that a call ends within about a second and a few hundred
+    MiB by default on any input; a result that reached it is the best selection found
+    (never worth less than `density`'s) and its `metadata.exact` is False.
 
     Raises:
-        ValueError: an unknown backend, strategy, `on_overflow` or `order`, or a
-            `min_relevance` outside [0, 1].
-        TypeError: a `min_relevance` that is not a real number.
+        ValueError: an unknown backend, strategy, `on_overflow` or `order`, a
+            `min_relevance` outside [0, 1], or a `max_work` below 1.
+        TypeError: a `min_relevance` that is not a real number, or a `max_work` that is
+            neither an int nor None.
         ImportError: `backend="rust"` (or "auto" with `SKELETON_COMPRESSOR_BACKEND=rust`)
             where the compiled extension is not built; the message says how to build it.
     """
@@ -82,9 +89,10 @@ class SkeletonCompressorService:
         min_relevance: float = 0.0,
         on_overflow: OnOverflowName = "keep_top",
         order: OrderName = "ranking",
+        max_work: int | None = DEFAULT_MAX_WORK,
     ) -> None:
         self._backend, self._policy, self._compressor = make_compressor(
-            backend, strategy, min_relevance, on_overflow, order
+            backend, strategy, min_relevance, on_overflow, order, max_work
         )
 
     @property
@@ -98,6 +106,11 @@ class SkeletonCompressorService:
         return cast(StrategyName, self._compressor.strategy)
 
     @property
+    def max_work(self) -> int | None:
+        """The most work `optimal` does per budget (None: no limit)."""
+        return self._compressor.max_work
+
+    @property
     def policy(self) -> Policy:
         """`min_relevance`, `on_overflow` and `order`."""
         return self._policy
@@ -108,6 +121,8 @@ class SkeletonCompressorService:
             for name, value, default in zip(self._policy._fields, self._policy, Policy())
             if value != default
         )
+        if self.max_work != DEFAULT_MAX_WORK:
+            options += f", max_work={self.max_work!r}"
         return (
             f"SkeletonCompressorService(backend={self._backend!r}, strategy={self.strategy!r}"
             f"{options})"
@@ -118,7 +133,14 @@ class SkeletonCompressorService:
         # copy in another process compresses as this one does, or fails to be made there
         # as this one would have (no extension built).
         min_relevance, on_overflow, order = self._policy
-        return _remade, (self._backend, self.strategy, min_relevance, on_overflow, order)
+        return _remade, (
+            self._backend,
+            self.strategy,
+            min_relevance,
+            on_overflow,
+            order,
+            self.max_work,
+        )
 
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
         """Checks `fragments` as `compress` would, without compressing.
@@ -174,11 +196,20 @@ class SkeletonCompressorService:
         budget = checked_budget(skeleton_budget)
         if _reuses(previous, max_value_loss, headroom):
             return self._turn(fragments, budget, previous, max_value_loss, headroom).result
-        kept, original, compressed, value, bound, relevance = self._compressor.compress(
+        kept, original, compressed, value, bound, relevance, exact = self._compressor.compress(
             fragments, budget
         )
         metadata = SkeletonMetadata.of(
-            original, compressed, budget, len(fragments), len(kept), value, bound, 0, relevance
+            original,
+            compressed,
+            budget,
+            len(fragments),
+            len(kept),
+            value,
+            bound,
+            0,
+            relevance,
+            exact,
         )
         return SkeletonResult(kept, metadata)
 
@@ -205,11 +236,20 @@ class SkeletonCompressorService:
         budget = checked_budget(skeleton_budget)
         if _reuses(previous, max_value_loss, headroom):
             return self._turn(fragments, budget, previous, max_value_loss, headroom, True)
-        kept, original, compressed, value, bound, relevance, decisions = self._compressor.explain(
-            fragments, budget
+        kept, original, compressed, value, bound, relevance, decisions, exact = (
+            self._compressor.explain(fragments, budget)
         )
         metadata = SkeletonMetadata.of(
-            original, compressed, budget, len(fragments), len(kept), value, bound, 0, relevance
+            original,
+            compressed,
+            budget,
+            len(fragments),
+            len(kept),
+            value,
+            bound,
+            0,
+            relevance,
+            exact,
         )
         made = _decisions(zip(fragments, *decisions))
         return SkeletonExplanation(SkeletonResult(kept, metadata), made)
@@ -228,11 +268,20 @@ class SkeletonCompressorService:
         earlier = () if previous is None else checked_previous(previous)
         loss = checked_share(max_value_loss, "max_value_loss")
         room = checked_share(headroom, "headroom")
-        kept, original, compressed, value, bound, relevance, reused, decisions = (
+        kept, original, compressed, value, bound, relevance, reused, decisions, exact = (
             self._compressor.compress_turn(fragments, budget, earlier, loss, room, explain)
         )
         metadata = SkeletonMetadata.of(
-            original, compressed, budget, len(fragments), len(kept), value, bound, reused, relevance
+            original,
+            compressed,
+            budget,
+            len(fragments),
+            len(kept),
+            value,
+            bound,
+            reused,
+            relevance,
+            exact,
         )
         made = () if decisions is None else _decisions(zip(fragments, *decisions))
         return SkeletonExplanation(SkeletonResult(kept, metadata), made)
@@ -262,10 +311,19 @@ class SkeletonCompressorService:
             SkeletonResult(
                 kept,
                 SkeletonMetadata.of(
-                    original, compressed, budget, total, len(kept), value, bound, 0, relevance
+                    original,
+                    compressed,
+                    budget,
+                    total,
+                    len(kept),
+                    value,
+                    bound,
+                    0,
+                    relevance,
+                    exact,
                 ),
             )
-            for budget, (kept, compressed, value, bound, relevance) in zip(budgets, packed)
+            for budget, (kept, compressed, value, bound, relevance, exact) in zip(budgets, packed)
         )
 
     def compress_arrays(
@@ -322,13 +380,13 @@ class SkeletonCompressorService:
         earlier = None if previous is None else checked_previous_rows(previous, len(ids))
         loss = checked_share(max_value_loss, "max_value_loss")
         room = checked_share(headroom, "headroom")
-        kept, original, compressed, rows, value, bound, relevance, reused = (
+        kept, original, compressed, rows, value, bound, relevance, reused, exact = (
             self._compressor.compress_arrays(
                 ids, tokens, scores, flags, names, budget, renders, earlier, loss, room
             )
         )
         metadata = SkeletonMetadata.of(
-            original, compressed, budget, rows, len(kept), value, bound, reused, relevance
+            original, compressed, budget, rows, len(kept), value, bound, reused, relevance, exact
         )
         return SkeletonIndices(kept, metadata)
 
@@ -383,6 +441,7 @@ def _remade(
     min_relevance: float,
     on_overflow: OnOverflowName,
     order: OrderName,
+    max_work: int | None = DEFAULT_MAX_WORK,
 ) -> SkeletonCompressorService:
     """A service with these options: what a pickled one is made again from."""
     return SkeletonCompressorService(
@@ -391,6 +450,7 @@ def _remade(
         min_relevance=min_relevance,
         on_overflow=on_overflow,
         order=order,
+        max_work=max_work,
     )
 
 
@@ -410,13 +470,17 @@ _shared: dict[tuple[Any, ...], SkeletonCompressorService] = {}
 
 
 def _service(
-    backend: BackendName, strategy: StrategyName, policy: tuple[object, object, object] = Policy()
+    backend: BackendName,
+    strategy: StrategyName,
+    policy: tuple[object, object, object] = Policy(),
+    max_work: object = DEFAULT_MAX_WORK,
 ) -> SkeletonCompressorService:
     # Keyed on the checked, plain values: a subclass's own `__eq__` cannot pick another
     # service, and invalid options raise here as the constructor would raise them.
     strategy = checked_strategy(strategy)
     checked = checked_policy(*policy)
-    key = (backend, strategy, checked, os.environ.get(ENVIRONMENT_VARIABLE, ""))
+    work = checked_max_work(max_work)
+    key = (backend, strategy, checked, work, os.environ.get(ENVIRONMENT_VARIABLE, ""))
     try:
         service = _shared.get(key)
     except TypeError:  # an unhashable backend or strategy: refused by the constructor
@@ -429,6 +493,7 @@ def _service(
             min_relevance=min_relevance,
             on_overflow=on_overflow,
             order=order,
+            max_work=work,
         )
         if len(_shared) < 64:
             _shared[key] = service
@@ -444,6 +509,7 @@ def compress(
     min_relevance: float = 0.0,
     on_overflow: OnOverflowName = "keep_top",
     order: OrderName = "ranking",
+    max_work: int | None = DEFAULT_MAX_WORK,
     previous: Sequence[ContextFragment] | None = None,
     max_value_loss: float = 0.0,
     headroom: float = 0.0,
@@ -459,6 +525,8 @@ def compress(
         backend: "auto" (default), "rust" or "python".
         min_relevance, on_overflow, order: the selection policy (see
             `SkeletonCompressorService`).
+        max_work: the most work `optimal` does per budget (None: no limit; see
+            `SkeletonCompressorService`).
         previous, max_value_loss, headroom: reuse of an earlier call's output (see
             `SkeletonCompressorService.compress` and docs/turns.md).
 
@@ -469,7 +537,7 @@ def compress(
         What `SkeletonCompressorService(...)` raises for the options, and what its
         `compress` raises for the fragments and the budget.
     """
-    service = _service(backend, strategy, (min_relevance, on_overflow, order))
+    service = _service(backend, strategy, (min_relevance, on_overflow, order), max_work)
     return service.compress(
         fragments,
         skeleton_budget,
@@ -488,6 +556,7 @@ def explain(
     min_relevance: float = 0.0,
     on_overflow: OnOverflowName = "keep_top",
     order: OrderName = "ranking",
+    max_work: int | None = DEFAULT_MAX_WORK,
     previous: Sequence[ContextFragment] | None = None,
     max_value_loss: float = 0.0,
     headroom: float = 0.0,
@@ -496,7 +565,7 @@ def explain(
     `compress` does, and returns a `SkeletonExplanation` (the result and one
     `FragmentDecision` per fragment, in input order). See
     `SkeletonCompressorService.explain`."""
-    service = _service(backend, strategy, (min_relevance, on_overflow, order))
+    service = _service(backend, strategy, (min_relevance, on_overflow, order), max_work)
     return service.explain(
         fragments,
         skeleton_budget,
@@ -523,11 +592,12 @@ def compress_arrays(
     min_relevance: float = 0.0,
     on_overflow: OnOverflowName = "keep_top",
     order: OrderName = "ranking",
+    max_work: int | None = DEFAULT_MAX_WORK,
 ) -> SkeletonIndices:
     """`compress` on columns, for large sets: returns the kept row numbers and the metadata
     as a `SkeletonIndices`. The options are those of `compress`; the columns, what it
     returns and raises are described at `SkeletonCompressorService.compress_arrays`."""
-    service = _service(backend, strategy, (min_relevance, on_overflow, order))
+    service = _service(backend, strategy, (min_relevance, on_overflow, order), max_work)
     return service.compress_arrays(
         fragment_ids,
         token_counts,
@@ -577,13 +647,14 @@ def compress_siblings(
     min_relevance: float = 0.0,
     on_overflow: OnOverflowName = "keep_top",
     order: OrderName = "ranking",
+    max_work: int | None = DEFAULT_MAX_WORK,
     max_value_loss: float = 0.0,
     pricing: CachePricing | None = None,
 ) -> SiblingsResult:
     """The children of one parent packed together, the part they share first:
     `SkeletonCompressorService(...).compress_siblings(...)` with these options (see there),
     the services shared between calls."""
-    service = _service(backend, strategy, (min_relevance, on_overflow, order))
+    service = _service(backend, strategy, (min_relevance, on_overflow, order), max_work)
     return service.compress_siblings(
         fragments, children, max_value_loss=max_value_loss, pricing=pricing
     )

@@ -97,6 +97,8 @@ class _Sibling(NamedTuple):
     solo_selection: _Selection
     original: int
     bound: int
+    # Whether the solo result is exact (`optimal` did not reach `max_work`).
+    exact: bool = True
 
 
 def pack_siblings(
@@ -124,11 +126,13 @@ def pack_siblings(
     units = _units(parent)
     siblings = []
     for context, budget in contexts:
-        kept, original, compressed, value, bound, relevance = compressor.compress(context, budget)
+        kept, original, compressed, value, bound, relevance, exact = compressor.compress(
+            context, budget
+        )
         selection = _Selection(
             _kept_units(kept, index_of, units), len(kept), compressed, value, relevance
         )
-        siblings.append(_Sibling(context, budget, kept, selection, original, bound))
+        siblings.append(_Sibling(context, budget, kept, selection, original, bound, exact))
     selections = [sibling.solo_selection for sibling in siblings]
     outputs = _arranged(siblings, selections, units, policy)
     cost = estimate_cost(outputs, prices)
@@ -347,6 +351,7 @@ def _metadata(sibling: _Sibling, selection: _Selection, total: int) -> SkeletonM
         sibling.bound,
         0,
         selection.relevance,
+        exact=sibling.exact,
     )
 
 
@@ -482,7 +487,7 @@ def _trial(
                 if copy is None:
                     copy = made[index] = _replaced(context[index], required=True)
                 context[index] = copy
-            kept, _, compressed, value, _, relevance = compressor.compress(
+            kept, _, compressed, value, _, relevance, _ = compressor.compress(
                 tuple(context), sibling.budget
             )
             if compressed <= sibling.budget and value >= needed[child]:

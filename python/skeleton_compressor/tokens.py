@@ -1,12 +1,12 @@
 """What counts tokens: the compiled `TokenCounter`, an encoding's name, or any callable
 `str -> int`.
 
-The built-in encodings are the compiled extension's: there is no Python implementation of
-them. `TokenCounter` is that extension's class, so making one asks for the extension, as
-`backend="rust"` does. A counter given by name (or the default one) is made on the backend
+The built-in encodings are the compiled extension's tables. `TokenCounter` is that
+extension's class. A counter given by name (or the default one) is made on the backend
 `"auto"` means (see `_backends/choice.py`): where that is the Python backend, chosen with
 `SKELETON_COMPRESSOR_BACKEND=python` or because the extension is not built, a built-in
-encoding raises `ImportError`, and only callables count.
+encoding counts through tiktoken (the same counts) where it is installed, and raises
+`ImportError` where it is not; callables count everywhere.
 """
 
 from __future__ import annotations
@@ -16,13 +16,8 @@ from typing import TYPE_CHECKING, Any, Union, cast
 
 from . import _messages
 from ._backends.choice import chosen_backend
-from ._encodings import (
-    DEFAULT_ENCODING,
-    ENCODINGS,
-    check_encoding,
-    not_built_error,
-    python_backend_error,
-)
+from ._encodings import DEFAULT_ENCODING, ENCODINGS, check_encoding
+from ._tiktoken_counter import TiktokenCounter
 
 __all__ = ["DEFAULT_ENCODING", "ENCODINGS", "Counter", "TokenCounter", "counting"]
 
@@ -32,28 +27,36 @@ if TYPE_CHECKING:
 else:
     try:
         from ._core import TokenCounter
-    except ImportError as _missing:
-        _missing_reason = str(_missing)
+    except ImportError:
 
-        class TokenCounter:
-            """Stands for the compiled `TokenCounter` where the extension is not built: an
-            unknown encoding is a ValueError as there, and a known one an ImportError."""
+        class TokenCounter(TiktokenCounter):
+            """Stands for the compiled `TokenCounter` where the extension is not built:
+            counts through tiktoken where it is installed; an unknown encoding is a
+            ValueError as there, and a known one without tiktoken an ImportError."""
+
+            __slots__ = ()
 
             def __init__(self, encoding: str = DEFAULT_ENCODING) -> None:
-                check_encoding(encoding)
-                raise not_built_error(encoding, _missing_reason)
+                super().__init__(encoding)
+
+            def __repr__(self) -> str:
+                return f"TokenCounter({self.encoding!r})"
+
+            def __reduce__(self) -> tuple[type[TiktokenCounter], tuple[str]]:
+                return (TokenCounter, (self.encoding,))
 
 
 # A TokenCounter, an encoding's name, or a callable returning a text's token count.
-Counter = Union["TokenCounter", "EncodingName", Callable[[str], int]]
+Counter = Union["TokenCounter", TiktokenCounter, "EncodingName", Callable[[str], int]]
 
 
-def built_in(encoding: object, backend: str = "auto") -> TokenCounter:
-    """The compiled counter of a built-in encoding, if `backend` is (or means) Rust."""
+def built_in(encoding: object, backend: str = "auto") -> TokenCounter | TiktokenCounter:
+    """The counter of a built-in encoding: the compiled one if `backend` is (or means) Rust,
+    else tiktoken's (an ImportError where it is not installed)."""
     name = check_encoding(encoding)
     # ImportError if Rust is asked for and missing.
     if chosen_backend(backend) == "python":
-        raise python_backend_error(name)
+        return TiktokenCounter(name)
     return TokenCounter(cast("EncodingName", name))
 
 
@@ -82,8 +85,8 @@ def counting(counter: object, backend: str = "auto") -> tuple[CountMany, bool]:
     if counter is None:
         counter = DEFAULT_ENCODING
     if isinstance(counter, str):
-        counter = built_in(counter, backend)
-    if type(counter) is TokenCounter:
+        return built_in(counter, backend).count_many, False
+    if type(counter) is TokenCounter or isinstance(counter, TiktokenCounter):
         return counter.count_many, False
     if callable(counter):
         return _EachText(counter), True

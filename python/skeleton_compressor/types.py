@@ -254,6 +254,10 @@ class SkeletonMetadata:
     """The value kept over `value_bound`, both in units as the strategies count them: 1.0
     for a selection that keeps the most any can (and when the bound is 0), above 1.0 only
     over budget. Given None with both values, it is `value_kept / value_bound`."""
+    exact: bool | None = None
+    """Whether the selection is exactly the strategy's: True for every `greedy`, `prefix` and
+    `density` result and every `optimal` one that finished; False when `optimal` reached its
+    `max_work` and kept the best selection it had found (never worth less than `density`'s)."""
 
     def __post_init__(self) -> None:
         # The common case in one expression: metadata is built on every compress call.
@@ -261,6 +265,7 @@ class SkeletonMetadata:
         budget, total, kept = self.skeleton_budget, self.fragments_total, self.fragments_kept
         value_kept, value_bound = self.value_kept, self.value_bound
         reused, share = self.reused_tokens, self.kept_share
+        exact = self.exact
         if (
             type(original) is int
             and type(compressed) is int
@@ -279,6 +284,7 @@ class SkeletonMetadata:
             and share >= 0.0
             and (share <= 1.0 or (budget is not None and compressed > budget))
             and (reused is None or (type(reused) is int and 0 <= reused <= compressed))
+            and (exact is None or type(exact) is bool)
         ):
             return
         self._check_each_field()
@@ -356,6 +362,8 @@ class SkeletonMetadata:
                 "reused_tokens must not exceed compressed_tokens, got "
                 f"{self.reused_tokens} > {self.compressed_tokens}"
             )
+        if self.exact is not None and type(self.exact) is not bool:
+            raise ValueError(f"exact must be None or a bool, got {self.exact!r}")
 
     @classmethod
     def of(
@@ -369,6 +377,7 @@ class SkeletonMetadata:
         value_bound_units: int | None = None,
         reused_tokens: int | None = 0,
         relevance_kept: float | None = None,
+        exact: bool | None = None,
     ) -> SkeletonMetadata:
         """The metadata of a compression, with the ratio computed and the values, given in
         units of 2**-32, made into relevance and `kept_share`; `relevance_kept`, the kept
@@ -398,6 +407,7 @@ class SkeletonMetadata:
                 value_bound,
                 reused_tokens,
                 share,
+                exact,
             )
         # Built on every compress call: filling the slots directly skips the frozen
         # dataclass __init__ (half the cost of a small call); the checks still run.
@@ -413,6 +423,7 @@ class SkeletonMetadata:
             set_value_bound,
             set_reused,
             set_share,
+            set_exact,
         ) = _set_slots
         set_original(metadata, original_tokens)
         set_compressed(metadata, compressed_tokens)
@@ -424,6 +435,7 @@ class SkeletonMetadata:
         set_value_bound(metadata, value_bound)
         set_reused(metadata, reused_tokens)
         set_share(metadata, share)
+        set_exact(metadata, exact)
         metadata.__post_init__()
         return metadata
 
@@ -450,6 +462,7 @@ class SkeletonMetadata:
             "value_bound": self.value_bound,
             "reused_tokens": self.reused_tokens,
             "kept_share": self.kept_share,
+            "exact": self.exact,
             "over_budget": self.over_budget,
         }
 

@@ -11,14 +11,16 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Union
 
 from . import _messages
-from ._values import checked_budget, safe_isinstance
+from ._values import as_int, checked_budget, safe_isinstance
 from .types import ContextFragment
 
 __all__ = [
+    "DEFAULT_MAX_WORK",
     "checked_budget",
     "checked_budgets",
     "checked_columns",
     "checked_fragments",
+    "checked_max_work",
     "checked_previous",
     "checked_previous_rows",
     "checked_share",
@@ -43,6 +45,30 @@ def checked_fragments(fragments: object) -> tuple[ContextFragment, ...]:
     if isinstance(fragments, tuple):
         return tuple(tuple.__iter__(fragments))
     raise _messages.fragments_type_error(fragments)
+
+
+# `optimal`'s work limit by default: about a second and well under 256 MiB on one core, on
+# either backend, on any input (docs/performance.md).
+DEFAULT_MAX_WORK = 1 << 26
+# The most work a backend counts: a limit at or above it is no limit that could be reached.
+_MOST_WORK = (1 << 64) - 1
+
+
+def checked_max_work(max_work: object) -> int | None:
+    """`max_work` as a plain int >= 1, or None for no limit."""
+    if max_work is None:
+        return None
+    try:
+        value = as_int(max_work)
+    except Exception as error:
+        raise TypeError(
+            f"max_work must be an int or None, got {type(max_work).__name__}"
+        ) from error
+    if value is None:
+        raise TypeError(f"max_work must be an int or None, got {type(max_work).__name__}")
+    if value < 1:
+        raise ValueError(f"max_work must be >= 1 or None, got {value}")
+    return min(value, _MOST_WORK)
 
 
 def checked_share(value: object, name: str) -> float:

@@ -326,8 +326,18 @@ fn row_problem<'py>(
 }
 
 /// `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows, value_kept,
-/// value_bound, relevance_kept, reused_tokens)`.
-pub type KeptRows<'py> = (Bound<'py, PyAny>, u128, u128, usize, u128, u128, f64, u128);
+/// value_bound, relevance_kept, reused_tokens, exact)`.
+pub type KeptRows<'py> = (
+    Bound<'py, PyAny>,
+    u128,
+    u128,
+    usize,
+    u128,
+    u128,
+    f64,
+    u128,
+    bool,
+);
 
 /// The columns compressed as `request` asks: see [`KeptRows`].
 pub fn compress_arrays<'py>(
@@ -396,6 +406,7 @@ pub fn compress_arrays<'py>(
             selection.value_bound,
             compression.relevance_kept[0],
             selection.reused_tokens,
+            selection.exact,
         ))
     };
     compress_read(&reader, count, read, request, build)

@@ -18,6 +18,8 @@ use crate::core::{Compression, OnOverflow, Order, Policy, Request, Reuse, Strate
 pub struct Compressor {
     strategy: Strategy,
     policy: Policy,
+    /// The most work `optimal` may do per budget (`None`: no limit).
+    max_work: Option<u64>,
 }
 
 /// The value of `name` among `choices` by name, or the error naming them.
@@ -40,11 +42,28 @@ fn named<T: Copy>(
         })
 }
 
+/// What `compress` returns: the kept fragments, original and compressed tokens, the value
+/// kept and its bound (in units), the relevance kept (summed exactly), and whether exact.
+type Compressed<'py> = (Bound<'py, PyTuple>, u128, u128, u128, u128, f64, bool);
+
 #[pymethods]
 impl Compressor {
     #[new]
-    #[pyo3(signature = (strategy, min_relevance = 0.0, on_overflow = "keep_top", order = "ranking"))]
-    fn new(strategy: &str, min_relevance: f64, on_overflow: &str, order: &str) -> PyResult<Self> {
+    #[pyo3(signature = (
+        strategy, min_relevance = 0.0, on_overflow = "keep_top", order = "ranking", max_work = None
+    ))]
+    fn new(
+        strategy: &str,
+        min_relevance: f64,
+        on_overflow: &str,
+        order: &str,
+        max_work: Option<u64>,
+    ) -> PyResult<Self> {
+        if max_work == Some(0) {
+            return Err(PyValueError::new_err(
+                "max_work must be >= 1 or None, got 0",
+            ));
+        }
         if !(0.0..=1.0).contains(&min_relevance) {
             return Err(PyValueError::new_err(format!(
                 "min_relevance must be in [0, 1], got {min_relevance}"
@@ -62,6 +81,7 @@ impl Compressor {
                 )?,
                 order: named("order", order, &Order::ALL, Order::name)?,
             },
+            max_work,
         })
     }
 
@@ -71,14 +91,14 @@ impl Compressor {
     }
 
     /// Pickled and copied as the call that makes it: `Compressor(strategy, min_relevance,
-    /// on_overflow, order)`, so that a service can be sent to another process.
+    /// on_overflow, order, max_work)`, so that a service can be sent to another process.
     // The tuple is what pickle's protocol takes; a named type would not say more.
     #[allow(clippy::type_complexity)]
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
     ) -> (
         Bound<'py, PyType>,
-        (&'static str, f64, &'static str, &'static str),
+        (&'static str, f64, &'static str, &'static str, Option<u64>),
     ) {
         let this = slf.get();
         let policy = &this.policy;
@@ -89,8 +109,14 @@ impl Compressor {
                 policy.min_relevance,
                 policy.on_overflow.name(),
                 policy.order.name(),
+                this.max_work,
             ),
         )
+    }
+
+    #[getter]
+    fn max_work(&self) -> Option<u64> {
+        self.max_work
     }
 
     /// Runs every fragment check, raising the first failure.
@@ -107,14 +133,14 @@ impl Compressor {
     }
 
     /// Returns `(kept_fragments, original_tokens, compressed_tokens, value_kept, value_bound,
-    /// relevance_kept)`: the value and its bound in units, the relevance summed exactly.
+    /// relevance_kept, exact)`: the value and its bound in units, the relevance summed exactly.
     fn compress<'py>(
         &self,
         py: Python<'py>,
         fragments: &Bound<'py, PyTuple>,
         skeleton_budget: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyTuple>, u128, u128, u128, u128, f64)> {
-        let (kept, original, compressed, value_kept, value_bound, relevance_kept, _) =
+    ) -> PyResult<Compressed<'py>> {
+        let (kept, original, compressed, value_kept, value_bound, relevance_kept, _, exact) =
             self.run(py, fragments, skeleton_budget, false)?;
         Ok((
             kept,
@@ -123,6 +149,7 @@ impl Compressor {
             value_kept,
             value_bound,
             relevance_kept,
+            exact,
         ))
     }
 
@@ -157,7 +184,8 @@ impl Compressor {
     }
 
     /// Ranks once and packs every budget:
-    /// `(original_tokens, [(kept, compressed_tokens, value_kept, value_bound, relevance_kept)])`.
+    /// `(original_tokens, [(kept, compressed_tokens, value_kept, value_bound, relevance_kept,
+    /// exact)])`.
     fn compress_many<'py>(
         &self,
         py: Python<'py>,
@@ -182,6 +210,7 @@ impl Compressor {
                         selection.value_kept,
                         selection.value_bound,
                         relevance_kept,
+                        selection.exact,
                     ))
                 })
                 .collect::<PyResult<Vec<_>>>()?;
@@ -197,8 +226,8 @@ impl Compressor {
     }
 
     /// Returns `(kept_row_indices as array('q'), original_tokens, compressed_tokens, rows,
-    /// value_kept, value_bound, relevance_kept, reused_tokens)`. `previous`: rows of these
-    /// columns that an earlier call kept, in its order.
+    /// value_kept, value_bound, relevance_kept, reused_tokens, exact)`. `previous`: rows of
+    /// these columns that an earlier call kept, in its order.
     // One argument per column, as Python passes them.
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (
@@ -298,6 +327,7 @@ impl Compressor {
                 selection.value_bound,
                 compression.relevance_kept[0],
                 decisions,
+                selection.exact,
             ))
         };
         compress_read(
@@ -317,6 +347,7 @@ impl Compressor {
             policy: &self.policy,
             explain,
             tuning: &Tuning::DEFAULT,
+            max_work: self.max_work,
             interrupt: &PythonSignals,
             reuse: None,
         }

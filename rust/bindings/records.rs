@@ -14,7 +14,7 @@ use super::context::context;
 use super::results::{decision_columns, int_of};
 use super::signals;
 use super::text::id_from_bytes;
-use crate::core::records::read::{fragment_ids, record_names};
+use crate::core::records::read::{fragment_ids, record_keys, record_names};
 use crate::core::{
     compress_record_file as compress_record_file_in_core, compress_records as compress_in_core,
     kept_len, kept_spans, read_whole_file, write_kept, Encoding, FileCompression, Form, Got,
@@ -83,6 +83,7 @@ fn result<'py>(
         int_of(py, selection.value_kept)?,
         int_of(py, selection.value_bound)?,
         done.compression.relevance_kept[0],
+        selection.exact,
     );
     let named = context(py)?
         .for_core
@@ -345,6 +346,13 @@ fn records_error(py: Python<'_>, refusal: RecordsRefusal, input: &[u8]) -> PyRes
             }
             if let Problem::Missing(field) = problem {
                 fields.set_item("field", field.name())?;
+                // The keys the record has, for the hint that names one it may mean.
+                let text = std::str::from_utf8(input).unwrap_or_default();
+                let keys = record_keys(text, start)
+                    .iter()
+                    .map(|key| id_from_bytes(py, key))
+                    .collect::<PyResult<Vec<_>>>()?;
+                fields.set_item("keys", PyTuple::new(py, keys)?)?;
             }
             if let Some(Got { json_type, number }) = got {
                 fields.set_item("json_type", json_type.name())?;

@@ -85,12 +85,13 @@ pub fn kept_fragments<'py>(
     }
 }
 
-/// Kept fragments, their token sum, the value kept and its bound (in units), and the
-/// relevance kept (summed exactly), for one budget.
-pub type Packed<'py> = (Bound<'py, PyTuple>, u128, u128, u128, f64);
+/// Kept fragments, their token sum, the value kept and its bound (in units), the relevance
+/// kept (summed exactly), and whether the selection is exact, for one budget.
+pub type Packed<'py> = (Bound<'py, PyTuple>, u128, u128, u128, f64, bool);
 
 /// Kept fragments, original and compressed tokens, the value kept and its bound (in units),
-/// the relevance kept (summed exactly), and the decision columns.
+/// the relevance kept (summed exactly), the decision columns, and whether the selection is
+/// exact.
 pub type Explained<'py> = (
     Bound<'py, PyTuple>,
     u128,
@@ -99,6 +100,7 @@ pub type Explained<'py> = (
     u128,
     f64,
     Bound<'py, PyTuple>,
+    bool,
 );
 
 /// The decisions as four lists (kept, reason, rank, budget_left), of values that need no

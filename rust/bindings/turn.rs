@@ -13,7 +13,7 @@ use super::text::IdText;
 use crate::core::{Columns, Compression, Request, Reuse, RowsById, Share};
 
 /// `(kept_fragments, original_tokens, compressed_tokens, value_kept, value_bound,
-/// relevance_kept, reused_tokens, decisions or None)`.
+/// relevance_kept, reused_tokens, decisions or None, exact)`.
 pub type Turned<'py> = (
     Bound<'py, PyTuple>,
     u128,
@@ -23,6 +23,7 @@ pub type Turned<'py> = (
     f64,
     u128,
     Option<Bound<'py, PyTuple>>,
+    bool,
 );
 
 /// `fragments` compressed to the one budget of `request`, reusing what `previous` sent first.
@@ -68,6 +69,7 @@ pub fn compress_turn<'py>(
                 compression.relevance_kept[0],
                 selection.reused_tokens,
                 decisions,
+                selection.exact,
             ))
         };
         compress_columns(&reader, columns, request, build)

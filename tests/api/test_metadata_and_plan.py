@@ -138,7 +138,7 @@ def test_metadata_repr_shows_over_budget(service: SkeletonCompressorService) -> 
     assert repr(over) == (
         "SkeletonMetadata(original_tokens=40, compressed_tokens=30, ratio=0.75, "
         "skeleton_budget=20, fragments_total=2, fragments_kept=1, value_kept=0.5, "
-        "value_bound=0.5, reused_tokens=0, kept_share=1.0, over_budget=True)"
+        "value_bound=0.5, reused_tokens=0, kept_share=1.0, exact=True, over_budget=True)"
     )
     # The fields still come first, in order, as the dataclass showed them.
     assert repr(SkeletonMetadata(0, 0, 1.0)).startswith("SkeletonMetadata(original_tokens=0, ")

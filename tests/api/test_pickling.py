@@ -84,8 +84,17 @@ def test_the_compiled_compressor_pickles_by_its_options() -> None:
     fragments = FRAGMENTS[:3]
     for again in round_trips(compressor):
         assert type(again) is Compressor
-        assert again.__reduce__() == (Compressor, ("optimal", 0.25, "raise", "input"))
+        assert again.__reduce__() == (Compressor, ("optimal", 0.25, "raise", "input", None))
         assert again.compress(fragments, 70) == compressor.compress(fragments, 70)
+    limited = Compressor("optimal", 0.25, "raise", "input", 5000)
+    for again in round_trips(limited):
+        assert again.max_work == 5000
+
+
+def test_a_service_keeps_its_work_limit_through_a_copy(backend: str) -> None:
+    service = SkeletonCompressorService(backend=backend, strategy="optimal", max_work=4321)
+    for again in round_trips(service):
+        assert (again.max_work, again.backend, again.strategy) == (4321, backend, "optimal")
 
 
 def test_every_result_and_value_round_trips(backend: str) -> None:

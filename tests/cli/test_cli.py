@@ -194,6 +194,35 @@ def test_missing_file(tmp_path: Path) -> None:
             "record 0 (id 'a'): missing field 'token_count'",
         ),
         (
+            '{"fragment_id": "a", "tokens": 3, "relevance_score": 0.5}\n',
+            "record 0 on line 1 (id 'a'): missing field 'token_count' (the record has "
+            "'tokens': name it 'token_count')",
+        ),
+        (
+            '[{"id": "a", "token_count": 3, "score": 0.5}]',
+            "record 0: missing field 'fragment_id' (the record has 'id': name it 'fragment_id')",
+        ),
+        (
+            '[{"fragment_id": "a", "token_count": 3, "relevence_score": 0.5}]',
+            "record 0 (id 'a'): missing field 'relevance_score' (the record has "
+            "'relevence_score': name it 'relevance_score')",
+        ),
+        (
+            '{"fragment_id": "a", "content": "some text", "relevance_score": 0.5}\n',
+            "record 0 on line 1 (id 'a'): missing field 'token_count' (pass --encoding NAME "
+            "to count the tokens of its content)",
+        ),
+        (
+            "fragment_id,token_count,relevance_score\na,3,0.5\n",
+            "bad.json is not JSON (line 1: Expecting value); records are read from a JSON "
+            'array of objects, an object with a "fragments" array, or JSON Lines (one object '
+            "per line)",
+        ),
+        (
+            '\n\n{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5\n',
+            "malformed JSON at line 3",
+        ),
+        (
             '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},'
             ' {"fragment_id": "b", "token_count": -4, "relevance_score": 0.5}]',
             "record 1 (id 'b'): token_count must be >= 0, got -4",

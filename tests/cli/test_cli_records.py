@@ -363,7 +363,8 @@ def test_record_problems_are_named_alike_in_rust_and_python() -> None:
     from skeleton_compressor import _core
     from skeleton_compressor._records import errors as record_errors
 
-    whole_input = {"duplicate", "malformed", "fragments_not_array", "no_records", "not_utf8"}
+    whole_input = {"duplicate", "malformed", "not_json", "fragments_not_array", "no_records"}
+    whole_input |= {"not_utf8"}
     whole_input |= {"variant_group_mismatch", "variant_required_twice"}
     named_in_python = set(record_errors.KINDS) - whole_input - {"too_many", "changed"}
     assert set(_core.RECORD_PROBLEMS) == named_in_python

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -46,11 +48,15 @@ def test_count_bad_input(tmp_path: Path) -> None:
     assert completed.returncode == 2 and "invalid choice: 'gpt2'" in completed.stderr
 
 
-def test_count_on_the_python_backend_needs_the_extension(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_count_on_the_python_backend_counts_through_tiktoken(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("SKELETON_COMPRESSOR_BACKEND", "python")
-    assert_clean_failure(run("count", "-", stdin="x"), "needs the compiled extension")
+    completed = run("count", "-", stdin=TEXT)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout == f"{TokenCounter().count(TEXT)}\n"
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    assert_clean_failure(run("count", "-", stdin="x"), "pip install tiktoken")
 
 
 RECORDS = [
@@ -122,29 +128,25 @@ def test_compress_record_with_nothing_to_count(content: object, message: str) ->
     assert_clean_failure(completed, message.replace(" on line 2", ""))
 
 
-def test_compress_encoding_on_the_python_backend() -> None:
-    completed = run(
-        "compress",
-        "-",
-        "--budget",
-        "10",
-        "--encoding",
-        "o200k_base",
-        "--backend",
-        "python",
-        stdin=jsonl(RECORDS),
-    )
-    assert_clean_failure(completed, "needs the compiled extension")
-    # Records that all carry their count need no counting, on any backend.
-    completed = run(
-        "compress",
-        "-",
-        "--budget",
-        "10",
-        "--encoding",
-        "o200k_base",
-        "--backend",
-        "python",
-        stdin=jsonl(RECORDS[:1]),
-    )
+def test_compress_encoding_on_the_python_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    def compressed() -> subprocess.CompletedProcess[str]:
+        return run(
+            "compress",
+            "-",
+            "--budget",
+            "100000",
+            "--encoding",
+            "o200k_base",
+            "--backend",
+            "python",
+            stdin=jsonl(RECORDS),
+        )
+
+    completed = compressed()
     assert completed.returncode == 0, completed.stderr
+    rust = run(
+        "compress", "-", "--budget", "100000", "--encoding", "o200k_base", stdin=jsonl(RECORDS)
+    )
+    assert completed.stdout == rust.stdout
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    assert_clean_failure(compressed(), "pip install tiktoken")

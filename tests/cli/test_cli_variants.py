@@ -242,6 +242,7 @@ def test_one_rendering_of_each_thing_is_kept_and_written_back_as_it_came(
         "value_bound": _expected_bound(),
         "reused_tokens": 0,
         "kept_share": (_units(0.8) + _units(0.7) + _units(0.6)) / (_expected_bound() * 2**32),
+        "exact": True,
         "over_budget": False,
     }
 

@@ -16,7 +16,6 @@ hs = framework("haystack")
 from haystack import Document, Pipeline  # noqa: E402
 from haystack.components.retrievers.in_memory import InMemoryBM25Retriever  # noqa: E402
 from haystack.core.errors import (  # noqa: E402
-    DeserializationError,
     PipelineRuntimeError,
     SerializationError,
 )
@@ -109,6 +108,7 @@ def test_the_metadata_output_is_the_librarys_as_a_dict(backend: str) -> None:
         "value_bound": metadata["value_bound"],
         "reused_tokens": 0,
         "kept_share": (units(0.9) + units(0.3)) / round(metadata["value_bound"] * 2**32),
+        "exact": True,
         "over_budget": False,
     }
     # Fractionally: b and c whole (6 words), then 2 of a's 6 words or all of d: 0.3.
@@ -124,7 +124,7 @@ def test_budget_zero_and_empty_input_keep_nothing(backend: str) -> None:
     ) == (19, 0)
     assert packer(8, backend).run([]) == {
         "documents": [],
-        "skeleton_metadata": SkeletonMetadata(0, 0, 1.0, 8, 0, 0, 0.0, 0.0, 0).to_dict(),
+        "skeleton_metadata": SkeletonMetadata(0, 0, 1.0, 8, 0, 0, 0.0, 0.0, 0, 1.0, True).to_dict(),
     }
 
 
@@ -150,12 +150,8 @@ def test_when_nothing_fits_the_overflow_policy_decides(backend: str) -> None:
     assert (raised.value.skeleton_budget, raised.value.needed_tokens) == (1, 2)
 
 
-def test_an_encoding_counts_on_the_rust_backend_only(backend: str) -> None:
+def test_an_encoding_counts_alike_on_both_backends(backend: str) -> None:
     documents = retrieved()
-    if backend == "python":
-        with pytest.raises(ImportError, match="o200k_base"):
-            SkeletonDocumentPacker(8, backend=backend)
-        return
     cl100k = TokenCounter("cl100k_base")
     o200k = TokenCounter("o200k_base")
     texts = [document.content or "" for document in documents]
@@ -168,7 +164,7 @@ def test_documents_without_a_score_raise_or_get_the_missing_score(backend: str) 
     documents = retrieved()
     documents[2] = document("e", 5, None)
     with pytest.raises(FragmentTypeError) as raised:
-        packer(8, backend).run(documents)
+        packer(8, backend, missing_score="raise").run(documents)
     assert (raised.value.index, raised.value.kind, raised.value.fragment_id) == (
         2,
         "relevance_type",
@@ -177,8 +173,12 @@ def test_documents_without_a_score_raise_or_get_the_missing_score(backend: str) 
     assert raised.value.container == "documents"
     assert str(raised.value) == (
         "documents[2] (id 'e'): no relevance score: Document.score is None (give "
-        "missing_score= a number in [0, 1] to score such items)"
+        "missing_score= 'rank' or a number in [0, 1] to score such items)"
     )
+    # By default e scores by its place, the third of five: (5 - 2) / 5 = 0.6, below c's 0.7:
+    # a (6) is kept first, and only d (2) fits after it.
+    kept = packer(8, backend).run(documents)["documents"]
+    assert document_ids(kept) == ["a", "d"]
     # Scored 0.95, e ranks first: e (5) leaves 3 for b (3).
     kept = packer(8, backend, missing_score=0.95).run(documents)["documents"]
     assert document_ids(kept) == ["e", "b"]
@@ -202,7 +202,7 @@ def test_a_bad_score_names_the_document(
     documents = retrieved()
     documents[3] = document("b", 3, score)
     with pytest.raises(error) as raised:
-        packer(8, backend).run(documents)
+        packer(8, backend, scores="strict").run(documents)
     assert type(raised.value) is error
     assert (raised.value.index, raised.value.kind) == (3, kind)  # type: ignore[attr-defined]
     assert str(raised.value) == f"documents[3] (id 'b'): relevance_score {detail}"
@@ -276,17 +276,17 @@ def test_a_counters_bad_count_names_the_document(
         (
             {"missing_score": "skip"},
             ValueError,
-            "missing_score must be 'raise' or a real number in [0, 1], got 'skip'",
+            "missing_score must be 'raise', 'rank' or a real number in [0, 1], got 'skip'",
         ),
         (
             {"missing_score": math.nan},
             ValueError,
-            "missing_score must be 'raise' or a real number in [0, 1], got nan",
+            "missing_score must be 'raise', 'rank' or a real number in [0, 1], got nan",
         ),
         (
             {"missing_score": [0.5]},
             TypeError,
-            "missing_score must be 'raise' or a real number in [0, 1], got [0.5] (list)",
+            "missing_score must be 'raise', 'rank' or a real number in [0, 1], got [0.5] (list)",
         ),
     ],
 )
@@ -369,15 +369,6 @@ def test_a_pipeline_counting_by_encoding_saves_its_name(backend: str) -> None:
     assert document_ids(kept) == ["a", "d"]
     saved = pipeline.dumps()
     assert "token_counter: cl100k_base" in saved
-    if backend == "python":
-        # A counter made beforehand counts on either backend; by name, only on Rust's.
-        with pytest.raises(DeserializationError) as raised:
-            Pipeline.loads(saved, allowed_modules=ALLOWED)
-        assert type(raised.value.__cause__) is ImportError
-        assert "built-in encoding 'cl100k_base' needs the compiled extension" in str(
-            raised.value.__cause__
-        )
-        return
     loaded = Pipeline.loads(saved, allowed_modules=ALLOWED)
     assert loaded.run({"packer": {"documents": retrieved()}}) == pipeline.run(
         {"packer": {"documents": retrieved()}}
@@ -438,6 +429,7 @@ def test_to_dict_names_every_option_and_from_dict_rebuilds_it(backend: str) -> N
             "on_overflow": "strict",
             "order": "input",
             "backend": backend,
+            "scores": "auto",
             "missing_score": 0.5,
         },
     }
@@ -453,13 +445,14 @@ def test_to_dict_names_every_option_and_from_dict_rebuilds_it(backend: str) -> N
         "on_overflow": "keep_top",
         "order": "ranking",
         "backend": backend,
-        "missing_score": "raise",
+        "scores": "auto",
+        "missing_score": "rank",
     }
 
 
 def test_a_pipeline_reports_the_error_naming_the_document(backend: str) -> None:
     pipeline = Pipeline()
-    pipeline.add_component("packer", packer(8, backend))
+    pipeline.add_component("packer", packer(8, backend, scores="strict"))
     documents = retrieved()
     documents[0] = document("c", 3, 2.0)
     with pytest.raises(PipelineRuntimeError) as raised:

@@ -183,14 +183,8 @@ def test_token_counter_instance(backend: str) -> None:
 
 
 @pytest.mark.parametrize("encoding", [None, "o200k_base", "cl100k_base"])
-def test_encoding_name_counts_on_rust_and_is_refused_on_python(
-    backend: str, encoding: str | None
-) -> None:
+def test_an_encoding_name_counts_alike_on_both_backends(backend: str, encoding: str | None) -> None:
     given_documents = [scored("a", 3, 0.9), scored("b", 2, 0.2), scored("c", 4, 0.5)]
-    if backend == "python":
-        with pytest.raises(ImportError, match="only a callable counter counts tokens"):
-            SkeletonDocumentCompressor(5, encoding, backend=backend)
-        return
     compressor = SkeletonDocumentCompressor(5, encoding, backend=backend)
     kept, metadata = compressor.compress_with_metadata(given_documents)
     # "w w w" is 3 tokens in both encodings: one per word.
@@ -202,7 +196,7 @@ def test_empty_list(backend: str) -> None:
     compressor = SkeletonDocumentCompressor(10, words, backend=backend)
     kept, metadata = compressor.compress_with_metadata([])
     assert kept == []
-    assert metadata == SkeletonMetadata(0, 0, 1.0, 10, 0, 0, 0.0, 0.0, 0)
+    assert metadata == SkeletonMetadata(0, 0, 1.0, 10, 0, 0, 0.0, 0.0, 0, 1.0, True)
 
 
 def test_budget_zero_keeps_nothing(backend: str) -> None:
@@ -228,7 +222,7 @@ def test_a_bad_score_names_the_document(
 ) -> None:
     given_documents = documents()
     given_documents[3] = scored("d", 5, score)
-    compressor = SkeletonDocumentCompressor(10, words, backend=backend)
+    compressor = SkeletonDocumentCompressor(10, words, backend=backend, scores="strict")
     with pytest.raises(error) as raised:
         compressor.compress_documents(given_documents, "q")
     assert type(raised.value) is error
@@ -242,7 +236,11 @@ def test_a_bad_score_names_the_document(
 
 def test_a_bad_score_from_a_callable_names_the_document(backend: str) -> None:
     compressor = SkeletonDocumentCompressor(
-        10, words, relevance=lambda document: 2 if document.id == "b" else 0.5, backend=backend
+        10,
+        words,
+        relevance=lambda document: 2 if document.id == "b" else 0.5,
+        scores="strict",
+        backend=backend,
     )
     with pytest.raises(FragmentValueError) as raised:
         compressor.compress_documents(documents(), "q")
@@ -252,14 +250,14 @@ def test_a_bad_score_from_a_callable_names_the_document(backend: str) -> None:
 
 MISSING = (
     "no relevance score: metadata['relevance_score'] is missing "
-    "(give relevance= to score such items)"
+    "(give relevance= or missing_score= to score such items)"
 )
 
 
 def test_a_document_without_the_score(backend: str) -> None:
     given_documents = documents()
     given_documents[2] = Document(page_content="w w", metadata={"score": 0.5}, id="c")
-    compressor = SkeletonDocumentCompressor(10, words, backend=backend)
+    compressor = SkeletonDocumentCompressor(10, words, backend=backend, missing_score="raise")
     with pytest.raises(FragmentTypeError) as raised:
         compressor.compress_documents(given_documents, "q")
     assert (raised.value.index, raised.value.kind, raised.value.fragment_id) == (
@@ -272,7 +270,7 @@ def test_a_document_without_the_score(backend: str) -> None:
 
 def test_a_document_without_the_score_nor_an_id(backend: str) -> None:
     given_documents = [*documents(), Document(page_content="w")]
-    compressor = SkeletonDocumentCompressor(10, words, backend=backend)
+    compressor = SkeletonDocumentCompressor(10, words, backend=backend, missing_score="raise")
     with pytest.raises(FragmentTypeError) as raised:
         compressor.compress_documents(given_documents, "q")
     assert (raised.value.index, raised.value.fragment_id) == (5, None)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import images
 from support.frameworks import framework
 
 lc = framework("langchain_core")
@@ -30,8 +31,10 @@ from skeleton_compressor import (  # noqa: E402
     FragmentValueError,
     TokenCounter,
 )
+from skeleton_compressor.integrations._media import image_tokens  # noqa: E402
 from skeleton_compressor.integrations._packing import Packing  # noqa: E402
 from skeleton_compressor.integrations.langchain import (  # noqa: E402
+    DEFAULT_MEDIA_TOKENS,
     MESSAGE_OVERHEAD,
     PackedMessages,
     pack_messages,
@@ -362,12 +365,8 @@ def test_a_token_counter_counts_text_tool_calls_and_the_overhead(backend: str) -
     assert packed.metadata.original_tokens == expected
 
 
-def test_the_default_counter_is_o200k_base_which_needs_the_extension(backend: str) -> None:
+def test_the_default_counter_is_o200k_base(backend: str) -> None:
     messages = [HumanMessage("Weather in Oslo?")]
-    if backend == "python":
-        with pytest.raises(ImportError, match="the built-in encoding 'o200k_base' needs"):
-            pack_messages(messages, skeleton_budget=100, backend=backend)
-        return
     packed = pack_messages(messages, skeleton_budget=100, with_metadata=True, backend=backend)
     expected = TokenCounter("o200k_base").count("Weather in Oslo?") + MESSAGE_OVERHEAD
     assert packed.metadata.original_tokens == expected
@@ -640,6 +639,13 @@ def test_messages_that_are_not_a_sequence_of_messages(
         ),
         ({"start_on_human": 1}, TypeError, "start_on_human must be a bool, got 1 (int)"),
         ({"with_metadata": None}, TypeError, "with_metadata must be a bool, got None (NoneType)"),
+        ({"stable": "yes"}, TypeError, "stable must be a bool, got 'yes' (str)"),
+        ({"stable_step": "1/4"}, TypeError, "stable_step must be a real number, got '1/4' (str)"),
+        ({"stable_step": 0.0}, ValueError, "stable_step must be in (0, 1], got 0.0"),
+        ({"media_tokens": -1}, ValueError, "media_tokens must be >= 0, got -1"),
+        ({"media_tokens": 1.5}, TypeError, "media_tokens must be an int, got 1.5 (float)"),
+        ({"media_tokens": None}, TypeError, "media_tokens must be an int, got None (NoneType)"),
+        ({"media_tokens": True}, TypeError, "media_tokens must be an int, got True (bool)"),
     ],
 )
 def test_bad_options_are_refused_at_once(
@@ -771,3 +777,443 @@ def test_strict_never_goes_over_the_budget(
         return
     assert sum(fuzz_count(m) for m in packed) <= budget
     assert_valid(packed, messages, fuzz_count, budget)
+
+
+# The stable rule (stable=True): a conversation packed request after request.
+
+
+def chat_of_turns() -> list[BaseMessage]:
+    """A system prompt (4 tokens) and four turns of a question (3), a call (2) and its
+    output (12), and an answer (5): 22 tokens a turn."""
+    messages: list[BaseMessage] = [SystemMessage("s", id="s")]
+    for turn in range(4):
+        messages += [
+            HumanMessage("q", id=f"q{turn}"),
+            calls(f"c{turn}", f"call_{turn}"),
+            ToolMessage("output", tool_call_id=f"call_{turn}", id=f"t{turn}"),
+            AIMessage("a", id=f"a{turn}"),
+        ]
+    return messages
+
+
+TURN_TOKENS = {"s": 4, "q": 3, "c": 2, "t": 12, "a": 5}
+
+
+def turn_tokens(message: BaseMessage) -> int:
+    return TURN_TOKENS[str(message.id)[0]]
+
+
+def pack_turns(chat: list[BaseMessage], size: int, backend: str) -> PackedMessages:
+    return pack_messages(
+        chat[:size],
+        skeleton_budget=60,
+        token_counter=turn_tokens,
+        stable=True,
+        stable_step=0.25,
+        with_metadata=True,
+        backend=backend,
+    )
+
+
+def test_stable_packing_appends_until_the_cut_moves_a_step(backend: str) -> None:
+    chat = chat_of_turns()
+    # Budget 60, step 15. A cut inside a turn keeps the turn's question, so it leaves out
+    # at most 14 tokens more than the question does; the marks are the questions, each 22
+    # tokens of conversation after the one before.
+    packed = [pack_turns(chat, size, backend) for size in (5, 9, 13, 17)]  # after answers
+    assert [ids(p.messages) for p in packed] == [
+        ["s", "q0", "c0", "t0", "a0"],
+        ["s", "q0", "c0", "t0", "a0", "q1", "c1", "t1", "a1"],
+        # 70 tokens: from the second question, 22 left out, 48 kept.
+        ["s", "q1", "c1", "t1", "a1", "q2", "c2", "t2", "a2"],
+        # 92 tokens, 70 from the second question: from the third, 48 kept.
+        ["s", "q2", "c2", "t2", "a2", "q3", "c3", "t3", "a3"],
+    ]
+    assert [p.stable_prefix for p in packed] == [5, 9, 9, 9]
+    assert [p.metadata.compressed_tokens for p in packed] == [26, 48, 48, 48]
+
+
+def test_the_next_packing_keeps_the_history_while_the_new_messages_fit_its_room(
+    backend: str,
+) -> None:
+    chat = chat_of_turns()
+    before = pack_turns(chat, 13, backend)
+    assert before.metadata.compressed_tokens == 48  # room for 12 tokens more
+    asked = pack_turns(chat, 14, backend)  # the question (3 tokens) fits
+    assert starts_with(asked.messages, before.messages)
+    assert ids(asked.messages)[len(before.messages) :] == ["q3"]
+    answered = pack_turns(chat, 16, backend)  # the call and its output (14 tokens) do not
+    assert ids(answered.messages) == ["s", "q2", "c2", "t2", "a2", "q3", "c3", "t3"]
+
+
+def test_without_stable_the_metadata_says_the_system_messages_stay(backend: str) -> None:
+    packed = pack_messages(
+        history(), skeleton_budget=40, token_counter=by_id, with_metadata=True, backend=backend
+    )
+    assert packed.stable_prefix == 1
+    messages, _metadata, stable_prefix = packed
+    assert (ids(messages), stable_prefix) == (["s", "h1", "h2", "a3", "h3"], 1)
+
+
+def test_a_runnable_packs_stably_too(backend: str) -> None:
+    chat = chat_of_turns()
+    packer = pack_messages(
+        skeleton_budget=60, token_counter=turn_tokens, stable=True, backend=backend
+    )
+    assert ids(packer.invoke(chat[:13])) == ["s", "q1", "c1", "t1", "a1", "q2", "c2", "t2", "a2"]
+
+
+@st.composite
+def growing_chats(draw: st.DrawFn) -> tuple[list[BaseMessage], list[int]]:
+    """A conversation, and its length at each model request: after a question, and after the
+    answers to a round of calls. Turns of a question and up to three steps, each a reply or
+    parallel calls answered in any order, outputs short or long."""
+    messages: list[BaseMessage] = [SystemMessage(draw(WORDS))] if draw(st.booleans()) else []
+    requests: list[int] = []
+    made = 0
+    for _ in range(draw(st.integers(1, 12))):
+        messages.append(HumanMessage(draw(WORDS)))
+        requests.append(len(messages))
+        for _ in range(draw(st.integers(0, 3))):
+            width = draw(st.integers(0, 3))
+            if width == 0:
+                messages.append(AIMessage(draw(WORDS)))
+                continue
+            call_ids = [f"call_{made + k}" for k in range(width)]
+            made += width
+            messages.append(calls(None, *call_ids, text=draw(WORDS)))
+            for call_id in draw(st.permutations(call_ids)):
+                output = draw(st.one_of(WORDS, WORDS, LONG_OUTPUT))
+                messages.append(ToolMessage(output, tool_call_id=call_id))
+            requests.append(len(messages))
+    return messages, requests
+
+
+def starts_with(longer: Sequence[BaseMessage], prefix: Sequence[BaseMessage]) -> bool:
+    return len(longer) >= len(prefix) and all(a is b for a, b in zip(longer, prefix))
+
+
+def breaks_allowed(totals: Sequence[int], step: int) -> int:
+    """At most one break per step of new conversation (when it grows at all)."""
+    return -(-(totals[-1] - totals[0]) // step)
+
+
+@FUZZ
+@given(
+    chat=growing_chats(),
+    budget=st.integers(0, 600),
+    step=st.sampled_from([0.05, 0.25, 0.5, 1.0]),
+    start_on_human=st.booleans(),
+)
+def test_stable_histories_only_grow_between_rare_breaks(
+    backend: str,
+    chat: tuple[list[BaseMessage], list[int]],
+    budget: int,
+    step: float,
+    start_on_human: bool,
+) -> None:
+    messages, requests = chat
+    packed = [
+        pack_messages(
+            messages[:size],
+            skeleton_budget=budget,
+            token_counter=fuzz_count,
+            stable=True,
+            stable_step=step,
+            start_on_human=start_on_human,
+            with_metadata=True,
+            backend=backend,
+        )
+        for size in requests
+    ]
+    totals = [sum(map(fuzz_count, messages[:size])) for size in requests]
+    for size, result in zip(requests, packed):
+        assert_valid(result.messages, messages[:size], fuzz_count, budget,
+                     start_on_human=start_on_human)  # fmt: skip
+    # What each packing promises the next.
+    for index in range(1, len(packed)):
+        before, now = packed[index - 1], packed[index]
+        room = budget - before.metadata.compressed_tokens
+        if totals[index] - totals[index - 1] <= room:
+            assert starts_with(now.messages, before.messages[: before.stable_prefix])
+    # Over each run of packings by the rule (the whole history promised), one break at most
+    # per step of new conversation.
+    by_rule = [result.stable_prefix == len(result.messages) for result in packed]
+    quantum = max(1, int(step * budget))
+    run: list[int] = []
+    for index, made_by_rule in enumerate([*by_rule, False]):
+        if made_by_rule:
+            run.append(index)
+            continue
+        if len(run) > 1:
+            breaks = sum(
+                not starts_with(packed[i].messages, packed[i - 1].messages) for i in run[1:]
+            )
+            assert breaks <= breaks_allowed([totals[i] for i in run], quantum)
+        run = []
+
+
+def positions_in(messages: Sequence[BaseMessage], kept: Sequence[BaseMessage]) -> list[int]:
+    where = {id(message): index for index, message in enumerate(messages)}
+    return [where[id(message)] for message in kept]
+
+
+@FUZZ
+@given(
+    chat=growing_chats(),
+    budget=st.integers(0, 600),
+    step=st.sampled_from([0.05, 0.25, 1.0]),
+    strategy=st.sampled_from(["greedy", "prefix", "optimal"]),
+)
+def test_stable_packings_are_the_same_on_both_backends(
+    chat: tuple[list[BaseMessage], list[int]], budget: int, step: float, strategy: str
+) -> None:
+    messages, requests = chat
+    for size in requests:
+        rust, python = (
+            pack_messages(
+                messages[:size],
+                skeleton_budget=budget,
+                token_counter=fuzz_count,
+                stable=True,
+                stable_step=step,
+                strategy=strategy,
+                with_metadata=True,
+                backend=backend,
+            )
+            for backend in ("rust", "python")
+        )
+        assert positions_in(messages, rust.messages) == positions_in(messages, python.messages)
+        assert (rust.metadata, rust.stable_prefix) == (python.metadata, python.stable_prefix)
+
+
+# --- images and other non-text blocks -------------------------------------------------------
+
+
+def tokens_of(messages: list[BaseMessage], backend: str, **options: object) -> int:
+    packed = pack_messages(
+        messages,
+        skeleton_budget=10**6,
+        token_counter=O200K,
+        with_metadata=True,
+        backend=backend,
+        **options,  # type: ignore[arg-type]
+    )
+    return packed.metadata.original_tokens
+
+
+def test_the_issue_a_base64_image_counts_by_its_size(backend: str) -> None:
+    # Issue 41: a message holding a 5,000-character base64 image counted as 6 tokens.
+    png = images.png(800, 600, note=3_600)
+    url = images.data_url(png)
+    assert 4_900 < len(url) < 5_100
+    text = "What is in this picture?"
+    message = HumanMessage(
+        [{"type": "text", "text": text}, {"type": "image_url", "image_url": {"url": url}}]
+    )
+    counted = tokens_of([message], backend)
+    assert counted == O200K.count(text) + MESSAGE_OVERHEAD + image_tokens(800, 600)
+    assert image_tokens(800, 600) == 765  # OpenAI's 4 tiles over Anthropic's 640
+    assert counted > 700
+
+
+PNG = images.png(800, 600)  # 765 tokens
+JPEG = images.jpeg(1000, 1000)  # 1,334 tokens (Anthropic's figure)
+GIF = images.gif(320, 200)  # 255 tokens (one tile)
+WEBP = images.webp_lossless(2000, 3000)
+KNOWN = {"png": image_tokens(800, 600), "jpeg": 1334, "gif": 255, "webp": image_tokens(2000, 3000)}
+URL = "https://example.com/cat.png"
+
+BLOCKS: list[tuple[str, dict[str, object], int | None]] = [
+    # (name, block, tokens; None for the default)
+    (
+        "openai data url",
+        {"type": "image_url", "image_url": {"url": images.data_url(PNG)}},
+        KNOWN["png"],
+    ),
+    (
+        "openai data url, a str",
+        {"type": "image_url", "image_url": images.data_url(GIF, "image/gif")},
+        KNOWN["gif"],
+    ),
+    ("openai url", {"type": "image_url", "image_url": {"url": URL, "detail": "low"}}, None),
+    (
+        "v1 base64",
+        {"type": "image", "base64": images.b64(JPEG), "mime_type": "image/jpeg"},
+        KNOWN["jpeg"],
+    ),
+    ("v1 url", {"type": "image", "url": URL}, None),
+    ("v1 file id", {"type": "image", "file_id": "file-abc123"}, None),
+    (
+        "v0 base64",
+        {
+            "type": "image",
+            "source_type": "base64",
+            "data": images.b64(WEBP),
+            "mime_type": "image/webp",
+        },
+        KNOWN["webp"],
+    ),
+    ("v0 url", {"type": "image", "source_type": "url", "url": URL}, None),
+    (
+        "anthropic base64",
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": images.b64(PNG)},
+        },
+        KNOWN["png"],
+    ),
+    ("anthropic url", {"type": "image", "source": {"type": "url", "url": URL}}, None),
+    (
+        "responses input_image",
+        {"type": "input_image", "image_url": images.data_url(JPEG, "image/jpeg")},
+        KNOWN["jpeg"],
+    ),
+    ("google media, bytes", {"type": "media", "mime_type": "image/gif", "data": GIF}, KNOWN["gif"]),
+    ("google media, audio", {"type": "media", "mime_type": "audio/wav", "data": b"RIFF"}, None),
+    (
+        "not an image's bytes",
+        {"type": "image", "base64": images.b64(b"GIF8 no"), "mime_type": "image/gif"},
+        None,
+    ),
+    (
+        "v1 file",
+        {"type": "file", "base64": images.b64(b"%PDF-1.7"), "mime_type": "application/pdf"},
+        None,
+    ),
+    (
+        "openai file",
+        {
+            "type": "file",
+            "file": {"filename": "a.pdf", "file_data": "data:application/pdf;base64,JVBERi0x"},
+        },
+        None,
+    ),
+    ("v1 audio", {"type": "audio", "base64": "UklGRg==", "mime_type": "audio/wav"}, None),
+    (
+        "openai input_audio",
+        {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+        None,
+    ),
+    ("v1 video", {"type": "video", "url": "https://example.com/a.mp4"}, None),
+    (
+        "anthropic document",
+        {"type": "document", "source": {"type": "url", "url": "https://example.com/a.pdf"}},
+        None,
+    ),
+    ("plain text file, by url", {"type": "text-plain", "url": "https://example.com/a.txt"}, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("block", "tokens"),
+    [(block, tokens) for _, block, tokens in BLOCKS],
+    ids=[b[0] for b in BLOCKS],
+)
+def test_each_block_shape_counts(
+    backend: str, block: dict[str, object], tokens: int | None
+) -> None:
+    expected = DEFAULT_MEDIA_TOKENS if tokens is None else tokens
+    for message in (
+        HumanMessage([block]),
+        AIMessage([block]),
+        ToolMessage([block], tool_call_id="c"),
+    ):
+        messages = [calls(None, "c"), message] if isinstance(message, ToolMessage) else [message]
+        assert tokens_of(messages, backend) - tokens_of(messages[:-1], backend) == (
+            MESSAGE_OVERHEAD + expected
+        )
+    # The option sets what a block of unknown size counts; a known size keeps its figure.
+    assert tokens_of([HumanMessage([block])], backend, media_tokens=40) == MESSAGE_OVERHEAD + (
+        40 if tokens is None else tokens
+    )
+
+
+def test_text_blocks_and_blocks_a_model_is_not_sent_as_media_count_as_before(backend: str) -> None:
+    blocks: list[str | dict[str, object]] = [
+        "Look: ",
+        {"type": "text", "text": "two images"},
+        {"type": "text-plain", "text": " and a note", "mime_type": "text/plain"},
+        {"type": "tool_use", "id": "c1", "name": "zoom", "input": {}},
+        {"type": "image_url", "image_url": {"url": URL}},
+        {"type": "image", "url": URL},
+        {"type": ["image"]},
+        "not a block",
+    ]
+    expected = O200K.count("Look: two images and a notenot a block") + MESSAGE_OVERHEAD
+    assert tokens_of([HumanMessage(blocks)], backend) == expected + 2 * DEFAULT_MEDIA_TOKENS
+    assert tokens_of([HumanMessage(blocks)], backend, media_tokens=0) == expected
+
+
+def test_a_callable_counter_counts_the_whole_message_itself(backend: str) -> None:
+    message = HumanMessage([{"type": "image_url", "image_url": {"url": images.data_url(PNG)}}])
+    packed = pack_messages(
+        [message],
+        skeleton_budget=100,
+        token_counter=lambda message: 7,
+        media_tokens=3,
+        with_metadata=True,
+        backend=backend,
+    )
+    assert packed.metadata.original_tokens == 7
+
+
+def test_a_runnable_counts_the_images_of_messages_it_remembers(backend: str) -> None:
+    chat = [
+        HumanMessage(["Compare:", {"type": "image", "base64": images.b64(PNG)}]),
+        AIMessage("They differ."),
+        HumanMessage([{"type": "image", "url": URL}]),
+    ]
+    packer = pack_messages(
+        skeleton_budget=10**6, token_counter=O200K, with_metadata=True, backend=backend
+    )
+    first = packer.invoke(chat)
+    assert first.metadata.original_tokens == tokens_of(chat, backend)
+    assert packer.invoke(chat) == first
+    assert first.metadata.original_tokens == (
+        O200K.count("Compare:") + O200K.count("They differ.") + 3 * MESSAGE_OVERHEAD
+        + KNOWN["png"] + DEFAULT_MEDIA_TOKENS
+    )  # fmt: skip
+
+
+def test_a_history_of_images_packed_to_a_budget_fits_it(backend: str) -> None:
+    # Each turn a screenshot and a question, each answer a line: counting only their text,
+    # every message fits a budget the images alone overflow many times over.
+    shots = [images.png(1280, 720), images.jpeg(1920, 1080), images.webp_lossy(1000, 1000)]
+    sizes = [(1280, 720), (1920, 1080), (1000, 1000)]
+    chat: list[BaseMessage] = [SystemMessage("You review screenshots.")]
+    sent: list[int] = [O200K.count("You review screenshots.") + MESSAGE_OVERHEAD]
+    for turn in range(9):
+        shot, size = shots[turn % 3], sizes[turn % 3]
+        question = f"What changed in screen {turn}?"
+        chat.append(
+            HumanMessage(
+                [{"type": "text", "text": question}, {"type": "image", "base64": images.b64(shot)}]
+            )
+        )
+        sent.append(O200K.count(question) + MESSAGE_OVERHEAD + image_tokens(*size))
+        answer = f"Screen {turn} moved the toolbar."
+        chat.append(AIMessage(answer))
+        sent.append(O200K.count(answer) + MESSAGE_OVERHEAD)
+    budget = 4_000
+    positions = {id(message): index for index, message in enumerate(chat)}
+
+    def real_tokens(kept: list[BaseMessage]) -> int:
+        return sum(sent[positions[id(message)]] for message in kept)
+
+    packed = pack_messages(
+        chat, skeleton_budget=budget, token_counter=O200K, with_metadata=True, backend=backend
+    )
+    assert packed.metadata.original_tokens == sum(sent) > 3 * budget
+    assert real_tokens(packed.messages) == packed.metadata.compressed_tokens <= budget
+    assert not packed.metadata.over_budget
+    assert sum(isinstance(message.content, list) for message in packed.messages) == 3
+    # What counting the text alone keeps: every message, several times the budget.
+    text_only = pack_messages(
+        chat,
+        skeleton_budget=budget,
+        token_counter=lambda message: O200K.count(message.text) + MESSAGE_OVERHEAD,
+        backend=backend,
+    )
+    assert text_only == chat
+    assert real_tokens(text_only) > 3 * budget

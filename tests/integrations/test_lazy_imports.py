@@ -21,3 +21,41 @@ def test_the_package_and_its_integrations_import_no_framework() -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert completed.stdout == "[]\n", completed.stdout + completed.stderr
+
+
+def test_a_missing_framework_names_the_extra_that_installs_it() -> None:
+    # None in sys.modules makes an import fail as a module that is not installed does.
+    script = (
+        "import importlib, sys\n"
+        "for adapter, module in [('langchain', 'langchain_core'), "
+        "('llamaindex', 'llama_index'), ('haystack', 'haystack')]:\n"
+        "    sys.modules[module] = None\n"
+        "    try:\n"
+        "        importlib.import_module('skeleton_compressor.integrations.' + adapter)\n"
+        "    except ModuleNotFoundError as error:\n"
+        "        print(error.name, '|', error)\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert completed.stdout.splitlines() == [
+        "langchain_core | this adapter needs langchain_core: "
+        "pip install 'skeleton-compressor[langchain]'",
+        "llama_index | this adapter needs llama_index: "
+        "pip install 'skeleton-compressor[llamaindex]'",
+        "haystack | this adapter needs haystack: pip install 'skeleton-compressor[haystack]'",
+    ], completed.stderr
+
+
+def test_the_error_says_which_python_the_framework_needs_and_passes_others_through() -> None:
+    from skeleton_compressor.integrations._framework import missing_framework
+
+    missing = ModuleNotFoundError("No module named 'haystack.core'", name="haystack.core")
+    error = missing_framework(missing, "haystack", "haystack", (99, 0))
+    assert str(error) == (
+        "this adapter needs haystack: pip install 'skeleton-compressor[haystack]'; "
+        "it needs Python 99.0 or newer"
+    )
+    assert error.name == "haystack"
+    inner = ModuleNotFoundError("No module named 'numpy'", name="numpy")
+    assert missing_framework(inner, "haystack", "haystack", (3, 9)) is inner

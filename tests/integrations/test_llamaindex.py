@@ -78,7 +78,8 @@ def test_it_is_a_llamaindex_node_postprocessor(backend: str) -> None:
     assert postprocessor.skeleton_budget == 8
     assert postprocessor.strategy == "greedy"
     assert postprocessor.backend == backend
-    assert postprocessor.missing_score == "raise"
+    assert postprocessor.scores == "auto"
+    assert postprocessor.missing_score == "rank"
     assert postprocessor.metadata_mode is MetadataMode.LLM
 
 
@@ -127,6 +128,7 @@ def test_the_metadata_of_the_latest_call_and_of_pack(backend: str) -> None:
         reused_tokens=0,
         kept_share=(units(0.9) + units(0.3))
         / round(postprocessor.last_metadata.value_bound * 2**32),  # type: ignore[union-attr]
+        exact=True,
     )
     assert postprocessor.last_metadata == expected
     assert math.isclose(expected.value_bound, 1.8, abs_tol=1e-9)  # type: ignore[arg-type]
@@ -141,7 +143,10 @@ def test_budget_zero_and_empty_input_keep_nothing(backend: str) -> None:
     assert postprocessor.last_metadata is not None
     assert postprocessor.last_metadata.compressed_tokens == 0
     assert postprocessor.last_metadata.original_tokens == 19
-    assert packer(8, backend).pack([]) == ([], SkeletonMetadata(0, 0, 1.0, 8, 0, 0, 0.0, 0.0, 0))
+    assert packer(8, backend).pack([]) == (
+        [],
+        SkeletonMetadata(0, 0, 1.0, 8, 0, 0, 0.0, 0.0, 0, 1.0, True),
+    )
 
 
 def test_when_nothing_fits_the_overflow_policy_decides(backend: str) -> None:
@@ -177,12 +182,8 @@ def test_tokens_are_counted_from_the_content_the_llm_sees(backend: str) -> None:
     assert seen == ["file: a.py\n\nalpha beta", "alpha beta", "file: a.py\nsecret: s\n\nalpha beta"]
 
 
-def test_an_encoding_counts_on_the_rust_backend_only(backend: str) -> None:
+def test_an_encoding_counts_alike_on_both_backends(backend: str) -> None:
     nodes = retrieved()
-    if backend == "python":
-        with pytest.raises(ImportError, match="o200k_base"):
-            SkeletonNodePostprocessor(8, backend=backend)
-        return
     cl100k = TokenCounter("cl100k_base")
     o200k = TokenCounter("o200k_base")
     texts = [node.get_content(MetadataMode.LLM) for node in nodes]
@@ -197,7 +198,7 @@ def test_nodes_without_a_score_raise_or_get_the_missing_score(backend: str) -> N
     nodes = retrieved()
     nodes[2].score = None  # e, 5 words
     with pytest.raises(FragmentTypeError) as raised:
-        packer(8, backend).postprocess_nodes(nodes)
+        packer(8, backend, missing_score="raise").postprocess_nodes(nodes)
     assert (raised.value.index, raised.value.kind, raised.value.fragment_id) == (
         2,
         "relevance_type",
@@ -206,7 +207,7 @@ def test_nodes_without_a_score_raise_or_get_the_missing_score(backend: str) -> N
     assert raised.value.container == "nodes"
     assert str(raised.value) == (
         "nodes[2] (id 'e'): no relevance score: NodeWithScore.score is None (give "
-        "missing_score= a number in [0, 1] to score such items)"
+        "missing_score= 'rank' or a number in [0, 1] to score such items)"
     )
     # Scored 0.95, e ranks first: e (5) leaves 3 for b (3).
     kept = packer(8, backend, missing_score=0.95).postprocess_nodes(nodes)
@@ -231,7 +232,7 @@ def test_a_bad_score_names_the_node(
     nodes = retrieved()
     nodes[3].score = score  # type: ignore[assignment]
     with pytest.raises(error) as raised:
-        packer(8, backend).postprocess_nodes(nodes)
+        packer(8, backend, scores="strict").postprocess_nodes(nodes)
     assert type(raised.value) is error
     assert (raised.value.index, raised.value.kind) == (3, kind)  # type: ignore[attr-defined]
     assert str(raised.value) == f"nodes[3] (id 'b'): relevance_score {detail}"
@@ -290,22 +291,22 @@ def test_a_counters_bad_count_names_the_node(
         (
             {"missing_score": "skip"},
             ValueError,
-            "missing_score must be 'raise' or a real number in [0, 1], got 'skip'",
+            "missing_score must be 'raise', 'rank' or a real number in [0, 1], got 'skip'",
         ),
         (
             {"missing_score": 1.5},
             ValueError,
-            "missing_score must be 'raise' or a real number in [0, 1], got 1.5",
+            "missing_score must be 'raise', 'rank' or a real number in [0, 1], got 1.5",
         ),
         (
             {"missing_score": None},
             TypeError,
-            "missing_score must be 'raise' or a real number in [0, 1], got None (NoneType)",
+            "missing_score must be 'raise', 'rank' or a real number in [0, 1], got None (NoneType)",
         ),
         (
             {"missing_score": True},
             TypeError,
-            "missing_score must be 'raise' or a real number in [0, 1], got True (bool)",
+            "missing_score must be 'raise', 'rank' or a real number in [0, 1], got True (bool)",
         ),
         (
             {"metadata_mode": "some"},

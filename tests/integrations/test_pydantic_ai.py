@@ -5,12 +5,14 @@ input. Every behaviour runs on both backends."""
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable, Sequence
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support import images
 from support.frameworks import framework
 
 framework("pydantic_ai")
@@ -18,7 +20,13 @@ framework("pydantic_ai")
 from pydantic_ai import Agent  # noqa: E402
 from pydantic_ai.capabilities import ProcessHistory  # noqa: E402
 from pydantic_ai.messages import (  # noqa: E402
+    AudioUrl,
+    BinaryContent,
+    BinaryImage,
+    CachePoint,
     CompactionPart,
+    DocumentUrl,
+    FilePart,
     ImageUrl,
     ModelMessage,
     ModelRequest,
@@ -34,16 +42,21 @@ from pydantic_ai.messages import (  # noqa: E402
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     UserPromptPart,
+    VideoUrl,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
 from pydantic_ai.models.test import TestModel  # noqa: E402
 from skeleton_compressor import BudgetExceededError, TokenCounter  # noqa: E402
 from skeleton_compressor.errors import FragmentTypeError, FragmentValueError  # noqa: E402
+from skeleton_compressor.integrations._media import image_tokens  # noqa: E402
 from skeleton_compressor.integrations._packing import Packing  # noqa: E402
 from skeleton_compressor.integrations.pydantic_ai import (  # noqa: E402
+    DEFAULT_MEDIA_TOKENS,
     PackedHistory,
     SkeletonHistoryProcessor,
+    message_media_tokens,
     message_text,
 )
 
@@ -554,8 +567,12 @@ def test_an_encoding_name_counts_message_text_on_the_rust_backend() -> None:
         assert packed.metadata.compressed_tokens == budget
 
 
-def test_an_encoding_name_needs_the_extension_on_the_python_backend() -> None:
-    with pytest.raises(ImportError, match="only a callable counter counts tokens"):
+def test_an_encoding_name_needs_tiktoken_on_the_python_backend(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    SkeletonHistoryProcessor(10, backend="python")
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    with pytest.raises(ImportError, match="pip install tiktoken"):
         SkeletonHistoryProcessor(10, backend="python")
 
 
@@ -911,6 +928,21 @@ def test_bad_counts_and_scores_are_named(
             ValueError,
             "min_relevance must be in [0, 1], got 2",
         ),
+        (
+            {"skeleton_budget": 3, "media_tokens": -5},
+            ValueError,
+            "media_tokens must be >= 0, got -5",
+        ),
+        (
+            {"skeleton_budget": 3, "media_tokens": "1600"},
+            TypeError,
+            "media_tokens must be an int, got '1600' (str)",
+        ),
+        (
+            {"skeleton_budget": 3, "media_tokens": 2.0},
+            TypeError,
+            "media_tokens must be an int, got 2.0 (float)",
+        ),
     ],
 )
 def test_bad_options(
@@ -926,3 +958,362 @@ def test_an_unknown_encoding_is_named(backend: str) -> None:
     with pytest.raises(ValueError) as raised:
         SkeletonHistoryProcessor(3, "p50k", backend=backend)
     assert str(raised.value) == "unknown encoding 'p50k'; known encodings: o200k_base, cl100k_base"
+
+
+# --- the stable rule (stable=True): a conversation packed request after request ------------
+
+
+def stable_turns() -> tuple[list[ModelMessage], Callable[..., int]]:
+    """A system prompt's request (6 tokens with its question) and three turns of a call (2),
+    its return (12), an answer (5) and the next question (3): 22 tokens a turn."""
+    pairs: list[tuple[ModelMessage, int]] = [(ask("q0", system="be brief"), 6)]
+    for turn in range(3):
+        pairs += [
+            (call(f"c{turn}"), 2),
+            (answer(f"c{turn}"), 12),
+            (reply(f"a{turn}"), 5),
+            (ask(f"q{turn + 1}"), 3),
+        ]
+    return costing(*pairs)
+
+
+def test_stable_packing_appends_until_the_cut_moves_a_step(backend: str) -> None:
+    messages, tokens = stable_turns()
+    processor = SkeletonHistoryProcessor(40, tokens, stable=True, stable_step=0.25, backend=backend)
+    # Budget 40, step 10. A request is sent after each question and after each return.
+    packed = [processor.pack(messages[:size]) for size in (3, 5, 7, 9, 11, 13)]
+    assert [positions(messages, p.messages) for p in packed] == [
+        [0, 1, 2],
+        [0, 1, 2, 3, 4],
+        # 42 tokens. The marks: the first request (0 left out), then the first cut leaving
+        # out 10 tokens more, the first answer (the call and its return, 14, left out; the
+        # system prompt's request is pinned and stays); 28 tokens kept from there.
+        [0, 3, 4, 5, 6],
+        [0, 3, 4, 5, 6, 7, 8],  # appended: 36 tokens
+        # 64 tokens, 50 from the first answer. The next mark leaves out 24 or more: the
+        # second answer (33 left out, besides the second question, which opens its turn).
+        [0, 4, 7, 8, 9, 10],
+        [0, 4, 7, 8, 9, 10, 11, 12],  # appended: 39 tokens
+    ]
+    assert [p.stable_prefix for p in packed] == [len(p.messages) for p in packed]
+    assert [p.metadata.compressed_tokens for p in packed] == [20, 28, 28, 36, 31, 39]
+    assert processor.last_stable_prefix == 8
+
+
+def test_without_stable_the_leading_system_requests_are_what_stays(backend: str) -> None:
+    messages, tokens = stable_turns()
+    packed = SkeletonHistoryProcessor(40, tokens, backend=backend).pack(messages[:11])
+    # The system prompt shares its request with the first question: no request holds it
+    # alone, so nothing is promised.
+    assert packed.stable_prefix == 0
+
+
+def request_sizes(messages: Sequence[ModelMessage]) -> list[int]:
+    """The history's length at each model request: after each request."""
+    return [
+        index + 1 for index, message in enumerate(messages) if isinstance(message, ModelRequest)
+    ]
+
+
+def starts_with(longer: Sequence[ModelMessage], prefix: Sequence[ModelMessage]) -> bool:
+    return len(longer) >= len(prefix) and all(a is b for a, b in zip(longer, prefix))
+
+
+def assert_stable_run(
+    packed: Sequence[PackedHistory], totals: Sequence[int], budget: int, step: float
+) -> None:
+    """Each packing keeps its promise to the next (its `stable_prefix` comes first when the
+    history grew by no more than the room it left); over each run of packings made by the
+    rule, at most one break per step of new conversation."""
+    for index in range(1, len(packed)):
+        before, now = packed[index - 1], packed[index]
+        room = budget - before.metadata.compressed_tokens
+        if totals[index] - totals[index - 1] <= room:
+            assert starts_with(now.messages, before.messages[: before.stable_prefix])
+    quantum = max(1, int(step * budget))
+    run: list[int] = []
+    by_rule = [p.stable_prefix == len(p.messages) for p in packed]
+    for index, made_by_rule in enumerate([*by_rule, False]):
+        if made_by_rule:
+            run.append(index)
+            continue
+        if len(run) > 1:
+            breaks = sum(
+                not starts_with(packed[i].messages, packed[i - 1].messages) for i in run[1:]
+            )
+            assert breaks <= -(-(totals[run[-1]] - totals[run[0]]) // quantum)
+        run = []
+
+
+STABLE_FUZZ = settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@given(
+    history=histories(),
+    budget_share=st.floats(0, 1.1),
+    step=st.sampled_from([0.05, 0.25, 0.5, 1.0]),
+)
+@STABLE_FUZZ
+def test_stable_histories_of_a_growing_conversation(
+    backend: str,
+    history: tuple[list[ModelMessage], list[int]],
+    budget_share: float,
+    step: float,
+) -> None:
+    messages, tokens = history
+    table = {id(message): count for message, count in zip(messages, tokens)}
+    budget = int(sum(tokens) * budget_share)
+    processor = SkeletonHistoryProcessor(
+        budget, lambda m: table[id(m)], stable=True, stable_step=step, backend=backend
+    )
+    sizes = request_sizes(messages)
+    packed = [processor.pack(messages[:size]) for size in sizes]
+    for size, result in zip(sizes, packed):
+        assert_valid(result.messages)
+        found = positions(messages, result.messages)
+        assert found == sorted(set(found))
+        pinned = must_keep(messages[:size])
+        assert pinned <= set(found)
+        if sum(tokens[index] for index in pinned) <= budget:
+            assert result.metadata.compressed_tokens <= budget
+    assert_stable_run(packed, [sum(tokens[:size]) for size in sizes], budget, step)
+
+
+@given(
+    history=histories(),
+    budget_share=st.floats(0, 1.1),
+    step=st.sampled_from([0.05, 0.25, 1.0]),
+)
+@STABLE_FUZZ
+def test_stable_histories_fed_back_as_an_agent_keeps_them(
+    backend: str,
+    history: tuple[list[ModelMessage], list[int]],
+    budget_share: float,
+    step: float,
+) -> None:
+    # ProcessHistory keeps the processor's output as the run's history: each request's
+    # history is the last packing with the new messages after it.
+    messages, tokens = history
+    table = {id(message): count for message, count in zip(messages, tokens)}
+    budget = int(sum(tokens) * budget_share)
+    processor = SkeletonHistoryProcessor(
+        budget, lambda m: table[id(m)], stable=True, stable_step=step, backend=backend
+    )
+    packed: list[PackedHistory] = []
+    totals: list[int] = []
+    done = 0
+    kept: list[ModelMessage] = []
+    for size in request_sizes(messages):
+        given_history = [*kept, *messages[done:size]]
+        result = processor.pack(given_history)
+        assert_valid(result.messages)
+        assert positions(given_history, result.messages) == sorted(
+            set(positions(given_history, result.messages))
+        )
+        # What the history grew by since the last packing is what the agent added.
+        totals.append(sum(tokens[:size]))
+        packed.append(result)
+        kept, done = result.messages, size
+    assert_stable_run(packed, totals, budget, step)
+
+
+@given(
+    history=histories(),
+    budget_share=st.floats(0, 1.1),
+    step=st.sampled_from([0.05, 0.25, 1.0]),
+    strategy=st.sampled_from(["greedy", "prefix", "optimal"]),
+)
+@settings(max_examples=100, deadline=None)
+def test_stable_packings_are_the_same_on_both_backends(
+    history: tuple[list[ModelMessage], list[int]],
+    budget_share: float,
+    step: float,
+    strategy: str,
+) -> None:
+    messages, tokens = history
+    table = {id(message): count for message, count in zip(messages, tokens)}
+    budget = int(sum(tokens) * budget_share)
+    rust, python = (
+        SkeletonHistoryProcessor(
+            budget,
+            lambda m: table[id(m)],
+            stable=True,
+            stable_step=step,
+            strategy=strategy,
+            backend=backend,
+        )
+        for backend in ("rust", "python")
+    )
+    for size in request_sizes(messages):
+        ours, theirs = rust.pack(messages[:size]), python.pack(messages[:size])
+        assert positions(messages, ours.messages) == positions(messages, theirs.messages)
+        assert (ours.metadata, ours.stable_prefix) == (theirs.metadata, theirs.stable_prefix)
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"stable": 1}, TypeError, "stable must be a bool, got int"),
+        (
+            {"stable_step": None},
+            TypeError,
+            "stable_step must be a real number, got None (NoneType)",
+        ),
+        ({"stable_step": 0}, ValueError, "stable_step must be in (0, 1], got 0"),
+        ({"stable_step": 1.01}, ValueError, "stable_step must be in (0, 1], got 1.01"),
+        ({"stable_step": float("inf")}, ValueError, "stable_step must be in (0, 1], got inf"),
+    ],
+)
+def test_bad_stable_options(
+    backend: str, options: dict[str, object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error) as raised:
+        SkeletonHistoryProcessor(10, lambda m: 1, backend=backend, **options)  # type: ignore[arg-type]
+    assert str(raised.value) == message
+
+
+# --- images and other files -----------------------------------------------------------------
+
+O200K = TokenCounter("o200k_base")
+
+
+def tokens_of(messages: list[ModelMessage], backend: str, **options: object) -> int:
+    processor = SkeletonHistoryProcessor(10**6, O200K, backend=backend, **options)  # type: ignore[arg-type]
+    return processor.pack(messages).metadata.original_tokens
+
+
+def test_the_issue_an_image_counts_by_its_size(backend: str) -> None:
+    # Issue 41: a message holding a 5,000-character base64 image counted as its text alone.
+    png = images.png(800, 600, note=3_600)
+    assert 4_900 < len(images.b64(png)) < 5_100
+    text = "What is in this picture?"
+    for image in (
+        BinaryContent(png, media_type="image/png"),
+        BinaryImage(png, media_type="image/png"),
+        ImageUrl(images.data_url(png)),
+    ):
+        request = ModelRequest(parts=[UserPromptPart([text, image])])
+        assert (
+            tokens_of([request], backend)
+            == O200K.count(text) + image_tokens(800, 600)
+            == (O200K.count(text) + 765)
+        )
+
+
+PNG = images.png(1280, 720)
+JPEG = images.jpeg(1000, 1000)
+GIF = images.gif(320, 200)
+WEBP = images.webp_extended(3000, 2000)
+ITEMS: list[tuple[str, object, int | None]] = [
+    # (name, user prompt item, tokens; None for the default)
+    ("png bytes", BinaryContent(PNG, media_type="image/png"), image_tokens(1280, 720)),
+    ("jpeg bytes", BinaryContent(JPEG, media_type="image/jpeg"), 1334),
+    ("gif bytes", BinaryImage(GIF, media_type="image/gif"), 255),
+    ("webp bytes", BinaryContent(WEBP, media_type="image/webp"), image_tokens(3000, 2000)),
+    ("data url", ImageUrl(images.data_url(JPEG, "image/jpeg")), 1334),
+    ("image url", ImageUrl("https://example.com/cat.png"), None),
+    ("image bytes of no known format", BinaryContent(b"BM00", media_type="image/bmp"), None),
+    ("audio bytes", BinaryContent(b"RIFF0000WAVE", media_type="audio/wav"), None),
+    ("pdf bytes", BinaryContent(b"%PDF-1.7", media_type="application/pdf"), None),
+    ("audio url", AudioUrl("https://example.com/a.mp3"), None),
+    ("video url", VideoUrl("https://example.com/a.mp4"), None),
+    ("document url", DocumentUrl("https://example.com/a.pdf"), None),
+    ("uploaded file", UploadedFile("file-abc123", provider_name="openai"), None),
+    ("cache point", CachePoint(), 0),
+]
+
+
+@pytest.mark.parametrize(
+    ("item", "tokens"), [(item, tokens) for _, item, tokens in ITEMS], ids=[i[0] for i in ITEMS]
+)
+def test_each_file_counts(backend: str, item: object, tokens: int | None) -> None:
+    request = ModelRequest(parts=[UserPromptPart(["Look.", item])])  # type: ignore[list-item]
+    expected = DEFAULT_MEDIA_TOKENS if tokens is None else tokens
+    assert tokens_of([request], backend) == O200K.count("Look.") + expected
+    assert message_media_tokens(request) == expected
+    # The option sets what a file of unknown size counts; a known size keeps its figure.
+    set_to = 40 if tokens is None else tokens
+    assert tokens_of([request], backend, media_tokens=40) == O200K.count("Look.") + set_to
+    assert message_media_tokens(request, 40) == set_to
+
+
+def test_files_in_tool_returns_and_responses_count(backend: str) -> None:
+    image = BinaryContent(PNG, media_type="image/png")
+    call_part = ToolCallPart("screenshot", {}, tool_call_id="c1")
+    returns = [
+        ToolReturnPart("screenshot", image, tool_call_id="c1"),
+        ToolReturnPart("screenshot", ["taken", image, {"at": 3}], tool_call_id="c1"),
+        ToolReturnPart("screenshot", "taken", tool_call_id="c1"),
+        ToolReturnPart("screenshot", ["taken", {"at": 3}], tool_call_id="c1"),
+    ]
+    for part, files in zip(returns, (1, 1, 0, 0)):
+        history = [ask("Take one."), ModelResponse(parts=[call_part]), ModelRequest(parts=[part])]
+        text_only = sum(O200K.count(message_text(message)) for message in history)
+        assert tokens_of(history, backend) == text_only + files * image_tokens(1280, 720)
+    drawn = ModelResponse(parts=[TextPart("Here it is."), FilePart(image)])
+    assert tokens_of([drawn], backend) == O200K.count("Here it is.") + image_tokens(1280, 720)
+
+
+def test_a_callable_counter_counts_the_whole_message_itself(backend: str) -> None:
+    request = ModelRequest(parts=[UserPromptPart([BinaryContent(PNG, media_type="image/png")])])
+    processor = SkeletonHistoryProcessor(100, lambda message: 7, media_tokens=3, backend=backend)
+    assert processor.pack([request]).metadata.original_tokens == 7
+
+
+def test_a_history_of_images_packed_to_a_budget_fits_it(backend: str) -> None:
+    # A turn a screenshot: counting only the text, the whole history fits a budget the
+    # images alone overflow several times over.
+    shots = [
+        (BinaryContent(images.png(1280, 720), media_type="image/png"), (1280, 720)),
+        (BinaryContent(images.jpeg(1920, 1080), media_type="image/jpeg"), (1920, 1080)),
+        (ImageUrl("https://example.com/screen.webp"), None),
+    ]
+    history: list[ModelMessage] = []
+    sent: list[int] = []
+    for turn in range(9):
+        shot, size = shots[turn % 3]
+        question = f"What changed in screen {turn}?"
+        history.append(ModelRequest(parts=[UserPromptPart([question, shot])]))  # type: ignore[list-item]
+        media = DEFAULT_MEDIA_TOKENS if size is None else image_tokens(*size)
+        sent.append(O200K.count(question) + media)
+        history.append(reply(f"Screen {turn} moved the toolbar."))
+        sent.append(O200K.count(f"Screen {turn} moved the toolbar."))
+    budget = 4_000
+    where = {id(message): index for index, message in enumerate(history)}
+
+    def real_tokens(kept: Sequence[ModelMessage]) -> int:
+        return sum(sent[where[id(message)]] for message in kept)
+
+    packed = SkeletonHistoryProcessor(budget, O200K, backend=backend).pack(history)
+    assert packed.metadata.original_tokens == sum(sent) > 3 * budget
+    assert real_tokens(packed.messages) == packed.metadata.compressed_tokens <= budget
+    assert_valid(packed.messages)
+    text_only = SkeletonHistoryProcessor(
+        budget, lambda message: O200K.count(message_text(message)), backend=backend
+    )(history)
+    assert text_only == history
+    assert real_tokens(text_only) > 3 * budget
+
+
+def test_an_agent_is_sent_a_history_of_images_within_the_budget(backend: str) -> None:
+    # Through pydantic-ai itself: each run adds a screenshot (1,229 tokens); the model is
+    # sent the two latest, which fit, where counting text alone would send them all.
+    sent: list[tuple[int, int]] = []
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        tokens = sum(O200K.count(message_text(m)) + message_media_tokens(m) for m in messages)
+        shots = sum(message_media_tokens(m) // image_tokens(1280, 720) for m in messages)
+        sent.append((tokens, shots))
+        return ModelResponse(parts=[TextPart("Noted.")])
+
+    budget = 3_000
+    processor = SkeletonHistoryProcessor(budget, O200K, backend=backend)
+    agent = Agent(FunctionModel(model), capabilities=[ProcessHistory(processor)])
+    history: list[ModelMessage] = []
+    for turn in range(6):
+        shot = BinaryContent(images.png(1280, 720), media_type="image/png")
+        history = agent.run_sync([f"Screen {turn}:", shot], message_history=history).all_messages()
+    assert [shots for _, shots in sent] == [1, 2, 2, 2, 2, 2]
+    assert all(tokens <= budget for tokens, _ in sent)

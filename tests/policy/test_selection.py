@@ -81,6 +81,7 @@ def test_metadata_fields(service: SkeletonCompressorService, ranked: tuple) -> N
         "value_bound": sum(round(r * 2**32) for r in (0.9, 0.7, 0.6)) / 2**32,
         "reused_tokens": 0,
         "kept_share": 1.0,
+        "exact": True,
         "over_budget": False,
     }
 

@@ -17,7 +17,7 @@ SPREAD = 100_000
 
 def main(backend: str, size: int) -> int:
     fragments, budget = make_knapsack_fragments(size, "strongly", spread=SPREAD)
-    service = SkeletonCompressorService(backend=backend, strategy="optimal")
+    service = SkeletonCompressorService(backend=backend, strategy="optimal", max_work=None)
     print("ready", flush=True)
     try:
         service.compress(fragments, budget)

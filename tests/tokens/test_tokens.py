@@ -25,6 +25,8 @@ from skeleton_compressor import (
 )
 from skeleton_compressor._backends.choice import ENVIRONMENT_VARIABLE
 from skeleton_compressor._encodings import check_encoding
+from skeleton_compressor._tiktoken_counter import TiktokenCounter
+from skeleton_compressor.tokens import built_in
 
 TEXTS = ["def f(x):\n    return x * 2\n", "Съешь же ещё этих булок", "", "😀 ok", "a\ud800b"]
 
@@ -128,13 +130,6 @@ def test_fragments_from_text_with_a_built_in_encoding(how: str, counting_backend
     expected = TokenCounter(counter if isinstance(counter, str) else "o200k_base")
     if isinstance(counter, TokenCounter):
         expected = counter
-    if counting_backend == "python" and how != "TokenCounter":
-        # Given by name, a built-in encoding is counted on the backend in use.
-        with pytest.raises(ImportError, match="needs the compiled extension"):
-            ContextFragment.from_text("a", "text", 0.5, counter=counter)
-        with pytest.raises(ImportError, match="needs the compiled extension"):
-            fragments_from_texts(["a"], ["text"], [0.5], counter=counter)
-        return
     fragment = ContextFragment.from_text("doc", TEXTS[0], 0.75, counter=counter)
     assert fragment == ContextFragment("doc", expected.count(TEXTS[0]), 0.75, TEXTS[0])
     ids = [f"t{i}" for i in range(len(TEXTS))]
@@ -222,9 +217,33 @@ def test_fragments_from_no_texts() -> None:
     assert fragments_from_texts([], [], []) == ()
 
 
+def test_a_built_in_encoding_on_the_python_backend_counts_through_tiktoken(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, "python")
+    for name in ("o200k_base", "cl100k_base"):
+        counter = built_in(name)
+        assert type(counter) is TiktokenCounter and counter.encoding == name
+        assert counter.count_many(TEXTS) == TokenCounter(name).count_many(TEXTS)
+        assert pickle.loads(pickle.dumps(counter)).count(TEXTS[0]) == counter.count(TEXTS[0])
+        with pytest.raises(TypeError, match=r"^texts\[1\] must be a str, got 3 \(int\)$"):
+            counter.count_many(["a", 3])  # type: ignore[list-item]
+        with pytest.raises(TypeError, match=r"^texts must be an iterable of str"):
+            counter.count_many("abc")
+        with pytest.raises(TypeError, match=r"^text must be a str, got b'x' \(bytes\)$"):
+            counter.count(b"x")  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    with pytest.raises(ImportError, match=r"needs the compiled extension.*pip install tiktoken"):
+        ContextFragment.from_text("a", "x", 0.5)
+
+
 def test_without_the_extension(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "skeleton_compressor._core", None)
     monkeypatch.delenv(ENVIRONMENT_VARIABLE, raising=False)
+    assert ContextFragment.from_text("a", TEXTS[0], 0.5).token_count == TokenCounter().count(
+        TEXTS[0]
+    )
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
     with pytest.raises(ImportError, match="needs the compiled extension"):
         ContextFragment.from_text("a", "x", 0.5)
     assert ContextFragment.from_text("a", "x y", 0.5, counter=words).token_count == 2
@@ -236,11 +255,24 @@ def test_without_the_extension(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_token_counter_stands_in_where_the_extension_is_missing() -> None:
     # A fresh interpreter, in which the extension cannot be imported.
     script = textwrap.dedent(
-        """
-        import sys
+        r"""
+        import pickle, sys
+        import tiktoken, tiktoken.registry
         sys.modules["skeleton_compressor._core"] = None
         from skeleton_compressor import TokenCounter, ContextFragment
-        for name in ("o200k_base", "gpt2"):
+        # A small encoding under the built-in's name, for tiktoken to find without the
+        # network: one token per byte, words split apart.
+        tiktoken.registry.ENCODINGS["o200k_base"] = tiktoken.Encoding(
+            name="o200k_base",
+            pat_str=r"\S+|\s+",
+            mergeable_ranks={bytes([byte]): byte for byte in range(256)},
+            special_tokens={},
+        )
+        counter = TokenCounter("o200k_base")
+        print(counter, counter.count("ab c"), counter.count_many(["x", "yz"]))
+        print(pickle.loads(pickle.dumps(counter)))
+        sys.modules["tiktoken"] = None
+        for name in ("cl100k_base", "gpt2"):
             try:
                 TokenCounter(name)
             except (ImportError, ValueError) as error:
@@ -253,6 +285,8 @@ def test_token_counter_stands_in_where_the_extension_is_missing() -> None:
     )
     assert completed.returncode == 0, completed.stderr
     lines = completed.stdout.splitlines()
-    assert lines[0].startswith("ImportError the built-in encoding 'o200k_base' needs the compiled")
-    assert lines[1].startswith("ValueError unknown encoding 'gpt2'; known encodings:")
-    assert lines[2] == repr(ContextFragment("a", 3, 0.5, "x y z"))
+    assert lines[0] == "TokenCounter('o200k_base') 4 [1, 2]"
+    assert lines[1] == "TokenCounter('o200k_base')"
+    assert lines[2].startswith("ImportError the built-in encoding 'cl100k_base' needs the compiled")
+    assert lines[3].startswith("ValueError unknown encoding 'gpt2'; known encodings:")
+    assert lines[4] == repr(ContextFragment("a", 3, 0.5, "x y z"))

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 from .._values import plain_str
 from ..policy import Policy, checked_policy
+from ..validation import DEFAULT_MAX_WORK, checked_max_work
 from .choice import BACKENDS, chosen_backend, rust_factory
 from .protocol import STRATEGIES
 
@@ -36,14 +37,20 @@ def checked_strategy(strategy: object) -> StrategyName:
 
 
 def make_compressor(
-    backend: object, strategy: object, min_relevance: object, on_overflow: object, order: object
+    backend: object,
+    strategy: object,
+    min_relevance: object,
+    on_overflow: object,
+    order: object,
+    max_work: object = DEFAULT_MAX_WORK,
 ) -> tuple[str, Policy, BackendCompressor]:
     """The backend in use, the checked policy, and the compressor. The options are checked
-    here in this order, the strategy, the policy, then the backend, and raise as
+    here in this order, the strategy, the policy, `max_work`, then the backend, and raise as
     `SkeletonCompressorService` says."""
     name = checked_strategy(strategy)
     policy = checked_policy(min_relevance, on_overflow, order)
+    work = checked_max_work(max_work)
     if not isinstance(backend, str):
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     in_use, factory = load_backend(backend)
-    return in_use, policy, factory(name, *policy)
+    return in_use, policy, factory(name, *policy, work)

@@ -46,8 +46,9 @@ class CompressedRecords(NamedTuple):
     """What `compress_records` and `compress_record_file` return: the kept records, the
     tokens of all records and of the kept ones, how many records were read and kept, the
     input's form (`array`, `lines` or `wrapped`), when explaining each record's id with the
-    decisions, the value kept and its bound, in units of 2**-32, and the relevance kept,
-    summed exactly."""
+    decisions, the value kept and its bound, in units of 2**-32, the relevance kept, summed
+    exactly, and whether the selection is exactly the strategy's (False when `optimal`
+    reached its work limit)."""
 
     kept: KeptArray
     original_tokens: int
@@ -59,6 +60,7 @@ class CompressedRecords(NamedTuple):
     value_kept: int
     value_bound: int
     relevance_kept: float
+    exact: bool
 
 
 class BackendCompressor(Protocol):
@@ -67,25 +69,29 @@ class BackendCompressor(Protocol):
     tuples or one-dimensional native memoryviews. Each result carries, after the token counts
     (and the row count of `compress_arrays`), the value kept and its bound as ints in units of
     2**-32, then the relevance kept: the kept fragments' relevances as read, summed exactly
-    and rounded once (what `math.fsum` gives). The record methods take the command line's
+    and rounded once (what `math.fsum` gives); each ends with whether the selection is exact
+    (False only where `optimal` reached `max_work`). The record methods take the command line's
     input and raise `RecordsError` for a bad one."""
 
     @property
     def strategy(self) -> str: ...
 
+    @property
+    def max_work(self) -> int | None: ...
+
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None: ...
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, bool]: ...
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
-    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int, float]]]: ...
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int, float, bool]]]: ...
 
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, Decisions]: ...
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, Decisions, bool]: ...
 
     def compress_turn(
         self,
@@ -95,12 +101,12 @@ class BackendCompressor(Protocol):
         max_value_loss: float,
         headroom: float,
         explain: bool,
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, int, Decisions | None]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, int, Decisions | None, bool]:
         """`compress` (or `explain`) reusing what `previous` sent first (docs/turns.md):
         the kept fragments, the original and compressed tokens, the value kept and its
-        bound, the relevance kept, the reused tokens, and the decisions when explaining.
-        `previous` holds only `ContextFragment`s; `max_value_loss` and `headroom` are floats
-        in [0, 1)."""
+        bound, the relevance kept, the reused tokens, the decisions when explaining, and
+        whether exact. `previous` holds only `ContextFragment`s; `max_value_loss` and
+        `headroom` are floats in [0, 1)."""
         ...
 
     def compress_arrays(
@@ -115,10 +121,10 @@ class BackendCompressor(Protocol):
         previous: list[int] | None = None,
         max_value_loss: float = 0.0,
         headroom: float = 0.0,
-    ) -> tuple[array[int], int, int, int, int, int, float, int]:
+    ) -> tuple[array[int], int, int, int, int, int, float, int, bool]:
         """The kept rows, the original and compressed tokens, the row count, the value kept
-        and its bound, the relevance kept, and the reused tokens. `previous`: checked row
-        numbers of this call, in an earlier output's order."""
+        and its bound, the relevance kept, the reused tokens, and whether exact. `previous`:
+        checked row numbers of this call, in an earlier output's order."""
         ...
 
     def compress_records(
@@ -140,5 +146,5 @@ class BackendCompressor(Protocol):
 
 
 CompressorFactory = Callable[
-    ["StrategyName", float, "OnOverflowName", "OrderName"], BackendCompressor
+    ["StrategyName", float, "OnOverflowName", "OrderName", "int | None"], BackendCompressor
 ]

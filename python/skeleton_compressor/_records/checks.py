@@ -189,4 +189,5 @@ def _records_error(records: Records, index: int, record: Any, problem: _Problem)
         field=problem.field,
         json_type=None if value is _ABSENT else json_type(value),
         number=number_text(value),
+        keys=tuple(record) if problem.kind == "missing_field" else None,
     )

@@ -7,6 +7,7 @@ Both readers (the Rust extension's and the standard library's in `reader`) raise
 
 from __future__ import annotations
 
+import difflib
 import re
 
 from .._messages import describe
@@ -39,6 +40,7 @@ KINDS: tuple[str, ...] = (
     "variant_group_mismatch",
     "variant_required_twice",
     "malformed",
+    "not_json",
     "fragments_not_array",
     "no_records",
     "not_utf8",
@@ -69,7 +71,8 @@ class RecordsError(Exception):
     its text as `number`; `first_index`/`first_line` for a duplicate's first record (for a
     broken variant rule, the record it is broken against); `group`, `variant_of` and
     `first_variant_of` (the names a variant rule is about, `None` for null); `detail` for
-    malformed JSON; `start`, a byte offset, where the Rust reader gives one."""
+    malformed JSON; `start`, a byte offset, where the Rust reader gives one; `keys`, for a
+    missing field, the record's keys (for a hint naming the one it may mean)."""
 
     def __init__(
         self,
@@ -90,6 +93,7 @@ class RecordsError(Exception):
         variant_of: str | None = None,
         first_variant_of: str | None = None,
         detail: str | None = None,
+        keys: tuple[str, ...] | None = None,
     ) -> None:
         super().__init__(kind)
         self.kind = kind
@@ -108,6 +112,7 @@ class RecordsError(Exception):
         self.variant_of = variant_of
         self.first_variant_of = first_variant_of
         self.detail = detail
+        self.keys = keys
 
     def locate(self, data: bytes) -> None:
         """Lines from the byte offsets the Rust reader gives."""
@@ -142,6 +147,29 @@ _VARIANT_RULES = {
 }
 
 
+# Names records often give the three required fields, in other tools' formats.
+_ALIASES = {
+    "fragment_id": ("id", "fragment", "doc_id", "document_id", "chunk_id", "name", "key"),
+    "token_count": ("tokens", "token", "num_tokens", "n_tokens", "token_len", "length"),
+    "relevance_score": ("relevance", "score", "similarity", "relevance_score"),
+}
+
+
+def _missing_hint(field: str | None, keys: tuple[str, ...] | None) -> str:
+    """What to do about a missing field: rename a key that means it, or, for a token count
+    with content at hand, count it."""
+    if field is None or not keys:
+        return ""
+    present = set(keys)
+    meant = [key for key in _ALIASES.get(field, ()) if key in present]
+    meant = meant or difflib.get_close_matches(field, keys, n=1, cutoff=0.7)
+    if meant:
+        return f" (the record has {meant[0]!r}: name it {field!r})"
+    if field == "token_count" and "content" in present:
+        return " (pass --encoding NAME to count the tokens of its content)"
+    return ""
+
+
 def _record(index: int | None, line: int | None, form: str | None) -> str:
     return f"record {index}" + (f" on line {line}" if form == "lines" else "")
 
@@ -156,6 +184,12 @@ def worded(error: RecordsError, source: str) -> str:
     if kind == "malformed":
         return f"malformed JSON at line {error.line}" + (
             f": {error.detail}" if error.detail else ""
+        )
+    if kind == "not_json":
+        return (
+            f"{source} is not JSON (line {error.line}: {error.detail}); records are read from "
+            'a JSON array of objects, an object with a "fragments" array, or JSON Lines '
+            "(one object per line)"
         )
     if kind == "fragments_not_array":
         return f"fragments must be an array of records, got {error.json_type}"
@@ -178,4 +212,6 @@ def worded(error: RecordsError, source: str) -> str:
     detail = _RECORD_PROBLEMS[kind].format(
         json_type=error.json_type, field=error.field, got=got, number=number
     )
+    if kind == "missing_field":
+        detail += _missing_hint(error.field, error.keys)
     return f"{where}: {detail}"

@@ -165,6 +165,19 @@ class _Reader:
             raise self.malformed(line or self.line_at(start), _TOO_DEEP)
         return value, end
 
+    def first_value(self, line: str, start: int, number: int) -> tuple[Any, int]:
+        """`value` for a line of JSON Lines; malformed JSON on the input's first line, not
+        starting as an object, is `not_json` (a file of another format, such as CSV)."""
+        try:
+            return self.value(line, start, number)
+        except RecordsError as error:
+            first = self.line_at(_WHITE.match(self.text).end())  # type: ignore[union-attr]
+            if error.kind != "malformed" or number != first or line.startswith("{", start):
+                raise
+            raise RecordsError(
+                "not_json", form=self.form, line=number, detail=error.detail
+            ) from None
+
     def take(self, value: Any, start: int, end: int) -> None:
         self.spans.append((start, end))
         self.values.append(value)
@@ -238,7 +251,7 @@ class _Reader:
         for line in _lines(text, start):
             lead = len(line) - len(line.lstrip(_LINE_SPACE))
             if lead < len(line):
-                value, end = self.value(line, lead, number)
+                value, end = self.first_value(line, lead, number)
                 if line[end:].strip(_LINE_SPACE):
                     raise self.malformed(number, "Extra data")
                 self.take(value, start + lead, start + end)

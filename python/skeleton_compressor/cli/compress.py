@@ -18,6 +18,7 @@ from .._backends.protocol import BackendCompressor, CompressedRecords, Decisions
 from .._records.errors import RecordsError, worded
 from .._records.reader import read_records
 from ..types import SkeletonMetadata
+from ..validation import DEFAULT_MAX_WORK
 from .input import STANDARD_INPUT, InputError, read_input
 from .previous import compress_with_previous
 
@@ -51,11 +52,17 @@ class Options(NamedTuple):
     previous: str | None = None
     max_value_loss: float = 0.0
     headroom: float = 0.0
+    max_work: int | None = DEFAULT_MAX_WORK
 
 
 def _compressor(options: Options) -> BackendCompressor:
     _, _, compressor = make_compressor(
-        options.backend, options.strategy, options.min_relevance, options.on_overflow, options.order
+        options.backend,
+        options.strategy,
+        options.min_relevance,
+        options.on_overflow,
+        options.order,
+        options.max_work,
     )
     return compressor
 
@@ -124,7 +131,7 @@ def _explained(error: RecordsError, data: bytes) -> RecordsError:
         try:
             read_records(data, resume=error.start or 0)
         except RecordsError as standard:
-            if standard.kind in ("malformed", "fragments_not_array"):
+            if standard.kind in ("malformed", "not_json", "fragments_not_array"):
                 return standard
     error.locate(data)
     return error
@@ -141,6 +148,7 @@ def _compressed(done: CompressedRecords, options: Options) -> Compressed:
         done.value_bound,
         0,
         done.relevance_kept,
+        exact=done.exact,
     )
     decisions = None
     if done.decisions is not None:

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any, TextIO
 
 from ..tokens import DEFAULT_ENCODING, ENCODINGS, built_in
 from .input import STANDARD_INPUT, InputError, read_input, writing_output
+from .progress import progress
 
 __all__ = ["add_count_command", "add_encoding_option"]
 
@@ -29,14 +31,19 @@ def _read_exact_text(path: str) -> str:
 
 def run_count(args: argparse.Namespace, out: TextIO) -> None:
     counter = built_in(args.encoding or DEFAULT_ENCODING)
-    count = counter.count(_read_exact_text(args.file))
+    with progress(f"skeleton-compressor: counting {args.file}", sys.stderr):
+        count = counter.count(_read_exact_text(args.file))
     with writing_output():
         out.write(f"{count}\n")
 
 
 def add_count_command(commands: Any) -> None:
     count = commands.add_parser(
-        "count", help="print the number of tokens in a text file, as tiktoken counts them"
+        "count",
+        help="print the number of tokens in a text file, as tiktoken counts them",
+        description="Print the number of tokens in a UTF-8 text file (wc for tokens): the "
+        "count tiktoken gives for the same encoding, the text read as it is, less a byte "
+        "order mark.",
     )
     count.add_argument("file", help="a UTF-8 text file, or - for standard input")
     add_encoding_option(count, f"the encoding to count with (default: {DEFAULT_ENCODING})")

@@ -16,9 +16,11 @@ from .._backends.loader import load_backend
 from .._backends.protocol import STRATEGIES
 from ..errors import BudgetExceededError
 from ..policy import ON_OVERFLOW, ORDERS
+from ..validation import DEFAULT_MAX_WORK
 from .compress import Options, compress_file, written
 from .demo import run_demo
 from .input import InputError, OutputError, writing_output
+from .progress import progress
 
 PROG = "skeleton-compressor"
 
@@ -48,9 +50,11 @@ def run_compress(args: argparse.Namespace, out: TextIO) -> None:
         previous=args.previous,
         max_value_loss=args.max_value_loss,
         headroom=args.headroom,
+        max_work=args.max_work,
     )
     try:
-        result = compress_file(args.file, options)
+        with progress(f"{PROG}: compressing {args.file}", sys.stderr):
+            result = compress_file(args.file, options)
     except BudgetExceededError as error:
         raise BudgetError(str(error)) from None
     with writing_output():
@@ -98,6 +102,14 @@ def _floor_argument(text: str) -> float:
     return value
 
 
+def _max_work_argument(text: str) -> int | None:
+    if text == "none":
+        return None
+    if not _BUDGET.fullmatch(text) or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1 or none, got {text!r}")
+    return int(text)
+
+
 def _share_argument(text: str) -> float:
     try:
         value = float(text)
@@ -133,7 +145,8 @@ output: {"fragments": [the kept records, byte for byte as they came in, in outpu
 
 exit status: 0 done; 1 bad input (naming the record, and its line for JSON Lines), input
 that cannot be read, output that cannot be written, or out of memory; 2 bad usage; 3 the
-budget cannot be met under --on-overflow raise or strict; 130 interrupted (Ctrl-C). Each
+required records exceed the budget under --on-overflow raise or strict, or a positive budget
+fits nothing under raise (strict keeps nothing: 0); 130 interrupted (Ctrl-C). Each
 failure is one line on stderr, except output cut short by a reader that stopped (| head):
 status 1, silently.
 """
@@ -161,7 +174,13 @@ def build_parser() -> argparse.ArgumentParser:
             "$SKELETON_COMPRESSOR_BACKEND, else rust when it is built (default: auto)",
         )
 
-    demo = commands.add_parser("demo", help="compress a built-in parent plan into three subplans")
+    demo = commands.add_parser(
+        "demo",
+        help="compress a built-in parent plan into three subplans",
+        description="Compress a built-in parent plan into three subplans, with the budget "
+        "each child gets, what it keeps and drops, and what the three cost with a prompt "
+        "cache.",
+    )
     common(demo)
     demo.add_argument(
         "--verbose",
@@ -206,6 +225,15 @@ def build_parser() -> argparse.ArgumentParser:
         default="ranking",
         help="order of the kept records: ranking (best first), input (as in the file), or "
         "edges (best at both ends) (default: ranking)",
+    )
+    compress.add_argument(
+        "--max-work",
+        type=_max_work_argument,
+        default=DEFAULT_MAX_WORK,
+        metavar="N",
+        help="the most work --strategy optimal may do per call, in its own steps, or none "
+        "for no limit; past it, the best selection found is kept and the metadata says "
+        f'"exact": false (default: {DEFAULT_MAX_WORK}, about a second)',
     )
     compress.add_argument(
         "--explain",

@@ -80,6 +80,7 @@ def compress_with_previous(
         min_relevance=options.min_relevance,
         on_overflow=cast("OnOverflowName", options.on_overflow),
         order=cast("OrderName", options.order),
+        max_work=options.max_work,
     )
     given = _read_file(path, service, options)
     assert options.previous is not None

@@ -13,7 +13,15 @@ from typing import NamedTuple
 from ..types import SkeletonMetadata
 from ._packing import Packing, checked_token_counts
 
-__all__ = ["MessageShape", "ToolLinks", "pack_history", "tool_groups"]
+__all__ = [
+    "History",
+    "MessageShape",
+    "ToolLinks",
+    "of_whole_history",
+    "opens_turn",
+    "pack_history",
+    "tool_groups",
+]
 
 
 class MessageShape(NamedTuple):
@@ -119,61 +127,100 @@ def pack_history(
     `ids` (optional) names the messages in errors beside their index; `groups` is
     `tool_groups(shapes, container)` when the caller has worked it out already. Counts and
     scores are checked as the library checks them, errors naming `<container>[i]`."""
-    if groups is None:
-        groups = tool_groups(shapes, container)
-    counts = checked_token_counts(token_counts, container, ids)
-    first = _select(
-        packing, range(len(shapes)), shapes, groups, counts, relevance_scores, container, ids
-    )
-    kept, metadata = first
-    if metadata.over_budget and not any(shape.pinned for shape in shapes):
-        # keep_top's one unit kept when nothing fits: a history over the budget is refused
-        # by the model it is for, so only pinned messages may take it over.
-        return [], _of_whole_history(_nothing_kept(metadata), metadata)
-    if not start_on_turn or _starts_on_turn(kept, shapes):
-        return first
-    units = _Units(shapes, groups, counts)
-    start = units.turn_to_start_on(_first_unpinned(kept, shapes), packing.skeleton_budget)
-    if start is None:
-        rows = units.required_rows()
-        pinned = list(shapes)
-    else:
-        rows = [
-            index
-            for index in range(len(shapes))
-            if (index >= start and not units.reaches_before(groups[index], start))
-            or (index < start and shapes[index].pinned and groups[index] is None)
-        ]
-        pinned = [*shapes]
-        pinned[start] = shapes[start]._replace(pinned=True)
-    kept, second = _select(packing, rows, pinned, groups, counts, relevance_scores, container, ids)
-    return kept, _of_whole_history(second, metadata)
+    history = History.read(packing, shapes, token_counts, relevance_scores, container, ids, groups)
+    return history.by_relevance(history.select_all(), start_on_turn)
 
 
-def _select(
-    packing: Packing,
-    rows: Sequence[int],
-    shapes: Sequence[MessageShape],
-    groups: Sequence[str | None],
-    counts: Sequence[int],
-    relevance_scores: Sequence[object],
-    container: str,
-    ids: Sequence[str | None] | None,
-) -> tuple[list[int], SkeletonMetadata]:
-    row_groups = [groups[index] for index in rows]
-    result = packing.select(
-        [counts[index] for index in rows],
-        [relevance_scores[index] for index in rows],
-        container,
-        ids=None if ids is None else [ids[index] for index in rows],
-        required=[shapes[index].pinned for index in rows],
-        groups=row_groups if any(group is not None for group in row_groups) else None,
-    )
-    # In input order whatever the packing's order: rows are in input order.
-    return [rows[row] for row in sorted(result.indices)], result.metadata
+class History(NamedTuple):
+    """A history read for packing: its shapes, tool groups and checked counts, with what a
+    selection over it needs."""
+
+    packing: Packing
+    shapes: Sequence[MessageShape]
+    groups: Sequence[str | None]
+    counts: list[int]
+    scores: Sequence[object]
+    container: str
+    ids: Sequence[str | None] | None
+
+    @classmethod
+    def read(
+        cls,
+        packing: Packing,
+        shapes: Sequence[MessageShape],
+        token_counts: Sequence[object],
+        relevance_scores: Sequence[object],
+        container: str,
+        ids: Sequence[str | None] | None = None,
+        groups: Sequence[str | None] | None = None,
+    ) -> History:
+        if groups is None:
+            groups = tool_groups(shapes, container)
+        counts = checked_token_counts(token_counts, container, ids)
+        return cls(packing, shapes, groups, counts, relevance_scores, container, ids)
+
+    def select_all(self) -> tuple[list[int], SkeletonMetadata]:
+        """The library's selection over the whole history, every score checked."""
+        return self._select(range(len(self.shapes)), self.shapes)
+
+    def by_relevance(
+        self, first: tuple[list[int], SkeletonMetadata], start_on_turn: bool
+    ) -> tuple[list[int], SkeletonMetadata]:
+        """`pack_history`'s result, given the selection over the whole history."""
+        kept, metadata = first
+        shapes, groups = self.shapes, self.groups
+        if metadata.over_budget and not any(shape.pinned for shape in shapes):
+            # keep_top's one unit kept when nothing fits: a history over the budget is refused
+            # by the model it is for, so only pinned messages may take it over.
+            return [], of_whole_history(_nothing_kept(metadata), metadata)
+        if not start_on_turn or _starts_on_turn(kept, shapes):
+            return first
+        units = _Units(shapes, groups, self.counts)
+        start = units.turn_to_start_on(_first_unpinned(kept, shapes), self.packing.skeleton_budget)
+        if start is None:
+            rows = units.required_rows()
+            pinned = list(shapes)
+        else:
+            rows = [
+                index
+                for index in range(len(shapes))
+                if (index >= start and not units.reaches_before(groups[index], start))
+                or (index < start and shapes[index].pinned and groups[index] is None)
+            ]
+            pinned = [*shapes]
+            pinned[start] = shapes[start]._replace(pinned=True)
+        kept, second = self._select(rows, pinned)
+        return kept, of_whole_history(second, metadata)
+
+    def all_kept(self, rows: Sequence[int]) -> SkeletonMetadata:
+        """The metadata of keeping `rows` (in input order) and nothing else."""
+        result = self.packing.select(
+            [self.counts[index] for index in rows],
+            [self.scores[index] for index in rows],
+            self.container,
+            ids=None if self.ids is None else [self.ids[index] for index in rows],
+            required=[True] * len(rows),
+        )
+        return result.metadata
+
+    def _select(
+        self, rows: Sequence[int], shapes: Sequence[MessageShape]
+    ) -> tuple[list[int], SkeletonMetadata]:
+        groups, ids = self.groups, self.ids
+        row_groups = [groups[index] for index in rows]
+        result = self.packing.select(
+            [self.counts[index] for index in rows],
+            [self.scores[index] for index in rows],
+            self.container,
+            ids=None if ids is None else [ids[index] for index in rows],
+            required=[shapes[index].pinned for index in rows],
+            groups=row_groups if any(group is not None for group in row_groups) else None,
+        )
+        # In input order whatever the packing's order: rows are in input order.
+        return [rows[row] for row in sorted(result.indices)], result.metadata
 
 
-def _of_whole_history(second: SkeletonMetadata, first: SkeletonMetadata) -> SkeletonMetadata:
+def of_whole_history(second: SkeletonMetadata, first: SkeletonMetadata) -> SkeletonMetadata:
     """The metadata of a selection made again over part of the history, reported against the
     whole of it; the value bound covers both selections' policies (the second pins a turn)."""
     original = first.original_tokens
@@ -204,7 +251,7 @@ def _nothing_kept(metadata: SkeletonMetadata) -> SkeletonMetadata:
     )
 
 
-def _opens_turn(shape: MessageShape) -> bool:
+def opens_turn(shape: MessageShape) -> bool:
     return shape.opens_turn and not shape.answers
 
 
@@ -220,7 +267,7 @@ def _first_unpinned(kept: Sequence[int], shapes: Sequence[MessageShape]) -> int 
 
 def _starts_on_turn(kept: Sequence[int], shapes: Sequence[MessageShape]) -> bool:
     first = _first_unpinned(kept, shapes)
-    return first is None or _opens_turn(shapes[first])
+    return first is None or opens_turn(shapes[first])
 
 
 class _Units:
@@ -270,7 +317,7 @@ class _Units:
         has a message before it. None when no turn qualifies."""
         if first is None:
             return None
-        turns = [index for index, shape in enumerate(self.shapes) if _opens_turn(shape)]
+        turns = [index for index, shape in enumerate(self.shapes) if opens_turn(shape)]
         before = [index for index in turns if index <= first]
         candidates = before[-1:] + [index for index in turns if index > first] + before[-2::-1]
         for start in candidates:

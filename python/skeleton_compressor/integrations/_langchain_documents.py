@@ -14,6 +14,14 @@ from .. import _messages
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
 from ._packing import Packing, missing_score_error, not_item_error
+from ._scores import (
+    BY_RANK,
+    MissingScore,
+    Scores,
+    checked_missing_score,
+    checked_scores,
+    relevances,
+)
 
 __all__ = ["SkeletonDocumentCompressor"]
 
@@ -31,9 +39,17 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         token_counter: counts each document's `page_content`: a `TokenCounter`, an encoding's
             name (`"o200k_base"`, `"cl100k_base"`), a callable `str -> int`, or None for
             `o200k_base`.
-        relevance: where a document's relevance in [0, 1] comes from: the key of
-            `Document.metadata` holding it (`"relevance_score"`, where LangChain's rerankers
-            put theirs), or a callable `Document -> float`.
+        relevance: where a document's score comes from: the key of `Document.metadata`
+            holding it (`"relevance_score"`, where LangChain's rerankers put theirs), or a
+            callable `Document -> float`.
+        scores: `"auto"` (any finite score, mapped into [0, 1]: a cosine rounded over 1 is
+            1, negative cosines and unbounded scores are rescaled per call, keeping their
+            order; docs/integrations/langchain-documents.md) or `"strict"` (a score outside
+            [0, 1] is an error).
+        missing_score: for a document without the metadata key: `"rank"` (scored by its
+            place in the retrieved order, the first 1.0; what a retriever that puts no
+            score in the metadata, such as `InMemoryVectorStore.as_retriever()`, needs),
+            `"raise"` (an error naming it), or a real number in [0, 1].
         strategy: `"greedy"`, `"prefix"`, `"density"` or `"optimal"`.
         min_relevance: documents less relevant than this are never kept.
         on_overflow: `"keep_top"`, `"strict"` or `"raise"`, when nothing fits.
@@ -48,9 +64,11 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
     Documents tied in relevance are ranked in the order they were retrieved.
 
     Raises (from `compress_documents`):
-        FragmentTypeError: `documents[i]` has no relevance (the metadata key is missing), or
-            a relevance that is not a real number, or a bad count from a callable counter.
-        FragmentValueError: `documents[i]` has a relevance outside [0, 1] (or NaN).
+        FragmentTypeError: `documents[i]` has no relevance (the metadata key is missing,
+            under `missing_score="raise"`), or a relevance that is not a real number, or a
+            bad count from a callable counter.
+        FragmentValueError: `documents[i]` has a relevance NaN or infinite, or under
+            `scores="strict"` outside [0, 1].
         BudgetExceededError: under `on_overflow="raise"`, nothing fits the budget.
         TypeError: an item is not a `Document`.
     """
@@ -61,6 +79,8 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
     skeleton_budget: SkipValidation[int]
     token_counter: SkipValidation[TokenCounter | str | Callable[[str], int] | None] = None
     relevance: SkipValidation[Relevance] = "relevance_score"
+    scores: SkipValidation[Scores] = "auto"
+    missing_score: SkipValidation[MissingScore] = "rank"
     strategy: SkipValidation[str] = "greedy"
     min_relevance: SkipValidation[float] = 0.0
     on_overflow: SkipValidation[str] = "keep_top"
@@ -77,6 +97,8 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         token_counter: TokenCounter | str | Callable[[str], int] | None = None,
         *,
         relevance: Relevance = "relevance_score",
+        scores: Scores = "auto",
+        missing_score: MissingScore = "rank",
         strategy: str = "greedy",
         min_relevance: float = 0.0,
         on_overflow: str = "keep_top",
@@ -88,6 +110,8 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
             "skeleton_budget": skeleton_budget,
             "token_counter": token_counter,
             "relevance": relevance,
+            "scores": checked_scores(scores),
+            "missing_score": checked_missing_score(missing_score),
             "strategy": strategy,
             "min_relevance": min_relevance,
             "on_overflow": on_overflow,
@@ -128,7 +152,7 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
             if not isinstance(document, Document):
                 raise not_item_error(CONTAINER, index, document, "a Document")
         ids = [document.id for document in rows]
-        scores = self._scores(rows)
+        scores = relevances(self._scores(rows), checked_scores(self.scores), CONTAINER, ids)
         counts = packing.token_counts([document.page_content for document in rows], CONTAINER)
         result = packing.select(counts, scores, CONTAINER, ids=ids)
         metadata = result.metadata
@@ -139,22 +163,27 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         return kept, metadata
 
     def _scores(self, documents: list[Document]) -> list[object]:
+        """Each document's score, `BY_RANK` for one without it under `missing_score="rank"`."""
         relevance = _check_relevance(self.relevance)
         if not isinstance(relevance, str):
             return [relevance(document) for document in documents]
-        try:
-            return [document.metadata[relevance] for document in documents]
-        except KeyError:
-            for index, document in enumerate(documents):
-                if relevance not in document.metadata:
-                    raise missing_score_error(
-                        CONTAINER,
-                        index,
-                        document.id,
-                        f"metadata[{relevance!r}] is missing",
-                        "give relevance= to score such items",
-                    ) from None
-            raise  # a KeyError from a mapping that does not hold what it says it holds
+        missing = checked_missing_score(self.missing_score)
+        scores: list[object] = []
+        for index, document in enumerate(documents):
+            metadata = document.metadata
+            if relevance in metadata:
+                scores.append(metadata[relevance])
+            elif missing == "raise":
+                raise missing_score_error(
+                    CONTAINER,
+                    index,
+                    document.id,
+                    f"metadata[{relevance!r}] is missing",
+                    "give relevance= or missing_score= to score such items",
+                )
+            else:
+                scores.append(BY_RANK if missing == "rank" else missing)
+        return scores
 
     def _current_packing(self) -> Packing:
         """The packing for the current options, made again when one was changed (by

@@ -23,10 +23,13 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from .. import _messages
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
-from ._history import MessageShape, pack_history
+from . import _media
+from ._history import MessageShape
+from ._media import DEFAULT_MEDIA_TOKENS
 from ._packing import Packing, not_item_error
+from ._stable_history import DEFAULT_STEP, StablePacking, checked_step, pack_chat_history
 
-__all__ = ["MESSAGE_OVERHEAD", "PackedMessages", "pack_messages"]
+__all__ = ["DEFAULT_MEDIA_TOKENS", "MESSAGE_OVERHEAD", "PackedMessages", "pack_messages"]
 
 CONTAINER = "messages"
 
@@ -40,12 +43,18 @@ MessageTokenCounter: TypeAlias = TokenCounter | str | Callable[[BaseMessage], in
 
 class PackedMessages(NamedTuple):
     """What `pack_messages(..., with_metadata=True)` returns: the kept messages (the very
-    objects passed in, in their original order) and the library's metadata (tokens before
-    and after, the budget, messages kept of how many, relevance kept of the most any
-    selection could keep)."""
+    objects passed in, in their original order), the library's metadata (tokens before and
+    after, the budget, messages kept of how many, relevance kept of the most any selection
+    could keep), and `stable_prefix`: how many of the kept messages the next packing of the
+    conversation starts with, when it has grown only by messages that fit in the room this
+    packing leaves (`metadata.skeleton_budget - metadata.compressed_tokens` tokens). A cache
+    breakpoint on `messages[stable_prefix - 1]` is read back by that packing. With
+    `stable=True` that is every kept message (unless the rule fell back to the relevance
+    packing); otherwise the leading system messages."""
 
     messages: list[BaseMessage]
     metadata: SkeletonMetadata
+    stable_prefix: int = 0
 
 
 @overload
@@ -54,8 +63,11 @@ def pack_messages(
     *,
     skeleton_budget: int,
     token_counter: MessageTokenCounter | None = None,
+    media_tokens: int = DEFAULT_MEDIA_TOKENS,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
+    stable: bool = False,
+    stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[False] = False,
     strategy: str = "greedy",
     min_relevance: float = 0.0,
@@ -70,8 +82,11 @@ def pack_messages(
     *,
     skeleton_budget: int,
     token_counter: MessageTokenCounter | None = None,
+    media_tokens: int = DEFAULT_MEDIA_TOKENS,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
+    stable: bool = False,
+    stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[True],
     strategy: str = "greedy",
     min_relevance: float = 0.0,
@@ -86,8 +101,11 @@ def pack_messages(
     *,
     skeleton_budget: int,
     token_counter: MessageTokenCounter | None = None,
+    media_tokens: int = DEFAULT_MEDIA_TOKENS,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
+    stable: bool = False,
+    stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[False] = False,
     strategy: str = "greedy",
     min_relevance: float = 0.0,
@@ -102,8 +120,11 @@ def pack_messages(
     *,
     skeleton_budget: int,
     token_counter: MessageTokenCounter | None = None,
+    media_tokens: int = DEFAULT_MEDIA_TOKENS,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
+    stable: bool = False,
+    stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[True],
     strategy: str = "greedy",
     min_relevance: float = 0.0,
@@ -117,8 +138,11 @@ def pack_messages(
     *,
     skeleton_budget: int,
     token_counter: MessageTokenCounter | None = None,
+    media_tokens: int = DEFAULT_MEDIA_TOKENS,
     relevance: Callable[[BaseMessage], float] | None = None,
     start_on_human: bool = True,
+    stable: bool = False,
+    stable_step: float = DEFAULT_STEP,
     with_metadata: bool = False,
     strategy: str = "greedy",
     min_relevance: float = 0.0,
@@ -149,7 +173,16 @@ def pack_messages(
             `TokenCounter` or encoding name (default `"o200k_base"`), which counts the text a
             model is sent: the text content (text blocks of a list content), the names and
             JSON arguments of an AI message's tool calls, plus `MESSAGE_OVERHEAD` (3) tokens
-            a message.
+            a message, plus an estimate for each image, audio, video, file or document
+            block (below). A callable counts the whole message, those blocks included: the
+            estimate is not added to its count.
+        media_tokens: the tokens the built-in counting adds for a non-text block whose size
+            it does not know (an image given by URL or file id, or not a PNG, JPEG, GIF or
+            WebP; audio, video, files, documents), an int >= 0 (default
+            `DEFAULT_MEDIA_TOKENS`, 1,600). An image inline in base64 (a data URL, or a
+            block's base64 data) counts by its size instead: the larger of OpenAI's
+            high-detail figure and Anthropic's, at most 1,600 (docs/integrations/
+            langchain-messages.md).
         relevance: a callable `BaseMessage -> float` in [0, 1]; by default recency: of `n`
             messages, the one at index `i` scores `(i + 1) / n`, the latest 1.0. A tool call
             and its answers rank by their best (the latest answer's) score.
@@ -159,7 +192,20 @@ def pack_messages(
             the rest chosen again; when it does not fit, a later turn (the latest human
             message at worst). Without a `HumanMessage` at all, only the system messages
             are kept.
-        with_metadata: return `PackedMessages(messages, metadata)` instead of the list.
+        stable: keep the history stable from turn to turn, for a provider's prompt cache:
+            the system messages and everything from a cut on, the cut moving only when the
+            conversation outgrows the budget, and then only to one of a few points the
+            conversation fixes, `stable_step` of the budget apart (each cut inside a turn
+            keeps that turn's human message too). A turn that only appends keeps the
+            previous packing as its prefix until such a move. `relevance`, `strategy` and
+            `min_relevance` then apply only when no cut fits (a tool output about as large
+            as the budget), where the relevance packing takes over. Off by default: it
+            keeps less of the budget, which pays only where the provider caches prompts.
+        stable_step: the tokens between cut points, as a share of `skeleton_budget`, a
+            real number in (0, 1] (default 0.25): larger moves the cut less often and keeps
+            less of the budget on average.
+        with_metadata: return `PackedMessages(messages, metadata, stable_prefix)` instead of
+            the list.
         strategy: `"greedy"`, `"prefix"` (the latest messages up to the first that does not
             fit, like `trim_messages(strategy="last")`), `"density"` or `"optimal"`.
         min_relevance: messages scored below it are left out, pinned ones aside.
@@ -183,9 +229,16 @@ def pack_messages(
             "relevance must be None or a callable BaseMessage -> float, got "
             f"{_messages._typed(relevance)}"
         )
-    for name, flag in (("start_on_human", start_on_human), ("with_metadata", with_metadata)):
+    flags = (
+        ("start_on_human", start_on_human),
+        ("stable", stable),
+        ("with_metadata", with_metadata),
+    )
+    for name, flag in flags:
         if type(flag) is not bool:
             raise TypeError(f"{name} must be a bool, got {_messages._typed(flag)}")
+    step = checked_step(stable_step)
+    media = _media.checked_media_tokens(media_tokens)
     packing = Packing(
         skeleton_budget,
         token_counter,  # type: ignore[arg-type]  # a message callable: never given a str
@@ -201,16 +254,20 @@ def pack_messages(
 
     def pack(given: MessagesInput) -> list[BaseMessage] | PackedMessages:
         items = _message_list(given)
-        kept, metadata = _pack(
+        packed = _pack(
             packing,
             items,
             message_counter if counts_messages else None,
+            media,
             relevance,
             start_on_human,
+            step if stable else None,
             remembered,
         )
-        chosen = [items[index] for index in kept]
-        return PackedMessages(chosen, metadata) if with_metadata else chosen
+        chosen = [items[index] for index in packed.kept]
+        if with_metadata:
+            return PackedMessages(chosen, packed.metadata, packed.stable_prefix)
+        return chosen
 
     if messages is None:
         runnable: Runnable[MessagesInput, Any] = RunnableLambda(pack, name="pack_messages")
@@ -256,10 +313,12 @@ def _pack(
     packing: Packing,
     messages: list[BaseMessage],
     count_message: Callable[[BaseMessage], int] | None,
+    media_tokens: int,
     relevance: Callable[[BaseMessage], float] | None,
     start_on_human: bool,
+    stable_step: float | None,
     remembered: _RememberedCounts | None = None,
-) -> tuple[list[int], SkeletonMetadata]:
+) -> StablePacking:
     size = len(messages)
     ids = [message.id for message in messages]
     shapes = _shapes(messages)
@@ -270,15 +329,25 @@ def _pack(
             if remembered is None
             else remembered.counts(messages, texts, packing.token_counts)
         )
-        counts: list[Any] = [count + MESSAGE_OVERHEAD for count in counted]
+        counts: list[Any] = [
+            count + MESSAGE_OVERHEAD + _media_sent(message, media_tokens)
+            for message, count in zip(messages, counted)
+        ]
     else:
         counts = [count_message(message) for message in messages]
     if relevance is None:
         scores: list[Any] = [(index + 1) / size for index in range(size)]
     else:
         scores = [relevance(message) for message in messages]
-    return pack_history(
-        packing, shapes, counts, scores, CONTAINER, start_on_turn=start_on_human, ids=ids
+    return pack_chat_history(
+        packing,
+        shapes,
+        counts,
+        scores,
+        CONTAINER,
+        stable_step=stable_step,
+        start_on_turn=start_on_human,
+        ids=ids,
     )
 
 
@@ -359,6 +428,10 @@ def _call_ids(message: AIMessage) -> tuple[str, ...]:
     return tuple(call_id for call_id in found if call_id is not None)
 
 
+# Blocks whose `text` a model reads: text, and LangChain's plain-text document given inline.
+_TEXT_BLOCKS = ("text", "text-plain")
+
+
 def _text_sent(message: BaseMessage) -> str:
     """The text of a message a model reads: its text content, and for an AI message the name
     and JSON arguments of each tool call."""
@@ -374,7 +447,7 @@ def _text_sent(message: BaseMessage) -> str:
             if isinstance(block, str)
             or (
                 isinstance(block, dict)
-                and block.get("type") == "text"
+                and block.get("type") in _TEXT_BLOCKS
                 and isinstance(block.get("text"), str)
             )
         )
@@ -386,3 +459,58 @@ def _text_sent(message: BaseMessage) -> str:
             parts += (invalid["name"] or "", invalid["args"] or "")
         text = "\n".join(parts)
     return text
+
+
+# Content blocks a model is sent as an image: LangChain's standard `image` (its data under
+# `base64`, or `data` with `source_type`, or a `url` or `file_id`), OpenAI's `image_url` and
+# Responses `input_image`, Anthropic's `image` (its data under `source`); Google's `media`
+# when its MIME type is an image's.
+_IMAGE_BLOCKS = frozenset({"image", "image_url", "input_image"})
+# Blocks a model is sent as some other medium, whose size is not read here.
+_OTHER_MEDIA_BLOCKS = frozenset(
+    {"audio", "input_audio", "video", "file", "input_file", "document", "media", "text-plain"}
+)
+
+
+def _media_sent(message: BaseMessage, default: int) -> int:
+    """The tokens of the non-text blocks of a message's content (see `_media`): an image by
+    its size where its data is inline, `default` for anything whose size is not known."""
+    content = message.content
+    if isinstance(content, str):
+        return 0
+    total = 0
+    for block in content:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if type(kind) is not str:
+            continue
+        if kind in _IMAGE_BLOCKS or (kind == "media" and _is_image(block.get("mime_type"))):
+            total += _media.source_tokens(_image_source(block), default)
+        elif kind in _OTHER_MEDIA_BLOCKS and not (
+            kind == "text-plain" and isinstance(block.get("text"), str)
+        ):
+            total += default
+    return total
+
+
+def _is_image(mime_type: object) -> bool:
+    return isinstance(mime_type, str) and mime_type.lower().startswith("image/")
+
+
+def _image_source(block: dict[str, Any]) -> object:
+    """An image block's inline data (base64 text or bytes) or URL, whichever shape holds
+    it; None for a file id."""
+    for key in ("base64", "data"):
+        value = block.get(key)
+        if isinstance(value, str | bytes):
+            return value
+    source = block.get("source")
+    if isinstance(source, dict):
+        return source.get("data") or source.get("url")
+    image_url = block.get("image_url")
+    if isinstance(image_url, dict):
+        image_url = image_url.get("url")
+    if isinstance(image_url, str):
+        return image_url
+    return block.get("url")

@@ -8,18 +8,27 @@ import inspect
 import types
 from typing import Any
 
-from haystack import Document, component, default_from_dict, default_to_dict
-from haystack.core.errors import SerializationError
-from haystack.utils import deserialize_callable, serialize_callable
+from ._framework import missing_framework
+
+try:
+    from haystack import Document, component, default_from_dict, default_to_dict
+    from haystack.core.errors import SerializationError
+    from haystack.utils import deserialize_callable, serialize_callable
+except ModuleNotFoundError as error:
+    raise missing_framework(error, "haystack", "haystack", (3, 9)) from error
 
 from .._messages import describe
 from .._values import plain_str
 from ..tokens import Counter, TokenCounter
 from ._packing import Packing, missing_score_error, not_item_error
-from ._scored_items import (
+from ._scores import (
+    BY_RANK,
     MISSING_SCORE_REMEDY,
-    RAISE,
+    MissingScore,
+    Scores,
     checked_missing_score,
+    checked_scores,
+    relevances,
     unusable_item_error,
 )
 
@@ -34,10 +43,11 @@ class SkeletonDocumentPacker:
     and policy, as the very `Document` objects passed in, in the policy's order; the second
     output, `skeleton_metadata`, is the library's metadata as a JSON-ready dict.
 
-    A document's relevance is its `Document.score` (set by retrievers and rankers), which
-    must be a real number in [0, 1]; its tokens are counted from `Document.content`. A
-    document without text content (`content` None: only a blob) is an error, since it has
-    nothing to count.
+    A document's relevance is its `Document.score` (set by retrievers and rankers), mapped
+    into [0, 1] as `scores` says (docs/integrations/haystack.md: BM25 scores divided by the
+    run's highest, cosines rounded over 1 clamped); its tokens are counted from
+    `Document.content`. A document without text content (`content` None: only a blob) is an
+    error, since it has nothing to count.
 
     Args:
         skeleton_budget: the tokens the kept documents may take, an int >= 0.
@@ -54,8 +64,11 @@ class SkeletonDocumentPacker:
         order: `ranking` (most relevant first), `input` (as received) or `edges` (most
             relevant at both ends).
         backend: `auto`, `rust` or `python`.
-        missing_score: `"raise"` (a document whose score is None is an error naming it), or
-            the relevance, a real number in [0, 1], to give such documents.
+        scores: `"auto"` (the default: any finite score, mapped into [0, 1]) or `"strict"`
+            (a score outside [0, 1] is an error).
+        missing_score: for a document whose score is None: `"rank"` (the default: scored by
+            its place in the order received, the first 1.0), `"raise"` (an error naming it),
+            or the relevance to give it, a real number in [0, 1].
 
     Raises (at construction): the library's `TypeError` / `ValueError` for a bad option.
 
@@ -63,7 +76,8 @@ class SkeletonDocumentPacker:
     (`documents[3] (id '9c1e...'): relevance_score must be in [0, 1], got 1.5`), with
     `.index` and `.kind`: an item that is not a `Document`, or one without text content
     (`not_fragment`), a score that is None under `missing_score="raise"` or not a real
-    number (`relevance_type`), a score outside [0, 1] or NaN (`relevance_range`); a
+    number (`relevance_type`), a score NaN, infinite, or under `scores="strict"` outside
+    [0, 1] (`relevance_range`); a
     callable counter's bad count; and `BudgetExceededError` under `on_overflow="strict"` /
     `"raise"`.
     """
@@ -78,7 +92,8 @@ class SkeletonDocumentPacker:
         on_overflow: str = "keep_top",
         order: str = "ranking",
         backend: str = "auto",
-        missing_score: float | str = RAISE,
+        scores: Scores = "auto",
+        missing_score: MissingScore = "rank",
     ) -> None:
         self._packing = Packing(
             skeleton_budget,
@@ -89,7 +104,8 @@ class SkeletonDocumentPacker:
             order=order,
             backend=backend,
         )
-        self._missing = checked_missing_score(missing_score)
+        self.scores = checked_scores(scores)
+        self.missing_score = checked_missing_score(missing_score)
         service = self._packing.service
         self.skeleton_budget = self._packing.skeleton_budget
         self.token_counter = token_counter
@@ -98,7 +114,6 @@ class SkeletonDocumentPacker:
         self.on_overflow = service.policy.on_overflow
         self.order = service.policy.order
         self.backend = plain_str(backend) or "auto"  # checked by Packing: a backend's name
-        self.missing_score: float | str = RAISE if self._missing is None else self._missing
 
     @component.output_types(documents=list[Document], skeleton_metadata=dict[str, Any])
     def run(self, documents: list[Document], skeleton_budget: int | None = None) -> dict[str, Any]:
@@ -122,7 +137,7 @@ class SkeletonDocumentPacker:
         texts: list[str] = []
         ids: list[str | None] = []
         scores: list[object] = []
-        missing = self._missing
+        missing = self.missing_score
         for index, document in enumerate(documents):
             if not isinstance(document, Document):
                 raise not_item_error(_CONTAINER, index, document, "a Document")
@@ -136,9 +151,11 @@ class SkeletonDocumentPacker:
                     f"must have text content, got content {describe(content)} (only text is "
                     f"counted)",
                 )
-            score = document.score
+            score: object = document.score
             if score is None:
-                if missing is None:
+                if missing == "rank":
+                    score = BY_RANK
+                elif missing == "raise":
                     raise missing_score_error(
                         _CONTAINER,
                         index,
@@ -146,11 +163,13 @@ class SkeletonDocumentPacker:
                         "Document.score is None",
                         MISSING_SCORE_REMEDY,
                     )
-                score = missing
+                else:
+                    score = missing
             texts.append(content)
             ids.append(document_id)
             scores.append(score)
         counts = packing.token_counts(texts, _CONTAINER)
+        scores = relevances(scores, self.scores, _CONTAINER, ids)
         kept = packing.select(counts, scores, _CONTAINER, ids=ids)
         return {
             "documents": [documents[index] for index in kept.indices],
@@ -185,6 +204,7 @@ class SkeletonDocumentPacker:
             on_overflow=self.on_overflow,
             order=self.order,
             backend=self.backend,
+            scores=self.scores,
             missing_score=self.missing_score,
         )
 

@@ -4,7 +4,23 @@ packer that never breaks a tool call. Importing this module imports langchain-co
 
 from __future__ import annotations
 
-from ._langchain_documents import SkeletonDocumentCompressor
-from ._langchain_messages import MESSAGE_OVERHEAD, PackedMessages, pack_messages
+from ._framework import missing_framework
 
-__all__ = ["MESSAGE_OVERHEAD", "PackedMessages", "SkeletonDocumentCompressor", "pack_messages"]
+try:
+    from ._langchain_documents import SkeletonDocumentCompressor
+    from ._langchain_messages import (
+        DEFAULT_MEDIA_TOKENS,
+        MESSAGE_OVERHEAD,
+        PackedMessages,
+        pack_messages,
+    )
+except ModuleNotFoundError as error:
+    raise missing_framework(error, "langchain_core", "langchain", (3, 10)) from error
+
+__all__ = [
+    "DEFAULT_MEDIA_TOKENS",
+    "MESSAGE_OVERHEAD",
+    "PackedMessages",
+    "SkeletonDocumentCompressor",
+    "pack_messages",
+]

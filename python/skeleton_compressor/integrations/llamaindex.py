@@ -7,16 +7,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from llama_index.core.bridge.pydantic import Field, PrivateAttr
-from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+from ._framework import missing_framework
+
+try:
+    from llama_index.core.bridge.pydantic import Field, PrivateAttr
+    from llama_index.core.postprocessor.types import BaseNodePostprocessor
+    from llama_index.core.schema import MetadataMode, NodeWithScore, QueryBundle
+except ModuleNotFoundError as error:
+    raise missing_framework(error, "llama_index", "llamaindex", (3, 10)) from error
 
 from .._messages import describe
 from .._values import plain_str
 from ..tokens import Counter
 from ..types import SkeletonMetadata
 from ._packing import Packing, missing_score_error, not_item_error
-from ._scored_items import MISSING_SCORE_REMEDY, checked_missing_score
+from ._scores import (
+    BY_RANK,
+    MISSING_SCORE_REMEDY,
+    MissingScore,
+    Scores,
+    checked_missing_score,
+    checked_scores,
+    relevances,
+)
 
 __all__ = ["SkeletonNodePostprocessor"]
 
@@ -28,11 +41,12 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
     """Keeps the retrieved nodes that fit `skeleton_budget` tokens, chosen by the library's
     strategy and policy, as the very `NodeWithScore` objects passed in, in the policy's order.
 
-    A node's relevance is its `NodeWithScore.score`, which must be a real number in [0, 1];
-    its tokens are counted from `node.get_content(metadata_mode=metadata_mode)`, by default
-    the text with the metadata the LLM sees (`MetadataMode.LLM`), as the response
-    synthesizers put it into the prompt. The query is not read: the score already says how
-    relevant a node is to it.
+    A node's relevance is its `NodeWithScore.score`, mapped into [0, 1] as `scores` says
+    (docs/integrations/llamaindex.md: a cosine rounded over 1 is 1, negative cosines and
+    unbounded scores are rescaled per call, keeping their order); its tokens are counted from
+    `node.get_content(metadata_mode=metadata_mode)`, by default the text with the metadata the
+    LLM sees (`MetadataMode.LLM`), as the response synthesizers put it into the prompt. The
+    query is not read: the score already says how relevant a node is to it.
 
     Args:
         skeleton_budget: the tokens the kept nodes may take, an int >= 0.
@@ -45,8 +59,11 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
         order: `ranking` (most relevant first), `input` (as retrieved) or `edges` (most
             relevant at both ends).
         backend: `auto`, `rust` or `python`.
-        missing_score: `"raise"` (a node whose score is None is an error naming it), or the
-            relevance, a real number in [0, 1], to give such nodes.
+        scores: `"auto"` (the default: any finite score, mapped into [0, 1]) or `"strict"`
+            (a score outside [0, 1] is an error).
+        missing_score: for a node whose score is None: `"rank"` (the default: scored by its
+            place in the retrieved order, the first 1.0), `"raise"` (an error naming it),
+            or the relevance to give it, a real number in [0, 1].
         metadata_mode: which metadata is counted with the text, a `MetadataMode` or its value
             (`all`, `embed`, `llm`, `none`).
 
@@ -56,8 +73,9 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
     Raises (per call): `FragmentTypeError` / `FragmentValueError` naming the node
     (`nodes[3] (id 'a'): relevance_score must be in [0, 1], got 1.5`), with `.index` and
     `.kind`: an item that is not a `NodeWithScore` (`not_fragment`), a score that is None
-    under `missing_score="raise"` (`relevance_type`), not a real number (`relevance_type`)
-    or outside [0, 1] or NaN (`relevance_range`); a callable counter's bad count; and
+    under `missing_score="raise"` (`relevance_type`), not a real number (`relevance_type`),
+    NaN or infinite, or under `scores="strict"` outside [0, 1] (`relevance_range`); a
+    callable counter's bad count; and
     `BudgetExceededError` under `on_overflow="strict"` / `"raise"`.
     """
 
@@ -70,11 +88,12 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
     on_overflow: str = Field(default="keep_top", frozen=True)
     order: str = Field(default="ranking", frozen=True)
     backend: str = Field(default="auto", frozen=True)
-    missing_score: float | str = Field(default="raise", frozen=True)
+    scores: Scores = Field(default="auto", frozen=True)
+    missing_score: MissingScore = Field(default="rank", frozen=True)
     metadata_mode: MetadataMode = Field(default=MetadataMode.LLM, frozen=True)
 
     _packing: Packing = PrivateAttr()
-    _missing: float | None = PrivateAttr(default=None)
+    _missing: MissingScore = PrivateAttr(default="rank")
     _last_metadata: SkeletonMetadata | None = PrivateAttr(default=None)
 
     def __init__(
@@ -87,7 +106,8 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
         on_overflow: str = "keep_top",
         order: str = "ranking",
         backend: str = "auto",
-        missing_score: float | str = "raise",
+        scores: Scores = "auto",
+        missing_score: MissingScore = "rank",
         metadata_mode: MetadataMode | str = MetadataMode.LLM,
         **kwargs: Any,
     ) -> None:
@@ -111,7 +131,8 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
             "on_overflow": policy.on_overflow,
             "order": policy.order,
             "backend": plain_str(backend),
-            "missing_score": "raise" if missing is None else missing,
+            "scores": checked_scores(scores),
+            "missing_score": missing,
             "metadata_mode": _checked_mode(metadata_mode),
         }
         super().__init__(**fields, **kwargs)
@@ -145,9 +166,11 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
                 raise not_item_error(_CONTAINER, index, item, "a NodeWithScore")
             node = item.node
             node_id = node.node_id
-            score = item.score
+            score: object = item.score
             if score is None:
-                if missing is None:
+                if missing == "rank":
+                    score = BY_RANK
+                elif missing == "raise":
                     raise missing_score_error(
                         _CONTAINER,
                         index,
@@ -155,12 +178,14 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
                         "NodeWithScore.score is None",
                         MISSING_SCORE_REMEDY,
                     )
-                score = missing
+                else:
+                    score = missing
             texts.append(node.get_content(metadata_mode=mode))
             ids.append(node_id)
             scores.append(score)
         packing = self._packing
         counts = packing.token_counts(texts, _CONTAINER)
+        scores = relevances(scores, self.scores, _CONTAINER, ids)
         kept = packing.select(counts, scores, _CONTAINER, ids=ids)
         return [nodes[index] for index in kept.indices], kept.metadata
 

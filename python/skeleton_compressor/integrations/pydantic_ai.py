@@ -15,7 +15,12 @@ from typing import Any, NamedTuple, Union
 from pydantic_ai.messages import (
     BaseToolCallPart,
     BaseToolReturnPart,
+    BinaryContent,
+    CachePoint,
     CompactionPart,
+    FilePart,
+    FileUrl,
+    ImageUrl,
     InstructionDeltaPart,
     ModelMessage,
     ModelRequest,
@@ -29,15 +34,25 @@ from pydantic_ai.messages import (
     ThinkingPart,
     ToolCallPart,
     ToolReturnPart,
+    UploadedFile,
     UserPromptPart,
 )
 
 from ..tokens import TokenCounter
 from ..types import SkeletonMetadata
-from ._history import MessageShape, ToolLinks, pack_history
+from . import _media
+from ._history import MessageShape, ToolLinks
+from ._media import DEFAULT_MEDIA_TOKENS
 from ._packing import Packing, not_item_error
+from ._stable_history import DEFAULT_STEP, checked_step, pack_chat_history
 
-__all__ = ["PackedHistory", "SkeletonHistoryProcessor", "message_text"]
+__all__ = [
+    "DEFAULT_MEDIA_TOKENS",
+    "PackedHistory",
+    "SkeletonHistoryProcessor",
+    "message_media_tokens",
+    "message_text",
+]
 
 CONTAINER = "messages"
 
@@ -51,10 +66,16 @@ class PackedHistory(NamedTuple):
 
     messages: the kept messages, the very objects passed in, in their order.
     metadata: the library's `SkeletonMetadata` for the packing.
+    stable_prefix: how many of the kept messages the next packing of the conversation
+        starts with, when it has grown only by messages that fit in the room this packing
+        leaves (`metadata.skeleton_budget - metadata.compressed_tokens` tokens): with
+        `stable=True` every kept message (unless the rule fell back to the relevance
+        packing), otherwise the leading requests holding only system prompts.
     """
 
     messages: list[ModelMessage]
     metadata: SkeletonMetadata
+    stable_prefix: int = 0
 
 
 class SkeletonHistoryProcessor:
@@ -77,11 +98,32 @@ class SkeletonHistoryProcessor:
     Args:
         skeleton_budget: the tokens the history may take, an int >= 0.
         token_counter: a `TokenCounter` or an encoding's name (`"o200k_base"`, the default,
-            or `"cl100k_base"`), counting each message's `message_text`; or a callable given
-            each `ModelMessage` and returning its token count (an int >= 0).
+            or `"cl100k_base"`), counting each message's `message_text`, plus an estimate for
+            each image, audio, video, document or other file it carries (below); or a
+            callable given each `ModelMessage` and returning its token count (an int >= 0),
+            files included: the estimate is not added to its count.
+        media_tokens: the tokens the built-in counting adds for a file whose size it does not
+            know (an `ImageUrl` other than a base64 `data:` URL, an `UploadedFile`, bytes that
+            are not a PNG, JPEG, GIF or WebP image; audio, video, documents), an int >= 0
+            (default `DEFAULT_MEDIA_TOKENS`, 1,600). An image given as bytes
+            (`BinaryContent`, `BinaryImage`, a model's `FilePart`) counts by its size: the
+            larger of OpenAI's high-detail figure and Anthropic's, at most 1,600
+            (docs/integrations/pydantic-ai.md). Files in user prompts, in tool returns and
+            in a response's `FilePart`s count.
         relevance: a callable given each `ModelMessage` and returning its relevance in
             [0, 1]; None (the default) scores by recency: message i of n scores (i + 1) / n,
             so the latest scores 1.0 and a strategy keeps the most recent first.
+        stable: keep the history stable from request to request, for a provider's prompt
+            cache: the pinned requests before a cut and everything from the cut on, the cut
+            moving only when the conversation outgrows the budget, and then only to one of
+            a few points the conversation fixes, `stable_step` of the budget apart (a cut
+            inside a turn keeps the request that opened it too). A request that only
+            appends keeps the previous packing as its prefix until such a move.
+            `relevance`, `strategy` and `min_relevance` then apply only when no cut fits,
+            where the relevance packing takes over. Off by default: it keeps less of the
+            budget, which pays only where the provider caches prompts.
+        stable_step: the tokens between cut points, as a share of `skeleton_budget`, a
+            real number in (0, 1] (default 0.25).
         strategy, min_relevance, on_overflow, backend: as for `SkeletonCompressorService`
             (`on_overflow` applies when the pinned units alone exceed the budget).
 
@@ -89,16 +131,20 @@ class SkeletonHistoryProcessor:
         TypeError, ValueError: bad options, the library's own errors (`relevance` not a
             callable is a TypeError).
 
-    The metadata of the latest call is `last_metadata`; `pack` returns it with the messages.
+    The metadata of the latest call is `last_metadata`, and its `stable_prefix` is
+    `last_stable_prefix`; `pack` returns both with the messages.
     """
 
     __slots__ = (
         "_counted",
         "_counts_messages",
+        "_media_tokens",
         "_packing",
         "_relevance",
+        "_stable_step",
         "_token_counter",
         "last_metadata",
+        "last_stable_prefix",
     )
 
     def __init__(
@@ -106,7 +152,10 @@ class SkeletonHistoryProcessor:
         skeleton_budget: int,
         token_counter: MessageCounter | None = None,
         *,
+        media_tokens: int = DEFAULT_MEDIA_TOKENS,
         relevance: Callable[[ModelMessage], float] | None = None,
+        stable: bool = False,
+        stable_step: float = DEFAULT_STEP,
         strategy: str = "greedy",
         min_relevance: float = 0.0,
         on_overflow: str = "keep_top",
@@ -117,6 +166,10 @@ class SkeletonHistoryProcessor:
                 "relevance must be None or a callable ModelMessage -> float, "
                 f"got {type(relevance).__name__}"
             )
+        if type(stable) is not bool:
+            raise TypeError(f"stable must be a bool, got {type(stable).__name__}")
+        step = checked_step(stable_step)
+        media = _media.checked_media_tokens(media_tokens)
         if token_counter is None or isinstance(token_counter, (str, TokenCounter)):
             counts_messages = False
         elif callable(token_counter):
@@ -138,9 +191,12 @@ class SkeletonHistoryProcessor:
         )
         self._token_counter = token_counter
         self._counts_messages = counts_messages
+        self._media_tokens = media
         self._relevance = relevance
+        self._stable_step = step if stable else None
         self._counted = _Counted()
         self.last_metadata: SkeletonMetadata | None = None
+        self.last_stable_prefix: int | None = None
 
     def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
         """The kept messages (see the class); `last_metadata` holds the metadata."""
@@ -165,18 +221,26 @@ class SkeletonHistoryProcessor:
             count = self._token_counter
             counts: list[object] = [count(message) for message in items]  # type: ignore[operator, misc]
         else:
-            counts = list(self._counted.counts(items, self._packing.token_counts))
+            counted = self._counted.counts(items, self._packing.token_counts, self._media_tokens)
+            counts = list(counted)
         if self._relevance is None:
             size = len(items)
             scores: list[object] = [(index + 1) / size for index in range(size)]
         else:
             score = self._relevance
             scores = [score(message) for message in items]
-        kept, metadata = pack_history(
-            self._packing, shapes, counts, scores, CONTAINER, groups=groups
+        packed = pack_chat_history(
+            self._packing,
+            shapes,
+            counts,
+            scores,
+            CONTAINER,
+            stable_step=self._stable_step,
+            groups=groups,
         )
-        self.last_metadata = metadata
-        return PackedHistory([items[index] for index in kept], metadata)
+        self.last_metadata, self.last_stable_prefix = packed.metadata, packed.stable_prefix
+        kept = [items[index] for index in packed.kept]
+        return PackedHistory(kept, packed.metadata, packed.stable_prefix)
 
 
 class _Counted:
@@ -196,6 +260,7 @@ class _Counted:
         self,
         messages: Sequence[ModelMessage],
         count_texts: Callable[[list[str], str], list[int]],
+        media_tokens: int,
     ) -> list[int]:
         latest = self._latest
         counts = [0] * len(messages)
@@ -210,7 +275,7 @@ class _Counted:
         if missing:
             fresh = count_texts([message_text(messages[index]) for index in missing], CONTAINER)
             for index, count in zip(missing, fresh):
-                counts[index] = count
+                counts[index] = count + message_media_tokens(messages[index], media_tokens)
         # Each parts list is held while its entry is, so a message at a freed one's address
         # has another list and is counted afresh.
         self._latest = {
@@ -225,7 +290,8 @@ def message_text(message: ModelMessage) -> str:
     parts' texts joined by newlines.
 
     A system or user prompt, a text, thinking, compaction or speech transcript: its text (a
-    user prompt's text items only: images, audio, documents and other files are not counted).
+    user prompt's text items only: images, audio, documents and other files, here and in
+    tool returns, are counted apart, by `message_media_tokens`).
     A tool call: its tool name and arguments as JSON. A tool return: its content as the model
     is sent it (`model_response_str()`). A retry: its feedback text. Other parts (settings,
     capability and tool-availability records, instruction records) add nothing, nor does a
@@ -238,6 +304,47 @@ def message_text(message: ModelMessage) -> str:
         if text:
             texts.append(text)
     return "\n".join(texts)
+
+
+def message_media_tokens(message: ModelMessage, default: int = DEFAULT_MEDIA_TOKENS) -> int:
+    """The tokens the default counting adds to `message_text`'s for the files `message`
+    carries: the images, audio, video, documents and uploaded files of its user prompts and
+    tool returns, and the files of a response (`FilePart`). An image given as bytes, or as a
+    base64 `data:` URL, whose header gives its size, counts as the larger of OpenAI's
+    high-detail figure and Anthropic's (at most 1,600); any other file `default`."""
+    total = 0
+    for part in message.parts:
+        if isinstance(part, UserPromptPart):
+            content = part.content
+            if not isinstance(content, str):
+                total += sum(_file_tokens(item, default) for item in content)
+        elif isinstance(part, BaseToolReturnPart):
+            returned: object = part.content
+            if isinstance(returned, _FILES):
+                total += _file_tokens(returned, default)
+            elif isinstance(returned, list):
+                # A tool's other values are its text (model_response_str), files apart.
+                files = [item for item in returned if isinstance(item, _FILES)]
+                total += sum(_file_tokens(item, default) for item in files)
+        elif isinstance(part, FilePart):
+            total += _file_tokens(part.content, default)
+    return total
+
+
+_FILES = (BinaryContent, FileUrl, UploadedFile)
+
+
+def _file_tokens(item: object, default: int) -> int:
+    if isinstance(item, (str, TextContent, CachePoint)):
+        return 0
+    if isinstance(item, BinaryContent):
+        if item.media_type.lower().startswith("image/"):
+            return _media.source_tokens(item.data, default)
+        return default
+    if isinstance(item, ImageUrl):
+        return _media.source_tokens(item.url, default)
+    # AudioUrl, DocumentUrl, VideoUrl, UploadedFile, and whatever file types come later.
+    return default
 
 
 # What a part is to the packer, by type: its role, and how its text reads.

@@ -2,6 +2,7 @@
 //! flat records (the common kind), through `serde_json` for any other.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use serde::de::{self, DeserializeSeed, Deserializer as _, MapAccess, Visitor};
 use serde::Deserialize;
@@ -37,6 +38,14 @@ impl<'a> Fields<'a> {
         };
         *slot = Some(value);
     }
+}
+
+/// The keys of an object's checked JSON text, as [`Key`] gives them, in the order they first
+/// come, each once (as in the `dict` Python's reader makes).
+pub fn keys_of(object: &str) -> Vec<Cow<'_, [u8]>> {
+    let mut reader = serde_json::Deserializer::from_str(object);
+    // The text was checked already: reading it again cannot fail.
+    reader.deserialize_map(KeysOf).unwrap_or_default()
 }
 
 /// The value starting at `text[at]` (no white space first) as checked JSON text, or `None`
@@ -185,6 +194,28 @@ impl<'de> Visitor<'de> for FieldsOf {
     }
 }
 
+struct KeysOf;
+
+impl<'de> Visitor<'de> for KeysOf {
+    type Value = Vec<Cow<'de, [u8]>>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a record")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut keys = Vec::new();
+        let mut seen = HashSet::new();
+        while let Some(key) = map.next_key_seed(Key)? {
+            map.next_value::<&'de RawValue>()?;
+            if seen.insert(key.clone()) {
+                keys.push(key);
+            }
+        }
+        Ok(keys)
+    }
+}
+
 /// A key's code points, as [`crate::core::records::json_values::string_bytes`] gives a string's.
 pub struct Key;
 
@@ -292,5 +323,13 @@ mod tests {
         assert_eq!(fields.variant_of, Some(r#""v\n""#));
         assert_eq!(fields.deepest, 3);
         assert!(value_at("[1, 2", 0).is_none());
+    }
+
+    #[test]
+    fn keys_in_the_order_they_first_come() {
+        let keys = keys_of(r#"{"tokens": 3, "b\u0041": [{"c": 1}], "tokens": 4, "\ud800": 0}"#);
+        let keys: Vec<&[u8]> = keys.iter().map(AsRef::as_ref).collect();
+        assert_eq!(keys, [&b"tokens"[..], b"bA", b"\xed\xa0\x80"]);
+        assert!(keys_of("{}").is_empty());
     }
 }

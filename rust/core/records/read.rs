@@ -17,7 +17,9 @@ use crate::core::checks::{check_relevance, MAX_TOKEN_COUNT};
 use crate::core::detach::InPlace;
 use crate::core::errors::ErrorKind;
 use crate::core::interrupt::Checkpoint;
-use crate::core::records::fields::{fields_of, flat_record, skip_space, value_at, Fields, Key};
+use crate::core::records::fields::{
+    fields_of, flat_record, keys_of, skip_space, value_at, Fields, Key,
+};
 use crate::core::records::json_values::{
     depth, float, integer, is_integer, string_bytes, Integer, JsonType,
 };
@@ -309,6 +311,16 @@ pub fn record_names(text: &str, start: usize) -> RecordNames<'_> {
         group: named(fields.group),
         variant_of: named(fields.variant_of),
     }
+}
+
+/// The keys of the record that [`read_records`] read at `start` of its input (as `text`), in
+/// the order they first come, each once; none when `start` is not in `text`.
+pub fn record_keys(text: &str, start: usize) -> Vec<Cow<'_, [u8]>> {
+    if start >= text.len() {
+        return Vec::new();
+    }
+    let span = record_span(text, start);
+    keys_of(&text[span.start..span.end])
 }
 
 /// Where the record that [`read_records`] read at `start` of its input (as `text`) ends:

@@ -420,6 +420,7 @@ fn request<'a>(budgets: &'a [u128], policy: &'a Policy, tuning: &'a Tuning) -> R
         policy,
         explain: false,
         tuning,
+        max_work: None,
         interrupt: &Uninterrupted,
         reuse: None,
     }

@@ -207,6 +207,7 @@ fn a_file_compresses_as_its_bytes_do() {
         policy: &policy,
         explain: false,
         tuning: &core_tuning,
+        max_work: None,
         interrupt: &Uninterrupted,
         reuse: None,
     };
@@ -294,6 +295,7 @@ fn request_for<'a>(
         policy,
         explain: false,
         tuning: core_tuning,
+        max_work: None,
         interrupt,
         reuse: None,
     }

@@ -30,6 +30,7 @@ fn run(input: &Input, budgets: &[u128], strategy: Strategy, tuning: &Tuning) -> 
         policy: &Policy::default(),
         explain: false,
         tuning,
+        max_work: None,
         interrupt: &Uninterrupted,
         reuse: None,
     };
@@ -56,7 +57,10 @@ fn expected(input: &Input, budgets: &[u128], strategy: Strategy) -> Result<Compr
     let selections: Vec<Selection> = budgets
         .iter()
         .map(|&budget| {
-            let mut selection = Selection::default();
+            let mut selection = Selection {
+                exact: true,
+                ..Selection::default()
+            };
             if budget == 0 {
                 return selection;
             }
@@ -288,6 +292,7 @@ fn an_interrupted_optimal_says_so_over_anything_else_it_found() {
             policy: &Policy::default(),
             explain: false,
             tuning: &tuning,
+            max_work: None,
             interrupt: &interrupt,
             reuse: None,
         };
@@ -325,6 +330,7 @@ fn the_ranking_strategies_answer_an_interruption_while_they_rank() {
                 policy: &policy,
                 explain,
                 tuning: &tuning,
+                max_work: None,
                 interrupt: &interrupt,
                 reuse: None,
             };
@@ -347,6 +353,7 @@ fn the_columns_of_an_input_can_be_read_again() {
         policy: &Policy::default(),
         explain: false,
         tuning: &Tuning::default(),
+        max_work: None,
         interrupt: &Uninterrupted,
         reuse: None,
     };
@@ -370,6 +377,7 @@ fn a_policy_keeps_a_required_group_whole() {
         policy: &policy,
         explain: false,
         tuning: &tuning,
+        max_work: None,
         interrupt: &Uninterrupted,
         reuse: None,
     };
@@ -440,6 +448,7 @@ fn duplicates_are_looked_for_beside_the_ranking() {
             policy: &Policy::default(),
             explain: false,
             tuning: &tuning,
+            max_work: None,
             interrupt: &Uninterrupted,
             reuse: None,
         };

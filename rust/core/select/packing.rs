@@ -44,6 +44,9 @@ pub struct Selection {
     /// The tokens of the previous call's leading run kept first again (a turn's reuse,
     /// docs/turns.md; 0 without one).
     pub reused_tokens: u128,
+    /// Whether the strategy's selection is exact: every walk's, and `optimal`'s unless it
+    /// ran out of work (`Request::max_work`).
+    pub exact: bool,
 }
 
 /// Packs one budget, fed the ranking piece by piece, best first.
@@ -127,6 +130,7 @@ impl Packer {
                     compressed_tokens: u128::from(tokens),
                     value_kept: u128::from(value_of(relevance_of_key(key))),
                     value_bound: 0,
+                    exact: true,
                 },
                 relevance_of_key(key),
             ),
@@ -137,6 +141,7 @@ impl Packer {
                     compressed_tokens: self.budget - self.walk.remaining(),
                     value_kept: self.value_kept,
                     value_bound: 0,
+                    exact: true,
                 },
                 self.relevance.value(),
             ),

@@ -15,6 +15,9 @@ pub struct Request<'a> {
     /// Whether to say why each fragment was kept or dropped (for the first budget).
     pub explain: bool,
     pub tuning: &'a Tuning,
+    /// The most work `optimal` may do per budget, in its own steps (`None`: no limit); past
+    /// it the best set found stands, marked not exact (`Selection::exact`).
+    pub max_work: Option<u64>,
     /// Asked now and then while `optimal` works.
     pub interrupt: &'a dyn Interrupt,
     /// What to reuse of the previous call's output; heeded with exactly one budget.

@@ -33,6 +33,11 @@ pub struct Tuning {
     /// they may be half of all, and only after this many more have piled up: a collection is
     /// a pass over every node, so it waits until there are enough to be worth one.
     pub collect_slack: usize,
+    /// The exact solvers hold at most `max_work / work_per_state` states at once, so that
+    /// the memory a call takes is bounded by its work limit too (a state, with its share of
+    /// the sets' trees and the lists it is merged through, takes about 100 bytes). Like the
+    /// limit itself, it may change a set that is not exact, never one that is.
+    pub work_per_state: u64,
     /// `optimal` asks the request's interrupt at most this often: often enough that Ctrl-C
     /// stops it well within a tenth of a second, seldom enough to cost nothing.
     pub interrupt_every: Duration,
@@ -55,6 +60,7 @@ impl Tuning {
         whole_sort_share: 0.5,
         members_per_bucket: 256,
         collect_slack: 1024,
+        work_per_state: 64,
         interrupt_every: Duration::from_millis(20),
     };
 

@@ -105,6 +105,7 @@ pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         sort_piece: rng.below(20) as usize,
         // Not drawn, so that the cases generated after it stay as they were.
         collect_slack: 0,
+        work_per_state: 1,
     }
 }
 

@@ -21,6 +21,7 @@ from itertools import accumulate, chain, compress, count, islice, takewhile
 from operator import itemgetter, lt
 
 from .value import Densities
+from .work import Work
 
 __all__ = ["density_set", "optimal_set", "pareto_states"]
 
@@ -73,9 +74,12 @@ def density_set(
     return kept
 
 
-def optimal_set(densities: Densities, capacity: int, rank: Sequence[int]) -> list[int]:
+def optimal_set(
+    densities: Densities, capacity: int, rank: Sequence[int], work: Work | None = None
+) -> list[int]:
     """The canonical optimal set of `densities`' items within `capacity`; `rank[item]` is
-    the item's rank (lower is better)."""
+    the item's rank (lower is better). Once `work` is spent, the best set found so far
+    (`work.stopped` says so)."""
     values, tokens = densities.values, densities.tokens
     order = densities.exact_order()
     # Zero-token items (first in the order) add value, or at worst better-ranked members, at
@@ -108,7 +112,9 @@ def optimal_set(densities: Densities, capacity: int, rank: Sequence[int]) -> lis
     above = list(compress(map(brk.__gt__, range(len(pool))), in_core))
     room = capacity - sum(map(tokens.__getitem__, fixed))
     floor = lower - sum(map(values.__getitem__, fixed))
-    chosen = _core_optimum(core, above, densities, room, floor, rank, break_value / break_tokens)
+    chosen = _core_optimum(
+        core, above, densities, room, floor, rank, break_value / break_tokens, work or Work(None)
+    )
     return free + fixed + chosen
 
 
@@ -135,6 +141,7 @@ def _core_optimum(
     floor: int,
     rank: Sequence[int],
     break_density: float,
+    work: Work,
 ) -> list[int]:
     """The canonical optimal subset of `core` within `room`, knowing that one reaches `floor`;
     `above[i]`: whether `core[i]` comes before the break, in the break's solution.
@@ -147,7 +154,8 @@ def _core_optimum(
     decided outward from the break, so that a state is bounded by filling what it lacks (or
     emptying what it exceeds) at the best density still to be added (or the least still to
     be removed). A state is (tokens, -value, -mask): sorted, the better of two states of
-    equal tokens comes first."""
+    equal tokens comes first. Once `work` is spent, the best state found that fits (every
+    class not decided yet as in the break's solution), or none."""
     values, tokens = densities.values, densities.tokens
     classes: dict[tuple[int, int], list[int]] = {}
     defaults: dict[tuple[int, int], int] = {}  # how many of the class the break's solution has
@@ -173,12 +181,18 @@ def _core_optimum(
         -sum([masks[key][defaults[key]] for key in sequence]),
     )
     states = [start]
+    words = 1 + len(by_rank) // 64
     for step, key in enumerate(sequence, 1):
         size, value = key
         default = defaults[key]
         class_masks = masks[key]
         add_tokens, add_value = adding[step]
         remove = removing[step]
+        # A step per state and count kept of the class, each a state grown; a state's mask
+        # is a word per 64 items, each counted as a state held and a step.
+        growing = len(states) * len(class_masks) * words
+        if not work.take(growing, growing):
+            break
         branches: list[tuple[int, int, int]] = []
         for kept, mask in enumerate(class_masks):
             spend, gained = (kept - default) * size, (kept - default) * value
@@ -209,7 +223,10 @@ def _core_optimum(
         fitting = bisect_right(states, (room + 1,))
         if fitting:
             floor = max(floor, -states[fitting - 1][1])
-    mask = -states[bisect_right(states, (room + 1,)) - 1][2]
+    fitting = bisect_right(states, (room + 1,))
+    if not fitting:  # stopped short with no set that fits
+        return []
+    mask = -states[fitting - 1][2]
     return [item for item in by_rank if mask & bit[item]]
 
 

@@ -13,8 +13,9 @@ from .value import Densities, fragment_values
 
 __all__ = ["Selection", "policy_units", "selections"]
 
-# For each budget: the kept fragments' indices, their tokens, their value and the bound.
-Selection = tuple[list[int], int, int, int]
+# For each budget: the kept fragments' indices, their tokens, their value, the bound, and
+# whether the selection is exact.
+Selection = tuple[list[int], int, int, int, bool]
 
 
 def selections(
@@ -24,9 +25,11 @@ def selections(
     policy: Policy,
     plain: bool,
     explain: bool = False,
+    max_work: int | None = None,
 ) -> tuple[list[Selection], list[Decision]]:
     """What is kept for each budget; decisions for the first when explaining. `plain`: the
-    strategy walks in rank order under the default policy."""
+    strategy walks in rank order under the default policy. `optimal` does at most `max_work`
+    per budget."""
     ranked = ranking(columns)
     if (
         plain
@@ -36,18 +39,20 @@ def selections(
         and not columns.variants
     ):
         return _plain_selections(columns, ranked, budgets, strategy == "prefix"), []
-    units = policy_units(columns, ranked, policy)
+    units = policy_units(columns, ranked, policy, max_work)
     found = []
     decisions: list[Decision] = []
     for budget in budgets:
         walk = units.walk(budget, strategy, policy.on_overflow, explain)
-        found.append((*units.kept_fragments(walk, policy.order), units.bound(budget)))
+        found.append((*units.kept_fragments(walk, policy.order), units.bound(budget), walk.exact))
         if explain and not decisions:
             decisions = units.decisions(walk, budget)
     return found, decisions
 
 
-def policy_units(columns: Columns, ranked: list[int], policy: Policy) -> Units:
+def policy_units(
+    columns: Columns, ranked: list[int], policy: Policy, max_work: int | None = None
+) -> Units:
     """The units of the policy path, from the columns and their ranking."""
     return Units(
         columns.token_counts,
@@ -57,6 +62,7 @@ def policy_units(columns: Columns, ranked: list[int], policy: Policy) -> Units:
         ranked,
         policy.min_relevance,
         columns.variants,
+        max_work,
     )
 
 
@@ -71,11 +77,11 @@ def _plain_selections(
     for budget in budgets:
         kept, compressed = packed(columns.token_counts, ranked, budget, prefix)
         if not budget:
-            found.append((kept, compressed, 0, 0))
+            found.append((kept, compressed, 0, 0, True))
             continue
         if densities is None:
             values = fragment_values(columns.negated_scores)
             densities = Densities(values, columns.token_counts, range(len(values)))
         value = sum(map(values.__getitem__, kept))
-        found.append((kept, compressed, value, densities.bound(budget)))
+        found.append((kept, compressed, value, densities.bound(budget), True))
     return found

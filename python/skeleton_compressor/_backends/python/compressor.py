@@ -27,7 +27,7 @@ class Compressor:
     """One strategy and policy, chosen once and checked before (`make_compressor`); every call
     checks and compresses its input whole."""
 
-    __slots__ = ("_plain", "_policy", "_strategy")
+    __slots__ = ("_max_work", "_plain", "_policy", "_strategy")
 
     def __init__(
         self,
@@ -35,8 +35,10 @@ class Compressor:
         min_relevance: float = 0.0,
         on_overflow: OnOverflowName = "keep_top",
         order: OrderName = "ranking",
+        max_work: int | None = None,
     ) -> None:
         self._strategy = strategy
+        self._max_work = max_work
         self._policy = Policy(min_relevance, on_overflow, order)
         # The walks in rank order under the default policy select on the columns directly.
         self._plain = self._policy == Policy() and strategy in ("greedy", "prefix")
@@ -49,19 +51,27 @@ class Compressor:
     def policy(self) -> Policy:
         return self._policy
 
+    @property
+    def max_work(self) -> int | None:
+        return self._max_work
+
     def validate(self, fragments: tuple[ContextFragment, ...]) -> None:
         fragment_columns(fragments)
 
     def _select(
         self, columns: Columns, budgets: list[int], explain: bool = False
     ) -> tuple[list[Selection], list[Decision]]:
-        return selections(columns, budgets, self._strategy, self._policy, self._plain, explain)
+        return selections(
+            columns, budgets, self._strategy, self._policy, self._plain, explain, self._max_work
+        )
 
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, bool]:
         columns = fragment_columns(fragments)
-        [(kept, compressed_tokens, value, bound)], _ = self._select(columns, [skeleton_budget])
+        [(kept, compressed_tokens, value, bound, exact)], _ = self._select(
+            columns, [skeleton_budget]
+        )
         kept_fragments = tuple([fragments[index] for index in kept])
         # `_relevance`, inline: this is the call planners make many times a second.
         negated = columns.negated_scores
@@ -69,11 +79,19 @@ class Compressor:
             relevance = 0.0 - negated[kept[0]]
         else:
             relevance = 0.0 - fsum(map(negated.__getitem__, kept))
-        return kept_fragments, columns.original_tokens, compressed_tokens, value, bound, relevance
+        return (
+            kept_fragments,
+            columns.original_tokens,
+            compressed_tokens,
+            value,
+            bound,
+            relevance,
+            exact,
+        )
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
-    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int, float]]]:
+    ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int, float, bool]]]:
         columns = fragment_columns(fragments)
         selections, _ = self._select(columns, skeleton_budgets)
         results = [
@@ -83,16 +101,17 @@ class Compressor:
                 value,
                 bound,
                 _relevance(columns, kept),
+                exact,
             )
-            for kept, compressed_tokens, value, bound in selections
+            for kept, compressed_tokens, value, bound, exact in selections
         ]
         return columns.original_tokens, results
 
     def explain(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, Decisions]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, Decisions, bool]:
         columns = fragment_columns(fragments)
-        [(kept, compressed_tokens, value, bound)], decisions = self._select(
+        [(kept, compressed_tokens, value, bound, exact)], decisions = self._select(
             columns, [skeleton_budget], True
         )
         return (
@@ -103,6 +122,7 @@ class Compressor:
             bound,
             _relevance(columns, kept),
             _decision_columns(decisions),
+            exact,
         )
 
     def compress_turn(
@@ -113,10 +133,10 @@ class Compressor:
         max_value_loss: float,
         headroom: float,
         explain: bool,
-    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, int, Decisions | None]:
+    ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, int, Decisions | None, bool]:
         columns = fragment_columns(fragments)
         matched = matched_rows(fragments, columns, previous)
-        kept, compressed_tokens, value, bound, reused_tokens, decisions = self._turn(
+        kept, compressed_tokens, value, bound, reused_tokens, decisions, exact = self._turn(
             columns, skeleton_budget, matched, max_value_loss, headroom, explain
         )
         return (
@@ -128,6 +148,7 @@ class Compressor:
             _relevance(columns, kept),
             reused_tokens,
             _decision_columns(decisions) if explain else None,
+            exact,
         )
 
     def _turn(
@@ -141,10 +162,10 @@ class Compressor:
     ) -> Turn:
         """The call reusing the `matched` rows (docs/turns.md)."""
         if not matched:  # nothing to reuse: the call itself, on the plain path where it can be
-            [(kept, compressed_tokens, value, bound)], decisions = self._select(
+            [(kept, compressed_tokens, value, bound, exact)], decisions = self._select(
                 columns, [budget], explain
             )
-            return Turn(kept, compressed_tokens, value, bound, 0, decisions)
+            return Turn(kept, compressed_tokens, value, bound, 0, decisions, exact)
         return turn(
             columns,
             budget,
@@ -154,6 +175,7 @@ class Compressor:
             max_value_loss,
             headroom,
             explain,
+            self._max_work,
         )
 
     def compress_arrays(
@@ -168,12 +190,12 @@ class Compressor:
         previous: list[int] | None = None,
         max_value_loss: float = 0.0,
         headroom: float = 0.0,
-    ) -> tuple[array[int], int, int, int, int, int, float, int]:
+    ) -> tuple[array[int], int, int, int, int, int, float, int, bool]:
         columns = row_columns(
             fragment_ids, token_counts, relevance_scores, required, groups, variants
         )
         # The rows are checked rows of this call: all of them match.
-        kept, compressed_tokens, value, bound, reused_tokens, _ = self._turn(
+        kept, compressed_tokens, value, bound, reused_tokens, _, exact = self._turn(
             columns, skeleton_budget, previous or [], max_value_loss, headroom, False
         )
         return (
@@ -185,6 +207,7 @@ class Compressor:
             bound,
             _relevance(columns, kept),
             reused_tokens,
+            exact,
         )
 
     def compress_records(

@@ -6,10 +6,10 @@ from __future__ import annotations
 from itertools import repeat
 from typing import TYPE_CHECKING
 
-from ..._encodings import check_encoding, python_backend_error
 from ..._records.checks import RecordColumns, record_columns
 from ..._records.errors import RecordsError
 from ..._records.reader import Records, read_records
+from ..._tiktoken_counter import TiktokenCounter
 from ...errors import FragmentError
 from ...types import ContextFragment
 from ..protocol import CompressedRecords
@@ -39,22 +39,23 @@ def compress_records(
     columns = record_columns(records, counting=encoding is not None)
     ids, tokens, scores, required, groups, variants, uncounted = columns
     if uncounted:
-        # Only the compiled extension counts a built-in encoding.
-        raise python_backend_error(check_encoding(encoding))
+        counts = TiktokenCounter(encoding).count_many([content for _, content in uncounted])  # type: ignore[arg-type]
+        for (index, _), count in zip(uncounted, counts):
+            tokens[index] = count
     try:
         if explain:
             fragments = tuple(
                 map(ContextFragment, ids, tokens, scores, repeat(""), required, groups, variants)
             )
-            kept_fragments, original, compressed, value, bound, relevance, decided = (
+            kept_fragments, original, compressed, value, bound, relevance, decided, exact = (
                 compressor.explain(fragments, budget)
             )
             position = {id(fragment): index for index, fragment in enumerate(fragments)}
             kept = [position[id(fragment)] for fragment in kept_fragments]
             decisions = (ids, decided)
         else:
-            rows, original, compressed, _, value, bound, relevance, _ = compressor.compress_arrays(
-                ids, tokens, scores, required, groups, budget, variants
+            rows, original, compressed, _, value, bound, relevance, _, exact = (
+                compressor.compress_arrays(ids, tokens, scores, required, groups, budget, variants)
             )
             kept, decisions = list(rows), None
     except FragmentError as error:
@@ -72,6 +73,7 @@ def compress_records(
         value,
         bound,
         relevance,
+        exact,
     )
 
 

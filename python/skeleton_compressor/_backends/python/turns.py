@@ -29,6 +29,7 @@ class Turn(NamedTuple):
     bound: int
     reused_tokens: int
     decisions: list[Decision]
+    exact: bool = True
 
 
 class _Fill(NamedTuple):
@@ -71,9 +72,11 @@ def turn(
     max_value_loss: float,
     headroom: float,
     explain: bool,
+    max_work: int | None = None,
 ) -> Turn:
-    """The turn that reuses what it can of the `matched` rows (in the order sent)."""
-    units = policy_units(columns, ranking(columns), policy)
+    """The turn that reuses what it can of the `matched` rows (in the order sent); each
+    `optimal` fill does at most `max_work`."""
+    units = policy_units(columns, ranking(columns), policy, max_work)
     # The call without `previous` comes first: it raises what `compress` raises.
     on_overflow = policy.on_overflow
     ordinary = _Fill(units, units.walk(budget, strategy, on_overflow, False), budget, on_overflow)
@@ -84,7 +87,9 @@ def turn(
     if explain:
         # Only the chosen fill is told: walked again, recording its steps.
         fill = fill._replace(walk=fill.units.walk(fill.budget, strategy, fill.on_overflow, True))
-    return _turn_of(fill, reused, policy.order, units.bound(budget), explain)
+    # The reuse is measured against the call's value without it: exact only if that is.
+    exact = ordinary.walk.exact and fill.walk.exact
+    return _turn_of(fill, reused, policy.order, units.bound(budget), explain)._replace(exact=exact)
 
 
 def reusable_run(units: Units, matched: list[int], budget: int) -> list[int]:

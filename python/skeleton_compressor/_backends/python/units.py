@@ -16,6 +16,7 @@ from .by_value import density_set, optimal_set
 from .value import Densities, fragment_values
 from .variants.bound import multiple_choice_bound
 from .variants.optimal import multiple_choice_set
+from .work import Work
 
 __all__ = ["Decision", "Units", "Walk"]
 
@@ -39,6 +40,8 @@ class Walk(NamedTuple):
     steps: list[tuple[int, int, int]]
     top_over_budget: int | None
     required_overflow: bool
+    # Whether the strategy's set is exact: False when `optimal` ran out of work.
+    exact: bool = True
 
 
 class Units:
@@ -57,6 +60,7 @@ class Units:
         "candidate",
         "candidates",
         "fragments",
+        "max_work",
         "members",
         "pinned",
         "ranked",
@@ -79,8 +83,11 @@ class Units:
         ranking: list[int],
         min_relevance: float,
         variants: dict[int, str] | None = None,
+        max_work: int | None = None,
     ) -> None:
         count = len(token_counts)
+        # The most work `optimal` may do per budget (None: no limit).
+        self.max_work = max_work
         values = fragment_values(negated_scores)
         floor = -min_relevance
         self.fragments = count
@@ -211,6 +218,8 @@ class Units:
         return self.required_value + self.densities.bound(room)
 
     def walk(self, budget: int, strategy: str, on_overflow: str, explain: bool) -> Walk:
+        """One budget packed by `strategy`; `optimal` does at most `max_work` (None: no
+        limit), and the walk's `exact` says whether it finished."""
         required_units = self.pinned
         if self.required_tokens > budget:
             if on_overflow != "keep_top":
@@ -224,6 +233,7 @@ class Units:
         walked: list[tuple[int, bool, str, int | None]] = []
         steps: list[tuple[int, int, int]] = []
         by_rank = prefix or strategy == "greedy"
+        exact = True
         if by_rank:
             # A unit passed over for its variant set does not stop `prefix`.
             kept, _ = walk_budget(
@@ -232,18 +242,22 @@ class Units:
             overflow = not kept
         else:
             set_of = self.set_of
-            if set_of is None:
-                kept = (
-                    optimal_set(self.densities, room, self.rank)
-                    if strategy == "optimal"
-                    else density_set(self.densities, candidates, room)
-                )
+            work = Work(self.max_work)
+            if strategy != "optimal":
+                kept = density_set(self.densities, candidates, room, set_of)
+            elif set_of is None:
+                kept = optimal_set(self.densities, room, self.rank, work)
             else:
-                kept = (
-                    multiple_choice_set(self.values, tokens, candidates, set_of, room, self.rank)
-                    if strategy == "optimal"
-                    else density_set(self.densities, candidates, room, set_of)
+                kept = multiple_choice_set(
+                    self.values, tokens, candidates, set_of, room, self.rank, work
                 )
+            if work.stopped:
+                # Stopped short: the best set found, unless `density`'s is worth as much.
+                by_density = density_set(self.densities, candidates, room, set_of)
+                values = self.values
+                if sum(map(values.__getitem__, by_density)) >= sum(map(values.__getitem__, kept)):
+                    kept = by_density
+                exact = False
             # Under `optimal` a unit of no value that fits is left out, and that is no overflow.
             overflow = not kept and min(map(tokens.__getitem__, candidates)) > room
         top_over_budget = None
@@ -265,7 +279,7 @@ class Units:
                 else frozenset(map(self.set_of.__getitem__, kept)) - {-1}
             )
             walked = [self._chosen(unit, unit in chosen, room, kept_sets) for unit in candidates]
-        return Walk(required_units + kept, walked, steps, top_over_budget, False)
+        return Walk(required_units + kept, walked, steps, top_over_budget, False, exact)
 
     def _chosen(
         self, unit: int, kept: bool, room: int, kept_sets: frozenset[int]

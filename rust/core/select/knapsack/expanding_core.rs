@@ -5,6 +5,7 @@
 //! a time in a [`ParentTree`], which also settles ties by the better-ranked item where two
 //! sets first differ.
 
+use std::cell::Cell;
 use std::cmp::Ordering;
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
@@ -12,6 +13,7 @@ use crate::core::select::knapsack::chosen::Chosen;
 use crate::core::select::knapsack::greedy::{best_single, walk_by_density};
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::reduction::{reduced_gain, Reduction};
+use crate::core::select::knapsack::work::Work;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 
@@ -26,6 +28,7 @@ pub fn optimal(
     capacity: u128,
     rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
     tuning: &Tuning,
+    work: &mut Work,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Chosen, Interrupted> {
     let walk = walk_by_density(
@@ -58,9 +61,22 @@ pub fn optimal(
         item.tokens > 0 && item.value > 0 && item.tokens <= capacity
     });
     checkpoint.check()?;
-    let best = best_single(&open, capacity, rank_order).map_or(0, |item| u128::from(item.value));
+    let single = best_single(&open, capacity, rank_order);
+    let best = single.map_or(0, |item| u128::from(item.value));
     // The walk's set, less its zero-token units, is a set of open items.
     let lower = (walk.chosen.value - chosen.value).max(best);
+    // `density`'s set: the walk's, or the single unit when it is worth more.
+    let by_density = match single {
+        Some(single) if best > walk.chosen.value => {
+            let mut alone = Chosen {
+                bound: walk.chosen.bound,
+                ..Chosen::default()
+            };
+            alone.add(&single);
+            alone
+        }
+        _ => walk.chosen,
+    };
     checkpoint.check()?;
     let reduced = Reduction::new(&open, at_break, capacity);
     checkpoint.check()?;
@@ -71,18 +87,27 @@ pub fn optimal(
     chosen.tokens += fixed.tokens;
     let floor = i128::try_from(lower).unwrap_or(i128::MAX) - fixed.value as i128;
     let mut flips = SolutionVectors(ParentTree::new(tuning.collect_slack));
-    let (best, above) = solve_core(
+    let solved = solve_core(
         &mut core,
         capacity - fixed.tokens,
         reduced.ratio,
         floor,
-        &mut flips,
+        (&mut flips, work),
         rank_order,
         checkpoint,
-    )?
-    .expect("the set the floor came from, or a better one, is never cut");
+    )?;
+    let Some((best, above, block)) = solved.filter(|(best, _, _)| {
+        // Stopped short, the best set found stands only when worth more than `density`'s.
+        work.finished() || chosen.value + best.value > by_density.value
+    }) else {
+        assert!(
+            !work.finished(),
+            "the set the floor came from, or a better one, is never cut"
+        );
+        return Ok(by_density);
+    };
     let mut flipped = vec![false; core.len()];
-    for at in flips.flipped(&best, core.len().saturating_sub(1) / BLOCK) {
+    for at in flips.flipped(&best, block) {
         flipped[at as usize] = true;
     }
     for ((item, above), flipped) in core.iter().zip(above).zip(flipped) {
@@ -159,15 +184,17 @@ impl SolutionVectors {
     }
 
     /// Of the items two sets flip differently (`a` and `b`: each state's chain and current
-    /// block), the best-ranked, and whether `a` flips it.
+    /// block), the best-ranked, and whether `a` flips it; and the steps it took (one, and one
+    /// per node walked).
     fn first_difference(
         &self,
         a: (u32, u64),
         b: (u32, u64),
         block: usize,
         rank: &[u32],
-    ) -> Option<(usize, bool)> {
+    ) -> (Option<(usize, bool)>, u64) {
         let mut best: Option<(usize, bool)> = None;
+        let mut steps = 1;
         let mut note = |block: usize, a_bits: u64, b_bits: u64| {
             let mut differ = a_bits ^ b_bits;
             while differ != 0 {
@@ -184,6 +211,7 @@ impl SolutionVectors {
         // Both chains run from later blocks to earlier ones; from a node they share, they
         // are the same.
         while a != b {
+            steps += 1;
             let block_of = |node: u32| (node != NO_NODE).then(|| self.0[node].block);
             match block_of(a).cmp(&block_of(b)) {
                 Ordering::Greater => {
@@ -201,7 +229,7 @@ impl SolutionVectors {
                 }
             }
         }
-        best
+        (best, steps)
     }
 }
 
@@ -233,8 +261,10 @@ fn expanding_order(core: &mut Vec<Item>, ratio: Option<(i128, i128)>) -> Vec<boo
     flags
 }
 
-/// The best set of `core` within `capacity`: the state of most value (then fewest tokens);
-/// none when no set can keep `floor`. `core` is put in the order it is solved in, which the
+/// The best set of `core` within `capacity`: the state of most value (then fewest tokens),
+/// and the block its last flips are in; none when no set can keep `floor`. Once `work` is
+/// spent, the best set found so far (items not processed yet as in the fractional optimum),
+/// if one fits. `core` is put in the order it is solved in, which the
 /// returned flips and flags (whether each item is in the set unflipped) refer to.
 ///
 /// Dominated sets are dropped (another with value >= and tokens <=, one strictly), and so are
@@ -248,10 +278,10 @@ fn solve_core(
     capacity: u128,
     ratio: Option<(i128, i128)>,
     mut floor: i128,
-    flips: &mut SolutionVectors,
+    (flips, work): (&mut SolutionVectors, &mut Work),
     rank_order: &impl Fn(u32, u32) -> Ordering,
     checkpoint: &mut Checkpoint<'_>,
-) -> Result<Option<(State, Vec<bool>)>, Interrupted> {
+) -> Result<Option<(State, Vec<bool>, usize)>, Interrupted> {
     let above = expanding_order(core, ratio);
     let mut by_rank: Vec<u32> = (0..core.len() as u32).collect();
     by_rank.sort_unstable_by(|&a, &b| rank_order(core[a as usize].unit, core[b as usize].unit));
@@ -283,8 +313,13 @@ fn solve_core(
         block_flips: 0,
     }];
     let mut next = Vec::new();
+    let mut processed = 0;
     for (at, item) in core.iter().enumerate() {
         checkpoint.check()?;
+        // A step per state, merged with its flipped copy into at most twice as many.
+        if !work.take(states.len() as u64, 2 * states.len()) {
+            break;
+        }
         let bit = 1 << (at % BLOCK);
         if above[at] {
             above_tokens -= item.tokens;
@@ -292,16 +327,28 @@ fn solve_core(
         // A set over the capacity by more than the denser items still to come never fits.
         let limit = capacity + above_tokens;
         let flip = if above[at] { Flip::Remove } else { Flip::Add };
+        let walked = Cell::new(0u64);
         let prefer = |source: &State, other: &State| {
             let a = (source.node, source.block_flips | bit);
             let b = (other.node, other.block_flips);
-            match flips.first_difference(a, b, at / BLOCK, &rank) {
+            let (first, steps) = flips.first_difference(a, b, at / BLOCK, &rank);
+            walked.set(walked.get() + steps);
+            match first {
                 // The set holding that item stays.
                 Some((first, in_a)) => in_a != above[first],
                 None => true,
             }
         };
-        merge_with_item(&states, item, flip, bit, limit, prefer, &mut next);
+        merge_with_item(
+            &states,
+            item,
+            (flip, bit),
+            limit,
+            prefer,
+            &mut next,
+            checkpoint,
+        )?;
+        work.spend(walked.get());
         std::mem::swap(&mut states, &mut next);
         let fits = states.partition_point(|state| state.tokens <= capacity);
         if let Some(best) = fits.checked_sub(1).map(|best| &states[best]) {
@@ -322,9 +369,11 @@ fn solve_core(
         if (at + 1) % BLOCK == 0 {
             flips.end_block(&mut states, (at / BLOCK) as u32);
         }
+        processed = at + 1;
     }
     let fits = states.partition_point(|state| state.tokens <= capacity);
-    Ok(fits.checked_sub(1).map(|best| (states[best], above)))
+    let block = processed.saturating_sub(1) / BLOCK;
+    Ok(fits.checked_sub(1).map(|best| (states[best], above, block)))
 }
 
 /// Whether a set may still reach `floor`: at best it fills what is left of the capacity at
@@ -378,12 +427,12 @@ enum Flip {
 fn merge_with_item(
     states: &[State],
     item: &Item,
-    flip: Flip,
-    bit: u64,
+    (flip, bit): (Flip, u64),
     limit: u128,
     prefer: impl Fn(&State, &State) -> bool,
     merged: &mut Vec<State>,
-) {
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<(), Interrupted> {
     merged.clear();
     let value = u128::from(item.value);
     let flipped = |state: &State| match flip {
@@ -407,6 +456,8 @@ fn merge_with_item(
         }
     };
     loop {
+        // A merge of many states asks for an interrupt as it goes.
+        checkpoint.tick()?;
         let took = with_item.peek().map(|s| flipped(s));
         let left = without.peek().map(|s| (s.tokens, s.value));
         let take_first = match (took, left) {
@@ -444,4 +495,5 @@ fn merge_with_item(
             push(*without.next().expect("peeked"), merged);
         }
     }
+    Ok(())
 }

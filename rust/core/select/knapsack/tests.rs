@@ -40,7 +40,14 @@ fn solve_tuned(
     tuning: &Tuning,
 ) -> Chosen {
     let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
-    let chosen = optimal(items, capacity, rank_order, tuning, &mut checkpoint);
+    let chosen = optimal(
+        items,
+        capacity,
+        rank_order,
+        tuning,
+        &mut Work::unlimited(),
+        &mut checkpoint,
+    );
     chosen.expect("never interrupted")
 }
 
@@ -370,6 +377,7 @@ fn optimal_stops_when_interrupted_and_asks_only_when_its_time_is_up() {
         capacity,
         &by_number,
         &tuning(),
+        &mut Work::unlimited(),
         &mut checkpoint,
     );
     assert_eq!(stopped, Err(Interrupted));
@@ -385,6 +393,7 @@ fn optimal_stops_when_interrupted_and_asks_only_when_its_time_is_up() {
         capacity,
         &by_number,
         &tuning(),
+        &mut Work::unlimited(),
         &mut checkpoint,
     );
     assert_eq!(chosen, Ok(solve(items, capacity, &by_number)));
@@ -434,4 +443,96 @@ fn the_reduction_fixes_what_no_set_of_the_lower_value_can_differ_on() {
     let (core, fixed) = reduction.split(&items, 140);
     assert_eq!(core, items[1..].to_vec());
     assert_eq!((fixed.units, fixed.tokens, fixed.value), (vec![0], 2, 100));
+}
+
+/// Todd's subset sum: `w_j = 2^(k+n+1) + 2^(k+j) + 1`, value the weight, capacity half.
+fn todd(len: u32) -> (Vec<Item>, u128) {
+    let k = 31 - len.leading_zeros();
+    let items: Vec<Item> = (1..=len)
+        .map(|j| {
+            let weight = (1u64 << (k + len + 1)) + (1u64 << (k + j)) + 1;
+            item(j - 1, weight, u128::from(weight))
+        })
+        .collect();
+    let capacity = items.iter().map(|item| item.tokens).sum::<u128>() / 2;
+    (items, capacity)
+}
+
+fn solve_within(items: Vec<Item>, capacity: u128, tuning: &Tuning, work: &mut Work) -> Chosen {
+    let mut checkpoint = Checkpoint::new(&Uninterrupted, Duration::ZERO);
+    optimal(items, capacity, &by_number, tuning, work, &mut checkpoint).expect("uninterrupted")
+}
+
+#[test]
+fn optimal_out_of_work_keeps_the_best_set_found_and_never_less_than_density() {
+    let (items, capacity) = todd(40);
+    let density_value = walk(items.clone(), capacity).value;
+    for max_work in [1, 10, 100, 1_000, 10_000, 100_000] {
+        let mut work = Work::new(Some(max_work), &tuning());
+        let chosen = solve_within(items.clone(), capacity, &tuning(), &mut work);
+        assert!(!work.finished(), "{max_work}");
+        assert!(chosen.tokens <= capacity, "{max_work}");
+        assert!(chosen.value >= density_value, "{max_work}");
+        assert_eq!(
+            chosen.value,
+            tokens_of(&items, &chosen.units),
+            "value is weight"
+        );
+        assert_eq!(chosen.bound, fractional(&items, capacity));
+        // The same work, the same set.
+        let mut again = Work::new(Some(max_work), &tuning());
+        assert_eq!(
+            solve_within(items.clone(), capacity, &tuning(), &mut again),
+            chosen
+        );
+    }
+}
+
+#[test]
+fn optimal_within_its_work_is_exact_and_the_same_as_without_a_limit() {
+    let mut random = Lcg(17);
+    for case in 0..400 {
+        let items = random_items(&mut random, 12, [2, 3, 1000][case % 3], 9);
+        let capacity = items.iter().map(|i| i.tokens).sum::<u128>() / 2;
+        let unlimited = solve(items.clone(), capacity, &by_number);
+        for max_work in [1, 5, 50, 1 << 20] {
+            // States held at once: a third of the work, so that both limits are crossed.
+            let tuning = Tuning {
+                work_per_state: 3,
+                ..tuning()
+            };
+            let mut work = Work::new(Some(max_work), &tuning);
+            let chosen = solve_within(items.clone(), capacity, &tuning, &mut work);
+            if work.finished() {
+                assert_eq!(chosen, unlimited, "case {case}, work {max_work}");
+                assert_eq!(sorted(chosen.units), brute_force(&items, capacity));
+            } else {
+                assert!(chosen.value >= walk(items.clone(), capacity).value);
+                assert!(chosen.value <= unlimited.value);
+                assert!(tokens_of(&items, &chosen.units) <= capacity);
+            }
+        }
+        let mut plenty = Work::new(Some(1 << 20), &tuning());
+        solve_within(items.clone(), capacity, &tuning(), &mut plenty);
+        assert!(plenty.finished(), "case {case}");
+    }
+}
+
+#[test]
+fn a_merge_of_many_states_answers_an_interrupt_as_it_goes() {
+    // Todd's sets all differ: after 16 items the merge holds tens of thousands of states.
+    let (items, capacity) = todd(24);
+    let interrupt = InterruptAt::new(1);
+    // The clock is never up before the merges begin: asked once the first long merge runs.
+    let mut checkpoint = Checkpoint::new(&interrupt, Duration::from_millis(1));
+    let mut work = Work::unlimited();
+    let stopped = optimal(
+        items,
+        capacity,
+        &by_number,
+        &tuning(),
+        &mut work,
+        &mut checkpoint,
+    );
+    assert_eq!(stopped, Err(Interrupted));
 }

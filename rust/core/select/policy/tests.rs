@@ -50,6 +50,7 @@ fn run(
         policy: &asked.policy,
         explain: asked.explain,
         tuning,
+        max_work: None,
         interrupt: &Uninterrupted,
         reuse: None,
     };
@@ -330,6 +331,7 @@ fn expected(input: &Input, marks: &Marks, asked: &Asked<'_>) -> Result<Compressi
             value_kept,
             value_bound,
             reused_tokens: 0,
+            exact: true,
         });
         if asked.explain && at == 0 {
             let mut unit_of = vec![0; input.ids.len()];

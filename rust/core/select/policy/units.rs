@@ -12,7 +12,7 @@ use crate::core::select::ids::FragmentIds;
 use crate::core::select::knapsack::multiple_choice::dynamic_program::optimal as variant_optimal;
 use crate::core::select::knapsack::multiple_choice::greedy::density as variant_density;
 use crate::core::select::knapsack::multiple_choice::relaxation::bound_of_items;
-use crate::core::select::knapsack::{density, optimal};
+use crate::core::select::knapsack::{density, optimal, Work};
 use crate::core::select::names::groups::Groups;
 use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Selection, Strategy};
@@ -325,6 +325,8 @@ pub struct Candidates<'a> {
     pub units: &'a Units,
     pub policy: &'a Policy,
     pub strategy: Strategy,
+    /// The most work `optimal` may do (see `Request::max_work`).
+    pub max_work: Option<u64>,
     /// Whether each unit is walked: eligible, not required, and not in a variant set with a
     /// required unit.
     pub candidate: &'a [bool],
@@ -429,6 +431,8 @@ pub struct UnitPacker {
     chosen_in: Option<u128>,
     /// The floor of the candidates' fractional optimum, when a value strategy found it.
     candidates_bound: Option<u128>,
+    /// Whether the strategy's set is exact: false when `optimal` ran out of work.
+    exact: bool,
 }
 
 impl UnitPacker {
@@ -450,6 +454,7 @@ impl UnitPacker {
             walked: explain.then(Vec::new),
             chosen_in: None,
             candidates_bound: None,
+            exact: true,
         }
     }
 
@@ -473,18 +478,21 @@ impl UnitPacker {
         let units = candidates.units;
         let set_of = |unit| units.set_of(unit);
         let piece = tuning.sort_piece;
+        let mut work = Work::new(candidates.max_work, tuning);
         let chosen = match (candidates.strategy, units.has_variants()) {
             (Strategy::Density, false) => density(items, room, rank_order, piece, checkpoint)?,
-            (_, false) => optimal(items, room, rank_order, tuning, checkpoint)?,
+            (_, false) => optimal(items, room, rank_order, tuning, &mut work, checkpoint)?,
             (Strategy::Density, true) => {
                 let sets = (&set_of, units.sets());
                 variant_density(items, sets, room, rank_order, piece, checkpoint)?
             }
             (_, true) => {
                 let sets = (&set_of, units.sets());
-                variant_optimal(items, sets, room, rank_order, tuning, checkpoint)?
+                let work = &mut work;
+                variant_optimal(items, sets, room, rank_order, tuning, work, checkpoint)?
             }
         };
+        packer.exact = work.finished();
         packer.candidates_bound = Some(chosen.bound);
         let mut sorting = Sorting {
             piece: tuning.sort_piece,
@@ -611,6 +619,7 @@ impl UnitPacker {
             walked: self.walked.unwrap_or_default(),
             required_overflow: self.required_overflow,
             chosen_in: self.chosen_in,
+            exact: self.exact,
         })
     }
 }
@@ -646,6 +655,7 @@ pub struct KeptUnits {
     walked: Vec<(u32, Reason, u128)>,
     required_overflow: bool,
     chosen_in: Option<u128>,
+    exact: bool,
 }
 
 impl KeptUnits {
@@ -655,6 +665,11 @@ impl KeptUnits {
 
     pub fn value_bound(&self) -> u128 {
         self.value_bound
+    }
+
+    /// Whether the strategy's set is exact (`optimal` did not run out of work).
+    pub fn exact(&self) -> bool {
+        self.exact
     }
 
     /// Whether no unit is kept, required or not.
@@ -715,6 +730,7 @@ impl KeptUnits {
             value_kept: self.value_kept,
             value_bound: self.value_bound,
             reused_tokens: 0,
+            exact: self.exact,
         })
     }
 

@@ -32,6 +32,8 @@ pub fn pack_turn(
     let floor = request.policy.min_relevance;
     let run = reusable_run(ranking.units(), &reuse.matched, budget, floor);
     let bound = ordinary.value_bound();
+    // The reuse is measured against the ordinary call's value: exact only if that is.
+    let exact = ordinary.exact();
     if run.is_empty() {
         return finish(&ranking, &ordinary, &[], bound, ids, request, checkpoint);
     }
@@ -70,11 +72,26 @@ pub fn pack_turn(
             };
             let [left_room] = one(ranking.kept_units(ids, within, false, checkpoint)?);
             if !left_room.is_empty() {
-                return finish(ranking, &left_room, first, bound, ids, within, checkpoint);
+                let found = finish(ranking, &left_room, first, bound, ids, within, checkpoint);
+                return exact_only_if(found, exact);
             }
         }
     }
-    finish(ranking, &kept, first, bound, ids, request, checkpoint)
+    let found = finish(ranking, &kept, first, bound, ids, request, checkpoint);
+    exact_only_if(found, exact)
+}
+
+/// The turn's selection, not exact unless `exact`.
+fn exact_only_if(
+    found: Result<(Vec<Selection>, Vec<Decision>), Refusal>,
+    exact: bool,
+) -> Result<(Vec<Selection>, Vec<Decision>), Refusal> {
+    found.map(|(mut selections, decisions)| {
+        for selection in &mut selections {
+            selection.exact &= exact;
+        }
+        (selections, decisions)
+    })
 }
 
 /// The fills of one turn: the ranking with the first `pinned` units of the run pinned.

@@ -91,6 +91,7 @@ impl Case {
             policy,
             explain: self.explain,
             tuning: &self.tuning,
+            max_work: None,
             interrupt: &Uninterrupted,
             reuse,
         };
@@ -435,4 +436,40 @@ fn headroom_never_raises_and_keeps_nothing_alone_over_its_room() {
         assert_eq!(turn.decisions[1].reason, Reason::NoRoom);
         assert_eq!(turn.decisions[1].budget_left, Some(30));
     }
+}
+
+/// When the reused run breaks, headroom leaves its share of the budget free: the fill is of
+/// the smaller budget, not of the whole one; with no headroom, of the whole one.
+#[test]
+fn headroom_leaves_room_once_the_run_breaks() {
+    let case = Case {
+        input: Input {
+            ids: vec!["a".into(), "b".into(), "c".into()],
+            tokens: vec![40, 40, 40],
+            scores: vec![0.9, 0.8, 0.1],
+        },
+        required: vec![false; 3],
+        groups: vec![None; 3],
+        variants: vec![None; 3],
+        strategy: Strategy::Greedy,
+        policy: Policy::default(),
+        budget: 100,
+        explain: false,
+        tuning: Tuning::DEFAULT,
+    };
+    // Reusing `c` costs `b`'s value, which no loss is allowed: the run breaks at once.
+    let kept = |headroom: f64| {
+        let reuse = Reuse {
+            matched: vec![2],
+            max_value_loss: Share::ZERO,
+            headroom: Share::of(headroom).unwrap(),
+        };
+        let turn = case
+            .compress(&[false; 3], 100, &case.policy, Some(&reuse))
+            .unwrap();
+        assert_eq!(turn.selections[0].reused_tokens, 0);
+        turn.selections[0].kept.clone()
+    };
+    assert_eq!(kept(0.5), [0]);
+    assert_eq!(kept(0.0), [0, 1]);
 }

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from itertools import islice
 
 from ..by_value import pareto_states
+from ..work import Work
 from .bound import upper_hull, variant_classes
 
 _INF = float("inf")
@@ -52,9 +53,12 @@ def multiple_choice_set(
     set_of: Sequence[int],
     capacity: int,
     rank: Sequence[int],
+    work: Work | None = None,
 ) -> list[int]:
     """The canonical optimal set of `candidates` within `capacity`; `rank[unit]` is the
-    unit's rank among `len(rank)` units."""
+    unit's rank among `len(rank)` units. Once `work` is spent, the best set found so far
+    (the classes not reached keep none; `work.stopped` says so)."""
+    work = work or Work(None)
     fitting = [unit for unit in candidates if tokens[unit] <= capacity]
     classes = [
         useful
@@ -93,6 +97,10 @@ def multiple_choice_set(
     floor = reached * per
     states = [(fixed_tokens, -fixed_value, -fixed_mask)]  # sorted: the better state first
     for position, members in enumerate(open_classes, 1):
+        # A step per state and choice, each a state grown.
+        growing = len(states) * (len(members) + 1)
+        if not work.take(growing, growing):
+            break
         grown = list(states)
         for unit in members:
             size, value, bit = tokens[unit], values[unit], 1 << (top - rank[unit])

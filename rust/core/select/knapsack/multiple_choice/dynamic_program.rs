@@ -19,10 +19,12 @@ use std::cmp::Ordering;
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::knapsack::chosen::Chosen;
 use crate::core::select::knapsack::multiple_choice::classes::Classes;
+use crate::core::select::knapsack::multiple_choice::greedy::density;
 use crate::core::select::knapsack::multiple_choice::relaxation::{
     hull_steps, multiple_choice_bound, upper_hull,
 };
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
+use crate::core::select::knapsack::work::Work;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 use crate::core::sort_in_pieces::sort_in_pieces;
@@ -37,9 +39,12 @@ pub fn optimal(
     capacity: u128,
     rank_order: &(impl Fn(u32, u32) -> Ordering + Sync),
     tuning: &Tuning,
+    work: &mut Work,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Chosen, Interrupted> {
     let sort_piece = tuning.sort_piece;
+    // Kept for `density`, should the work run out.
+    let all = items.clone();
     let mut classes = Classes::new(&items, set_of, sets);
     let bound = multiple_choice_bound(&mut classes, capacity, checkpoint)?;
     let fitting: Vec<Item> = items
@@ -71,18 +76,33 @@ pub fn optimal(
     }
     let best = best_state(
         &open,
-        chosen.tokens,
-        chosen.value,
+        (chosen.tokens, chosen.value),
         capacity,
         &prices,
         Choices {
             nodes: ParentTree::new(tuning.collect_slack),
             ranks: &ranks,
+            work,
         },
+        sort_piece,
         checkpoint,
     )?;
     for item in best {
         chosen.add(&item);
+    }
+    if !work.finished() {
+        // Stopped short: the best set found, unless `density`'s is worth as much.
+        let by_density = density(
+            all,
+            (set_of, sets),
+            capacity,
+            rank_order,
+            sort_piece,
+            checkpoint,
+        )?;
+        if by_density.value >= chosen.value {
+            return Ok(by_density);
+        }
     }
     Ok(chosen)
 }
@@ -306,16 +326,18 @@ struct Grown {
     unit: u32,
 }
 
-/// The states' choices, and the ranks that break their ties.
+/// The states' choices, the ranks that break their ties, and the work left.
 struct Choices<'r> {
     nodes: ParentTree<Node>,
     ranks: &'r Ranks,
+    work: &'r mut Work,
 }
 
 impl Choices<'_> {
     /// Whether the tie rule prefers `a`'s set to `b`'s (the two alike in tokens and value):
-    /// the one that keeps the better-ranked unit where they differ.
-    fn prefers(&self, a: &Grown, b: &Grown) -> bool {
+    /// the one that keeps the better-ranked unit where they differ. A step of work, and one
+    /// per node walked.
+    fn prefers(&mut self, a: &Grown, b: &Grown) -> bool {
         let mut best: Option<(u32, bool)> = None;
         let mut differ = |unit: u32, in_a: bool| {
             if unit != NONE {
@@ -337,7 +359,9 @@ impl Choices<'_> {
             }
         };
         let (mut x, mut y) = (a.parent, b.parent);
+        let mut steps = 1;
         while x != y {
+            steps += 1;
             let (lx, ly) = (level(x), level(y));
             if lx >= ly {
                 let node = self.nodes[x];
@@ -358,18 +382,20 @@ impl Choices<'_> {
                 y = node.parent;
             }
         }
+        self.work.spend(steps);
         best.is_some_and(|(_, in_a)| in_a)
     }
 }
 
-/// The canonical best set of the open classes, after fixed items of `tokens` and `value`.
+/// The canonical best set of the open classes, after fixed items of `tokens` and `value`;
+/// once the work is spent, the best set found so far (none of the classes not reached).
 fn best_state(
     open: &[OpenClass],
-    tokens: u128,
-    value: u128,
+    (tokens, value): (u128, u128),
     capacity: u128,
     prices: &Prices,
     mut choices: Choices,
+    sort_piece: usize,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Vec<Item>, Interrupted> {
     // What the classes after each could add at most, in margins.
@@ -385,6 +411,11 @@ fn best_state(
     let mut grown: Vec<Grown> = Vec::new();
     for (level, class) in open.iter().enumerate() {
         checkpoint.check()?;
+        // A step per state and choice, each a state grown.
+        let growing = states.len() * (class.members.len() + 1);
+        if !choices.work.take(growing as u64, growing) {
+            break;
+        }
         grown.clear();
         grown.extend(states.iter().map(|state| Grown {
             tokens: state.tokens,
@@ -406,12 +437,14 @@ fn best_state(
                 });
             }
         }
-        grown.sort_unstable_by(|a, b| a.tokens.cmp(&b.tokens).then(b.value.cmp(&a.value)));
+        let by_tokens = |a: &Grown, b: &Grown| a.tokens.cmp(&b.tokens).then(b.value.cmp(&a.value));
+        sort_in_pieces(&mut grown, by_tokens, sort_piece, false, checkpoint)?;
         states.clear();
         let rest = after[level + 1];
         let mut last_value = None;
         let mut at = 0;
         while at < grown.len() {
+            checkpoint.tick()?;
             let mut end = at + 1;
             while end < grown.len()
                 && grown[end].tokens == grown[at].tokens
@@ -566,9 +599,11 @@ mod tests {
     #[test]
     fn the_tie_rule_walks_choices_back_to_where_they_part() {
         // Sets built over three classes: a chose units 5 then 1; b chose 2 then 3.
+        let mut work = Work::unlimited();
         let mut choices = Choices {
             nodes: ParentTree::new(0),
             ranks: &ranks(8),
+            work: &mut work,
         };
         fn chain(nodes: &mut ParentTree<Node>, units: &[(u32, u32)]) -> u32 {
             let mut parent = NO_NODE;
@@ -638,6 +673,7 @@ mod tests {
                     capacity,
                     &by_number,
                     &tuning,
+                    &mut Work::unlimited(),
                     &mut checkpoint(),
                 )
             };

@@ -12,7 +12,7 @@ use super::relaxation::{
 };
 use crate::core::interrupt::{Checkpoint, Interrupted, Uninterrupted};
 use crate::core::select::entry::Entry;
-use crate::core::select::knapsack::Chosen;
+use crate::core::select::knapsack::{Chosen, Work};
 use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::Item;
@@ -168,6 +168,7 @@ fn optimal_is_the_canonical_optimum_and_its_bound_the_relaxations() {
                 case.capacity,
                 &by_number,
                 &tuning(slack),
+                &mut Work::unlimited(),
                 &mut checkpoint(),
             );
             let chosen = chosen.unwrap();
@@ -203,6 +204,7 @@ fn optimal_ranks_by_the_order_given_not_by_number() {
             10,
             &order,
             &tuning(Tuning::DEFAULT.collect_slack),
+            &mut Work::unlimited(),
             &mut checkpoint(),
         );
         assert_eq!(chosen.unwrap().units, vec![kept]);
@@ -346,6 +348,7 @@ fn optimal_answers_an_interrupt() {
         200,
         &by_number,
         &tuning,
+        &mut Work::unlimited(),
         &mut checkpoint,
     );
     assert!(chosen.is_err());
@@ -445,4 +448,74 @@ fn the_bound_over_fragments_alone_answers_an_interrupt() {
         let steps = fragment_steps(&entries, &token_counts, &sets, &mut checkpoint);
         assert_eq!(steps.is_err(), stops, "interrupted from question {at}");
     }
+}
+
+#[test]
+fn optimal_out_of_work_keeps_the_best_set_found_and_never_less_than_density() {
+    // Sets of three strongly correlated renderings, a quarter of the tokens.
+    let mut rng = Lcg(23);
+    let items: Vec<Item> = (0..600)
+        .map(|unit| {
+            let tokens = 1 + rng.below(1000);
+            item(unit, tokens + 100, u128::from(tokens))
+        })
+        .collect();
+    let set_of = |unit: u32| unit / 3;
+    let capacity = items.iter().map(|item| item.tokens).sum::<u128>() / 4;
+    let sets = (&set_of, 200);
+    let tuning = Tuning {
+        work_per_state: 2,
+        ..tuning(0)
+    };
+    let by_density = density(
+        items.clone(),
+        sets,
+        capacity,
+        &by_number,
+        5,
+        &mut checkpoint(),
+    );
+    let by_density = by_density.unwrap();
+    let unlimited = optimal(
+        items.clone(),
+        sets,
+        capacity,
+        &by_number,
+        &tuning,
+        &mut Work::unlimited(),
+        &mut checkpoint(),
+    )
+    .unwrap();
+    let mut stopped_any = false;
+    for max_work in [1, 100, 10_000, 1_000_000, 1 << 40] {
+        let solve = || {
+            let mut work = Work::new(Some(max_work), &tuning);
+            let chosen = optimal(
+                items.clone(),
+                sets,
+                capacity,
+                &by_number,
+                &tuning,
+                &mut work,
+                &mut checkpoint(),
+            );
+            (chosen.unwrap(), work.finished())
+        };
+        let (chosen, finished) = solve();
+        assert_eq!(solve(), (chosen.clone(), finished), "deterministic");
+        assert!(chosen.tokens <= capacity);
+        assert_eq!(chosen.bound, unlimited.bound);
+        if finished {
+            assert_eq!(chosen, unlimited, "work {max_work}");
+        } else {
+            stopped_any = true;
+            assert!(chosen.value >= by_density.value, "work {max_work}");
+            assert!(chosen.value <= unlimited.value);
+        }
+        let mut taken: Vec<u32> = chosen.units.iter().map(|&u| set_of(u)).collect();
+        taken.sort_unstable();
+        taken.dedup();
+        assert_eq!(taken.len(), chosen.units.len(), "one per set");
+    }
+    assert!(stopped_any);
 }

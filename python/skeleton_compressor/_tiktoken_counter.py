@@ -1,0 +1,56 @@
+"""The built-in encodings on the Python backend, where tiktoken is installed: tiktoken's
+`len(encode_ordinary(text))`, the count the compiled `TokenCounter` gives (its tables are
+tiktoken's, checked byte for byte by the test suite)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from . import _messages
+from ._encodings import check_encoding, python_backend_error
+
+__all__ = ["TiktokenCounter"]
+
+
+class TiktokenCounter:
+    """Counts as `TokenCounter` does, through tiktoken: the same `encoding`, `count` and
+    `count_many`, and the same errors. tiktoken downloads an encoding's table the first time
+    it is used on a machine (and caches it)."""
+
+    __slots__ = ("_encode", "encoding")
+
+    def __init__(self, encoding: str) -> None:
+        name = check_encoding(encoding)
+        try:
+            import tiktoken
+        except ImportError:
+            raise python_backend_error(name) from None
+        self.encoding = name
+        self._encode: Any = tiktoken.get_encoding(name).encode_ordinary
+
+    def count(self, text: str) -> int:
+        if type(text) is not str and not isinstance(text, str):
+            raise _messages.text_type_error("text", text)
+        return len(self._encode(text))
+
+    def count_many(self, texts: Iterable[str]) -> list[int]:
+        if isinstance(texts, str):
+            raise _messages.texts_type_error(texts)
+        try:
+            items = iter(texts)
+        except TypeError:
+            raise _messages.texts_type_error(texts) from None
+        encode = self._encode
+        counts = []
+        for index, text in enumerate(items):
+            if not isinstance(text, str):
+                raise _messages.text_type_error(f"texts[{index}]", text)
+            counts.append(len(encode(text)))
+        return counts
+
+    def __repr__(self) -> str:
+        return f"TiktokenCounter({self.encoding!r})"
+
+    def __reduce__(self) -> tuple[type[TiktokenCounter], tuple[str]]:
+        return (TiktokenCounter, (self.encoding,))
