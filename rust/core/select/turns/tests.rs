@@ -473,3 +473,54 @@ fn headroom_leaves_room_once_the_run_breaks() {
     assert_eq!(kept(0.5), [0]);
     assert_eq!(kept(0.0), [0, 1]);
 }
+
+fn case_of(tokens: Vec<u64>, scores: Vec<f64>, required: Vec<bool>, budget: u128) -> Case {
+    let len = tokens.len();
+    Case {
+        input: Input {
+            ids: (0..len).map(|i| format!("f{i}")).collect(),
+            tokens,
+            scores,
+        },
+        required,
+        groups: vec![None; len],
+        variants: vec![None; len],
+        strategy: Strategy::Greedy,
+        policy: Policy::default(),
+        budget,
+        explain: false,
+        tuning: Tuning::DEFAULT,
+    }
+}
+
+fn reusing(matched: Vec<u32>) -> Reuse {
+    Reuse {
+        matched,
+        max_value_loss: Share::ZERO,
+        headroom: Share::ZERO,
+    }
+}
+
+/// Required units that fill the budget exactly still lead in the previous output's order.
+#[test]
+fn required_units_filling_the_budget_are_reused_in_the_order_sent() {
+    let case = case_of(vec![30, 70], vec![0.2, 0.9], vec![true, true], 100);
+    let turn = case
+        .compress(&[false; 2], 100, &case.policy, Some(&reusing(vec![0, 1])))
+        .unwrap();
+    assert_eq!(turn.selections[0].kept, [0, 1]);
+    assert_eq!(turn.selections[0].reused_tokens, 100);
+}
+
+/// A unit whose variant set holds another, required unit cannot be reused: the required
+/// rendering is the one kept.
+#[test]
+fn a_rendering_whose_set_has_a_required_one_is_not_reused() {
+    let mut case = case_of(vec![10, 10], vec![0.9, 0.5], vec![false, true], 100);
+    case.variants = vec![Some(0), Some(0)];
+    let turn = case
+        .compress(&[false; 2], 100, &case.policy, Some(&reusing(vec![0])))
+        .unwrap();
+    assert_eq!(turn.selections[0].kept, [1]);
+    assert_eq!(turn.selections[0].reused_tokens, 0);
+}
