@@ -6,6 +6,7 @@ Subclasses of str, int and float are read as the plain value they hold, so that 
 
 from __future__ import annotations
 
+import math
 import numbers
 import operator
 from typing import Any
@@ -25,6 +26,17 @@ def safe_isinstance(value: object, kind: type) -> bool:
         return isinstance(value, kind)
     except Exception:
         return False
+
+
+def as_real(value: object) -> float | None:
+    """The value as a float (NaN where it has none, such as an int too large for one); None
+    if it is not a real number (a bool is not)."""
+    if type(value) is bool or not safe_isinstance(value, _Real):
+        return None
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except (OverflowError, ValueError):
+        return math.nan
 
 
 def as_int(value: object) -> int | None:

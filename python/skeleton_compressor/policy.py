@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from ._messages import describe
-from ._values import plain_str, safe_isinstance
+from ._values import as_real, plain_str
 
 if TYPE_CHECKING:
     from .types import OnOverflowName, OrderName
@@ -27,12 +26,9 @@ class Policy(NamedTuple):
 
 
 def _floor(value: object) -> float:
-    if type(value) is bool or not safe_isinstance(value, numbers.Real):
+    floor = as_real(value)
+    if floor is None:
         raise TypeError(f"min_relevance must be a real number, got {type(value).__name__}")
-    try:
-        floor = float(value)  # type: ignore[arg-type]
-    except (OverflowError, ValueError):
-        floor = float("nan")
     if not 0.0 <= floor <= 1.0:
         raise ValueError(f"min_relevance must be in [0, 1], got {describe(value)}")
     return floor + 0.0  # -0.0 is the floor 0.0

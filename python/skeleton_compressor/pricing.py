@@ -13,7 +13,6 @@ relevance may differ (children score the parent's fragments their own way).
 from __future__ import annotations
 
 import math
-import numbers
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -34,12 +33,9 @@ _Requests = list[list[FragmentKey]]
 
 
 def _real(name: str, value: object) -> float:
-    if type(value) is bool or not _values.safe_isinstance(value, numbers.Real):
+    number = _values.as_real(value)
+    if number is None:
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (OverflowError, ValueError):
-        number = math.nan
     if not 0.0 <= number < math.inf:
         raise ValueError(f"{name} must be a finite number >= 0, got {describe(value)}")
     return number + 0.0  # -0.0 is the price 0.0

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import numbers
 import struct
 import sys
 from array import array
@@ -11,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Union
 
 from . import _messages
-from ._values import as_int, checked_budget, safe_isinstance
+from ._values import as_int, as_real, checked_budget
 from .types import ContextFragment
 
 __all__ = [
@@ -76,12 +74,9 @@ def checked_share(value: object, name: str) -> float:
     float whose exact value the rules then use."""
     if type(value) is float and 0.0 <= value < 1.0:
         return value
-    if type(value) is bool or not safe_isinstance(value, numbers.Real):
+    number = as_real(value)
+    if number is None:
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (OverflowError, ValueError):
-        number = math.nan
     if not 0.0 <= number < 1.0:
         raise ValueError(f"{name} must be in [0, 1), got {_messages.describe(value)}")
     return number

@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from .._values import MAX_TOKEN_COUNT
+from ..errors import FragmentError
 from .errors import RecordsError
 from .reader import LongInteger, Records, json_type, number_text
 
-__all__ = ["RecordColumns", "SentColumns", "record_columns", "sent_columns"]
+__all__ = ["RecordColumns", "SentColumns", "record_columns", "rule_error", "sent_columns"]
 
 _ABSENT = object()
 _NUMBERS = (int, float, LongInteger)
@@ -190,4 +191,25 @@ def _records_error(records: Records, index: int, record: Any, problem: _Problem)
         json_type=None if value is _ABSENT else json_type(value),
         number=number_text(value),
         keys=tuple(record) if problem.kind == "missing_field" else None,
+    )
+
+
+def rule_error(records: Records, columns: RecordColumns, error: FragmentError) -> RecordsError:
+    """A duplicate id or a broken variant rule (the problems left once every record is good)
+    as the records' problem, about the records at `error.index` and `error.first_index`."""
+    lines = records.lines
+    first, index = error.first_index, error.index
+    assert first is not None
+    rule = error.kind != "duplicate"
+    return RecordsError(
+        error.kind,
+        form=records.form,
+        fragment_id=error.fragment_id,
+        first_index=first,
+        index=index,
+        first_line=lines[first] if lines is not None else None,
+        line=lines[index] if lines is not None else None,
+        group=columns.groups[index] if rule else None,
+        variant_of=columns.variants[index] if rule else None,
+        first_variant_of=columns.variants[first] if rule else None,
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from .._records.checks import RecordColumns, record_columns, sent_columns
+from .._records.checks import record_columns, rule_error, sent_columns
 from .._records.errors import RecordsError, worded
 from .._records.reader import LongInteger, Records, read_records
 from ..errors import FragmentError
@@ -133,7 +133,7 @@ def _read_file(path: str, service: SkeletonCompressorService, options: Options) 
         try:
             service.validate(fragments)
         except FragmentError as error:
-            raise _rule_error(records, columns, error) from None
+            raise rule_error(records, columns, error) from None
     except RecordsError as error:
         raise InputError(worded(error, source)) from None
     position = {fragment_id: index for index, fragment_id in enumerate(columns.fragment_ids)}
@@ -147,27 +147,6 @@ def _counts(uncounted: list[tuple[int, str]], options: Options) -> list[int]:
         return []
     counter = built_in(options.encoding, options.backend)
     return list(counter.count_many([content for _, content in uncounted]))
-
-
-def _rule_error(records: Records, columns: RecordColumns, error: FragmentError) -> RecordsError:
-    """A duplicate id or a broken variant rule (the problems left once every record is good)
-    as the records' problem, as the Python backend words it without `--previous`."""
-    lines = records.lines
-    first, index = error.first_index, error.index
-    assert first is not None
-    rule = error.kind != "duplicate"
-    return RecordsError(
-        error.kind,
-        form=records.form,
-        fragment_id=error.fragment_id,
-        first_index=first,
-        index=index,
-        first_line=lines[first] if lines is not None else None,
-        line=lines[index] if lines is not None else None,
-        group=columns.groups[index] if rule else None,
-        variant_of=columns.variants[index] if rule else None,
-        first_variant_of=columns.variants[first] if rule else None,
-    )
 
 
 def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, ...]:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Literal, Union
 
 from .. import _messages
-from .._values import plain_str, safe_isinstance
+from .._values import as_real, plain_str, safe_isinstance
 from ..errors import FragmentTypeError
 
 __all__ = [
@@ -75,12 +75,9 @@ def checked_missing_score(value: object) -> MissingScore:
         return text  # type: ignore[return-value]
     if text is not None:
         raise ValueError(f"{_MISSING_EXPECTED}, got {_messages.describe(value)}")
-    if type(value) is bool or not safe_isinstance(value, numbers.Real):
+    score = as_real(value)
+    if score is None:
         raise TypeError(f"{_MISSING_EXPECTED}, got {_messages._typed(value)}")
-    try:
-        score = float(value)  # type: ignore[arg-type]
-    except (OverflowError, ValueError):
-        score = math.nan
     if not 0.0 <= score <= 1.0:
         raise ValueError(f"{_MISSING_EXPECTED}, got {_messages.describe(value)}")
     return score + 0.0  # -0.0 scores as 0.0

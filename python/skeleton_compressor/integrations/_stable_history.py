@@ -24,12 +24,11 @@ with the new messages appended, and it moves at most once per step of new conver
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from .. import _messages
-from .._values import safe_isinstance
+from .._values import as_real
 from ..types import SkeletonMetadata
 from ._history import History, MessageShape, of_whole_history, opens_turn
 from ._packing import Packing
@@ -53,12 +52,9 @@ class StablePacking(NamedTuple):
 
 def checked_step(value: object) -> float:
     """`stable_step` as a float in (0, 1]; a TypeError or ValueError naming it otherwise."""
-    if type(value) is bool or not safe_isinstance(value, numbers.Real):
+    step = as_real(value)
+    if step is None:
         raise TypeError(f"stable_step must be a real number, got {_messages._typed(value)}")
-    try:
-        step = float(value)  # type: ignore[arg-type]
-    except (OverflowError, ValueError):
-        step = math.nan
     if not 0.0 < step <= 1.0:
         raise ValueError(f"stable_step must be in (0, 1], got {_messages.describe(value)}")
     return step

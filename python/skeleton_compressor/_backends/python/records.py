@@ -6,9 +6,8 @@ from __future__ import annotations
 from itertools import repeat
 from typing import TYPE_CHECKING
 
-from ..._records.checks import RecordColumns, record_columns
-from ..._records.errors import RecordsError
-from ..._records.reader import Records, read_records
+from ..._records.checks import record_columns, rule_error
+from ..._records.reader import read_records
 from ..._tiktoken_counter import TiktokenCounter
 from ...errors import FragmentError
 from ...types import ContextFragment
@@ -59,7 +58,7 @@ def compress_records(
             )
             kept, decisions = list(rows), None
     except FragmentError as error:
-        raise _records_error(records, columns, error) from None
+        raise rule_error(records, columns, error) from None
     text, spans = records.text, records.spans
     array = "[" + ", ".join([text[spans[i][0] : spans[i][1]] for i in kept]) + "]"
     return CompressedRecords(
@@ -74,25 +73,4 @@ def compress_records(
         bound,
         relevance,
         exact,
-    )
-
-
-def _records_error(records: Records, columns: RecordColumns, error: FragmentError) -> RecordsError:
-    """A duplicate id or a broken variant rule (the errors left once every record is good)
-    about the records at `error.index` and `error.first_index`."""
-    lines = records.lines
-    first, index = error.first_index, error.index
-    assert first is not None
-    rule = error.kind != "duplicate"
-    return RecordsError(
-        error.kind,
-        form=records.form,
-        fragment_id=error.fragment_id,
-        first_index=first,
-        index=index,
-        first_line=lines[first] if lines is not None else None,
-        line=lines[index] if lines is not None else None,
-        group=columns.groups[index] if rule else None,
-        variant_of=columns.variants[index] if rule else None,
-        first_variant_of=columns.variants[first] if rule else None,
     )
