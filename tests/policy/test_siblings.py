@@ -27,6 +27,7 @@ from skeleton_compressor import (
     compress_siblings,
 )
 from support.siblings_reference import reference_siblings
+from support.valid_fragments import valid_fragments
 
 F = ContextFragment
 EXAMPLES = int(os.environ.get("DIFFERENTIAL_EXAMPLES", "150"))
@@ -47,39 +48,7 @@ def families(
     fragments and 3 to 5 children of one budget, each rescoring a few, as siblings that
     keep much the same (where a larger shared set pays)."""
     count = draw(st.integers(8, 12) if kin else st.integers(0, 9))
-    group_of = draw(
-        st.lists(st.sampled_from([None, None, "g0", "g1"]), min_size=count, max_size=count)
-    )
-    variant_of_group = {"g0": draw(st.sampled_from([None, "v0"])), "g1": None}
-    fragments = []
-    pinned_sets: set[str] = set()
-    for i, group in enumerate(group_of):
-        variant = (
-            variant_of_group[group]
-            if group is not None
-            else draw(st.sampled_from([None, None, "v0", "v1"]))
-        )
-        required = draw(st.booleans()) and draw(st.booleans()) and draw(st.booleans())
-        if required and variant is not None:
-            # Two required units in one variant set are an error; a group's pin is its unit's.
-            if variant in pinned_sets and (
-                group is None or not any(f.group == group and f.required for f in fragments)
-            ):
-                required = False
-            else:
-                pinned_sets.add(variant)
-        fragments.append(
-            F(
-                f"f{i}",
-                draw(st.integers(0, 40)),
-                draw(st.sampled_from([0.0, 0.1, 0.3, 0.5, 0.5, 0.7, 0.9, 1.0])),
-                f"text {i}",
-                required,
-                group,
-                variant,
-            )
-        )
-    parent = tuple(fragments)
+    parent = valid_fragments(draw, count, 40, [0.0, 0.1, 0.3, 0.5, 0.5, 0.7, 0.9, 1.0])
     total = sum(f.token_count for f in parent)
     children = []
     common = draw(st.integers(total // 4, max(total * 3 // 4, 1)))

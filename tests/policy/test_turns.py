@@ -29,6 +29,7 @@ from skeleton_compressor import (
     explain,
 )
 from support.turns_reference import UNITS, TurnOutcome, reference_turn
+from support.valid_fragments import valid_fragments
 
 F = ContextFragment
 EXAMPLES = int(os.environ.get("DIFFERENTIAL_EXAMPLES", "150"))
@@ -93,39 +94,7 @@ def contexts(
     groups (`g0` may be a rendering of `v0`) and variant sets, valid as `compress` needs them:
     a group's members share their `variant_of`, and a set has at most one required unit."""
     count = draw(st.integers(min_size, max_size))
-    group_of = draw(
-        st.lists(st.sampled_from([None, None, "g0", "g1"]), min_size=count, max_size=count)
-    )
-    variant_of_group = {"g0": draw(st.sampled_from([None, "v0"])), "g1": None}
-    fragments: list[F] = []
-    pinned_sets: set[str] = set()
-    for i, group in enumerate(group_of):
-        variant = (
-            variant_of_group[group]
-            if group is not None
-            else draw(st.sampled_from([None, None, "v0", "v1"]))
-        )
-        required = draw(st.booleans()) and draw(st.booleans()) and draw(st.booleans())
-        if required and variant is not None:
-            # Two required units in one variant set are an error; a group's pin is its unit's.
-            if variant in pinned_sets and (
-                group is None or not any(f.group == group and f.required for f in fragments)
-            ):
-                required = False
-            else:
-                pinned_sets.add(variant)
-        fragments.append(
-            F(
-                f"f{i}",
-                draw(st.integers(0, 20)),
-                draw(st.sampled_from(RELEVANCES)),
-                f"text {i}" if content else "",
-                required,
-                group,
-                variant,
-            )
-        )
-    return tuple(fragments)
+    return valid_fragments(draw, count, 20, RELEVANCES, content)
 
 
 def _changed(draw: st.DrawFn, fragment: F) -> F:
