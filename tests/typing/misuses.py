@@ -16,6 +16,10 @@ from skeleton_compressor import (
     explain,
     validate_fragments,
 )
+from skeleton_compressor.integrations.haystack import SkeletonDocumentPacker
+from skeleton_compressor.integrations.langchain import SkeletonDocumentCompressor, pack_messages
+from skeleton_compressor.integrations.llamaindex import SkeletonNodePostprocessor
+from skeleton_compressor.integrations.pydantic_ai import SkeletonHistoryProcessor
 
 FRAGMENTS = (ContextFragment("a", 10, 0.9),)
 
@@ -49,3 +53,14 @@ def names_given_back(service: SkeletonCompressorService) -> None:
 
 def a_str_is_no_rendering() -> None:
     ContextFragment.variants("x", ["abc"])  # type: ignore[list-item]
+
+
+def misspelt_adapter_options() -> None:
+    SkeletonDocumentCompressor(2000, strategy="best")  # type: ignore[arg-type]
+    SkeletonDocumentCompressor(2000, token_counter="gpt2")  # type: ignore[arg-type]
+    pack_messages([], skeleton_budget=1000, strategy="newest")  # type: ignore[call-overload]
+    SkeletonNodePostprocessor(2000, on_overflow="drop")  # type: ignore[arg-type]
+    SkeletonNodePostprocessor(2000, metadata_mode="text")  # type: ignore[arg-type]
+    SkeletonDocumentPacker(2000, backend="gpu")  # type: ignore[arg-type]
+    SkeletonDocumentPacker(2000, scores="minmax")  # type: ignore[arg-type]
+    SkeletonHistoryProcessor(4000, strategy="fast")  # type: ignore[arg-type]

@@ -19,6 +19,10 @@ from skeleton_compressor import (
     compress,
     explain,
 )
+from skeleton_compressor.integrations.haystack import SkeletonDocumentPacker
+from skeleton_compressor.integrations.langchain import SkeletonDocumentCompressor, pack_messages
+from skeleton_compressor.integrations.llamaindex import SkeletonNodePostprocessor
+from skeleton_compressor.integrations.pydantic_ai import SkeletonHistoryProcessor
 
 
 class Note(ContextFragment):
@@ -61,3 +65,11 @@ def counted(encoding: EncodingName) -> tuple[Note, ...]:
     renderings = Note.variants("main.py", [("", "def f(): ...", 0.9)], counter=TokenCounter())
     assert_type(renderings, tuple[Note, ...])
     return (note, *renderings)
+
+
+def adapters_from_settings(strategy: StrategyName, order: OrderName) -> None:
+    SkeletonDocumentCompressor(2000, "cl100k_base", strategy=strategy, order=order)
+    pack_messages([], skeleton_budget=1000, strategy="density", with_metadata=True)
+    SkeletonNodePostprocessor(2000, strategy="optimal", metadata_mode="none")
+    SkeletonDocumentPacker(2000, on_overflow="raise", scores="strict", missing_score=0.5)
+    SkeletonHistoryProcessor(4000, "o200k_base", strategy=strategy)

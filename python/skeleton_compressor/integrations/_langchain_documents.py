@@ -12,7 +12,14 @@ from pydantic import ConfigDict, PrivateAttr, SkipValidation
 
 from .. import _messages
 from ..tokens import TokenCounter
-from ..types import SkeletonMetadata
+from ..types import (
+    BackendName,
+    EncodingName,
+    OnOverflowName,
+    OrderName,
+    SkeletonMetadata,
+    StrategyName,
+)
 from ._packing import Packing, missing_score_error, not_item_error
 from ._scores import (
     BY_RANK,
@@ -77,15 +84,15 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
 
     # Validated by the library (its own errors, at construction), not by pydantic.
     skeleton_budget: SkipValidation[int]
-    token_counter: SkipValidation[TokenCounter | str | Callable[[str], int] | None] = None
+    token_counter: SkipValidation[TokenCounter | EncodingName | Callable[[str], int] | None] = None
     relevance: SkipValidation[Relevance] = "relevance_score"
     scores: SkipValidation[Scores] = "auto"
     missing_score: SkipValidation[MissingScore] = "rank"
-    strategy: SkipValidation[str] = "greedy"
+    strategy: SkipValidation[StrategyName] = "greedy"
     min_relevance: SkipValidation[float] = 0.0
-    on_overflow: SkipValidation[str] = "keep_top"
-    order: SkipValidation[str] = "ranking"
-    backend: SkipValidation[str] = "auto"
+    on_overflow: SkipValidation[OnOverflowName] = "keep_top"
+    order: SkipValidation[OrderName] = "ranking"
+    backend: SkipValidation[BackendName] = "auto"
     metadata_key: SkipValidation[str | None] = None
 
     _packing: Packing | None = PrivateAttr(default=None)
@@ -94,16 +101,16 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
     def __init__(
         self,
         skeleton_budget: int,
-        token_counter: TokenCounter | str | Callable[[str], int] | None = None,
+        token_counter: TokenCounter | EncodingName | Callable[[str], int] | None = None,
         *,
         relevance: Relevance = "relevance_score",
         scores: Scores = "auto",
         missing_score: MissingScore = "rank",
-        strategy: str = "greedy",
+        strategy: StrategyName = "greedy",
         min_relevance: float = 0.0,
-        on_overflow: str = "keep_top",
-        order: str = "ranking",
-        backend: str = "auto",
+        on_overflow: OnOverflowName = "keep_top",
+        order: OrderName = "ranking",
+        backend: BackendName = "auto",
         metadata_key: str | None = None,
     ) -> None:
         fields: dict[str, object] = {

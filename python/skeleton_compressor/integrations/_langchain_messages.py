@@ -22,7 +22,13 @@ from langchain_core.runnables import Runnable, RunnableLambda
 
 from .. import _messages
 from ..tokens import TokenCounter
-from ..types import SkeletonMetadata
+from ..types import (
+    BackendName,
+    EncodingName,
+    OnOverflowName,
+    SkeletonMetadata,
+    StrategyName,
+)
 from . import _media
 from ._history import MessageShape
 from ._media import DEFAULT_MEDIA_TOKENS
@@ -38,7 +44,7 @@ MESSAGE_OVERHEAD = 3
 format's wrapping of a message (role and delimiters; OpenAI's guide counts 3 a message)."""
 
 MessagesInput: TypeAlias = Sequence[BaseMessage] | PromptValue
-MessageTokenCounter: TypeAlias = TokenCounter | str | Callable[[BaseMessage], int]
+MessageTokenCounter: TypeAlias = TokenCounter | EncodingName | Callable[[BaseMessage], int]
 
 
 class PackedMessages(NamedTuple):
@@ -69,10 +75,10 @@ def pack_messages(
     stable: bool = False,
     stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[False] = False,
-    strategy: str = "greedy",
+    strategy: StrategyName = "greedy",
     min_relevance: float = 0.0,
-    on_overflow: str = "keep_top",
-    backend: str = "auto",
+    on_overflow: OnOverflowName = "keep_top",
+    backend: BackendName = "auto",
 ) -> list[BaseMessage]: ...
 
 
@@ -88,10 +94,10 @@ def pack_messages(
     stable: bool = False,
     stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[True],
-    strategy: str = "greedy",
+    strategy: StrategyName = "greedy",
     min_relevance: float = 0.0,
-    on_overflow: str = "keep_top",
-    backend: str = "auto",
+    on_overflow: OnOverflowName = "keep_top",
+    backend: BackendName = "auto",
 ) -> PackedMessages: ...
 
 
@@ -107,10 +113,10 @@ def pack_messages(
     stable: bool = False,
     stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[False] = False,
-    strategy: str = "greedy",
+    strategy: StrategyName = "greedy",
     min_relevance: float = 0.0,
-    on_overflow: str = "keep_top",
-    backend: str = "auto",
+    on_overflow: OnOverflowName = "keep_top",
+    backend: BackendName = "auto",
 ) -> Runnable[MessagesInput, list[BaseMessage]]: ...
 
 
@@ -126,10 +132,10 @@ def pack_messages(
     stable: bool = False,
     stable_step: float = DEFAULT_STEP,
     with_metadata: Literal[True],
-    strategy: str = "greedy",
+    strategy: StrategyName = "greedy",
     min_relevance: float = 0.0,
-    on_overflow: str = "keep_top",
-    backend: str = "auto",
+    on_overflow: OnOverflowName = "keep_top",
+    backend: BackendName = "auto",
 ) -> Runnable[MessagesInput, PackedMessages]: ...
 
 
@@ -144,10 +150,10 @@ def pack_messages(
     stable: bool = False,
     stable_step: float = DEFAULT_STEP,
     with_metadata: bool = False,
-    strategy: str = "greedy",
+    strategy: StrategyName = "greedy",
     min_relevance: float = 0.0,
-    on_overflow: str = "keep_top",
-    backend: str = "auto",
+    on_overflow: OnOverflowName = "keep_top",
+    backend: BackendName = "auto",
 ) -> (
     list[BaseMessage]
     | PackedMessages

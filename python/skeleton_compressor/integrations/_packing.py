@@ -4,7 +4,7 @@ selection over the items a framework hands over, read as columns."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any
 
 from .. import _messages, _values
 from ..errors import FragmentTypeError
@@ -28,22 +28,21 @@ class Packing:
     def __init__(
         self,
         skeleton_budget: int,
-        token_counter: Counter | str | None = None,
+        token_counter: Counter | None = None,
         *,
-        strategy: str = "greedy",
+        strategy: StrategyName = "greedy",
         min_relevance: float = 0.0,
-        on_overflow: str = "keep_top",
-        order: str = "ranking",
-        backend: str = "auto",
+        on_overflow: OnOverflowName = "keep_top",
+        order: OrderName = "ranking",
+        backend: BackendName = "auto",
     ) -> None:
         self.skeleton_budget = _values.checked_budget(skeleton_budget)
-        # The names are checked by the service; the adapters take them as str.
         self.service = SkeletonCompressorService(
-            backend=cast("BackendName", backend),
-            strategy=cast("StrategyName", strategy),
+            backend=backend,
+            strategy=strategy,
             min_relevance=min_relevance,
-            on_overflow=cast("OnOverflowName", on_overflow),
-            order=cast("OrderName", order),
+            on_overflow=on_overflow,
+            order=order,
         )
         # Counts from a callable are checked once, by `select`, which every count goes to.
         self._count_many, _ = counting(token_counter, self.service.backend)

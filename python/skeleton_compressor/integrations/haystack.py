@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import inspect
 import types
-from typing import Any
+from typing import Any, cast
 
 from ._framework import missing_framework
 
@@ -20,6 +20,7 @@ except ModuleNotFoundError as error:
 from .._messages import describe
 from .._values import plain_str
 from ..tokens import Counter, TokenCounter
+from ..types import BackendName, OnOverflowName, OrderName, StrategyName
 from ._packing import Packing, missing_score_error, not_item_error
 from ._scores import (
     BY_RANK,
@@ -87,11 +88,11 @@ class SkeletonDocumentPacker:
         skeleton_budget: int,
         token_counter: Counter | None = None,
         *,
-        strategy: str = "greedy",
+        strategy: StrategyName = "greedy",
         min_relevance: float = 0.0,
-        on_overflow: str = "keep_top",
-        order: str = "ranking",
-        backend: str = "auto",
+        on_overflow: OnOverflowName = "keep_top",
+        order: OrderName = "ranking",
+        backend: BackendName = "auto",
         scores: Scores = "auto",
         missing_score: MissingScore = "rank",
     ) -> None:
@@ -113,7 +114,8 @@ class SkeletonDocumentPacker:
         self.min_relevance = service.policy.min_relevance
         self.on_overflow = service.policy.on_overflow
         self.order = service.policy.order
-        self.backend = plain_str(backend) or "auto"  # checked by Packing: a backend's name
+        # Checked by Packing: a backend's name, saved by to_dict as a plain str.
+        self.backend = cast("BackendName", plain_str(backend) or "auto")
 
     @component.output_types(documents=list[Document], skeleton_metadata=dict[str, Any])
     def run(self, documents: list[Document], skeleton_budget: int | None = None) -> dict[str, Any]:

@@ -5,7 +5,7 @@ token budget allows. Importing this module imports llama-index-core
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from ._framework import missing_framework
 
@@ -19,7 +19,7 @@ except ModuleNotFoundError as error:
 from .._messages import describe
 from .._values import plain_str
 from ..tokens import Counter
-from ..types import SkeletonMetadata
+from ..types import BackendName, OnOverflowName, OrderName, SkeletonMetadata, StrategyName
 from ._packing import Packing, missing_score_error, not_item_error
 from ._scores import (
     BY_RANK,
@@ -83,11 +83,11 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
     token_counter: Any = Field(
         default=None, frozen=True, description="TokenCounter, encoding name or callable."
     )
-    strategy: str = Field(default="greedy", frozen=True)
+    strategy: StrategyName = Field(default="greedy", frozen=True)
     min_relevance: float = Field(default=0.0, frozen=True)
-    on_overflow: str = Field(default="keep_top", frozen=True)
-    order: str = Field(default="ranking", frozen=True)
-    backend: str = Field(default="auto", frozen=True)
+    on_overflow: OnOverflowName = Field(default="keep_top", frozen=True)
+    order: OrderName = Field(default="ranking", frozen=True)
+    backend: BackendName = Field(default="auto", frozen=True)
     scores: Scores = Field(default="auto", frozen=True)
     missing_score: MissingScore = Field(default="rank", frozen=True)
     metadata_mode: MetadataMode = Field(default=MetadataMode.LLM, frozen=True)
@@ -101,14 +101,14 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
         skeleton_budget: int,
         token_counter: Counter | None = None,
         *,
-        strategy: str = "greedy",
+        strategy: StrategyName = "greedy",
         min_relevance: float = 0.0,
-        on_overflow: str = "keep_top",
-        order: str = "ranking",
-        backend: str = "auto",
+        on_overflow: OnOverflowName = "keep_top",
+        order: OrderName = "ranking",
+        backend: BackendName = "auto",
         scores: Scores = "auto",
         missing_score: MissingScore = "rank",
-        metadata_mode: MetadataMode | str = MetadataMode.LLM,
+        metadata_mode: MetadataMode | Literal["all", "embed", "llm", "none"] = MetadataMode.LLM,
         **kwargs: Any,
     ) -> None:
         packing = Packing(

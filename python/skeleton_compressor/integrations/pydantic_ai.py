@@ -39,7 +39,13 @@ from pydantic_ai.messages import (
 )
 
 from ..tokens import TokenCounter
-from ..types import SkeletonMetadata
+from ..types import (
+    BackendName,
+    EncodingName,
+    OnOverflowName,
+    SkeletonMetadata,
+    StrategyName,
+)
 from . import _media
 from ._history import MessageShape, ToolLinks
 from ._media import DEFAULT_MEDIA_TOKENS
@@ -56,7 +62,7 @@ __all__ = [
 
 CONTAINER = "messages"
 
-MessageCounter = Union[TokenCounter, str, Callable[[ModelMessage], int]]
+MessageCounter = Union[TokenCounter, EncodingName, Callable[[ModelMessage], int]]
 """A `TokenCounter` or an encoding's name (counting `message_text`), or a callable counting a
 whole `ModelMessage`."""
 
@@ -156,10 +162,10 @@ class SkeletonHistoryProcessor:
         relevance: Callable[[ModelMessage], float] | None = None,
         stable: bool = False,
         stable_step: float = DEFAULT_STEP,
-        strategy: str = "greedy",
+        strategy: StrategyName = "greedy",
         min_relevance: float = 0.0,
-        on_overflow: str = "keep_top",
-        backend: str = "auto",
+        on_overflow: OnOverflowName = "keep_top",
+        backend: BackendName = "auto",
     ) -> None:
         if relevance is not None and not callable(relevance):
             raise TypeError(
