@@ -21,7 +21,7 @@ from itertools import accumulate, chain, compress, count, islice, takewhile
 from operator import itemgetter, lt
 
 from .value import Densities
-from .work import Work
+from .work import Work, state_cost
 
 __all__ = ["density_set", "optimal_set", "pareto_states"]
 
@@ -167,36 +167,37 @@ def _core_optimum(
         members.sort(key=rank.__getitem__)
         del members[room // size :]  # the break's solution fits, so keeps its own
     by_rank = sorted(chain.from_iterable(classes.values()), key=rank.__getitem__)
-    bit = {item: 1 << position for position, item in enumerate(reversed(by_rank))}
-    masks = {
-        key: list(accumulate(map(bit.__getitem__, members), initial=0))
-        for key, members in classes.items()
-    }
+    # An item's bit: the better-ranked, the higher. A mask per item, or per count kept of a
+    # class, would hold the whole core's bits for each: quadratic in the core.
+    shift = {item: position for position, item in enumerate(reversed(by_rank))}
     # Any order is exact; the classes nearest the break's density first keep bounds tight.
     sequence = sorted(classes, key=lambda key: abs(key[1] / key[0] - break_density))
     adding, removing = _bounding_densities(sequence, classes, defaults)
+    in_start = set(chain.from_iterable(classes[key][: defaults[key]] for key in sequence))
     start = (
         sum([size * defaults[size, value] for size, value in sequence]),
         -sum([value * defaults[size, value] for size, value in sequence]),
-        -sum([masks[key][defaults[key]] for key in sequence]),
+        -_mask_of(by_rank, in_start),
     )
     states = [start]
-    words = 1 + len(by_rank) // 64
+    per_state = state_cost(len(by_rank))
     for step, key in enumerate(sequence, 1):
         size, value = key
         default = defaults[key]
-        class_masks = masks[key]
+        members = classes[key]
         add_tokens, add_value = adding[step]
         remove = removing[step]
-        # A step per state and count kept of the class, each a state grown; a state's mask
-        # is a word per 64 items, each counted as a state held and a step.
-        growing = len(states) * len(class_masks) * words
+        # A step per state and count kept of the class, each a state grown (and held).
+        growing = len(states) * (len(members) + 1) * per_state
         if not work.take(growing, growing):
             break
         branches: list[tuple[int, int, int]] = []
-        for kept, mask in enumerate(class_masks):
+        # What keeping the first `kept` members adds to the break's set's mask.
+        flips = -sum([1 << shift[item] for item in members[:default]])
+        for kept in range(len(members) + 1):
+            if kept:
+                flips += 1 << shift[members[kept - 1]]
             spend, gained = (kept - default) * size, (kept - default) * value
-            flips = mask - class_masks[default]
             fitting = bisect_right(states, (room - spend + 1,))
             # Within room: value + (room - tokens) * density to add must reach floor.
             limit = add_tokens * (gained - floor) + add_value * (room - spend)
@@ -226,8 +227,14 @@ def _core_optimum(
     fitting = bisect_right(states, (room + 1,))
     if not fitting:  # stopped short with no set that fits
         return []
-    mask = -states[fitting - 1][2]
-    return [item for item in by_rank if mask & bit[item]]
+    bits = format(-states[fitting - 1][2], f"0{len(by_rank)}b")
+    return list(compress(by_rank, map("1".__eq__, bits)))
+
+
+def _mask_of(by_rank: list[int], kept: set[int]) -> int:
+    """The mask of the items `kept`, `by_rank` the core's items from the best-ranked, the
+    highest bit (read from a string of digits, linear in the core)."""
+    return int("".join(["1" if item in kept else "0" for item in by_rank]) or "0", 2)
 
 
 def _bounding_densities(

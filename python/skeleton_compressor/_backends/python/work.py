@@ -10,12 +10,21 @@ backends. A solver that would pass the limit stops and returns the best set it h
 
 from __future__ import annotations
 
-__all__ = ["STEP_COST", "WORK_PER_STATE", "Work"]
+__all__ = ["STEP_COST", "WORK_PER_STATE", "Work", "state_cost"]
 
 # What one step of this backend counts for.
 STEP_COST = 64
 # At most `max_work / WORK_PER_STATE` states are held at once.
 WORK_PER_STATE = 512
+
+# A state carries its set as a mask of one bit per item; the int arithmetic on it costs
+# about one step more per this many bits, and holding it about one state more.
+MASK_BITS_PER_STEP = 1024
+
+
+def state_cost(bits: int) -> int:
+    """What growing or holding one state whose mask has `bits` bits counts for."""
+    return 1 + bits // MASK_BITS_PER_STEP
 
 
 class Work:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from itertools import islice
 
 from ..by_value import pareto_states
-from ..work import Work
+from ..work import Work, state_cost
 from .bound import upper_hull, variant_classes
 
 _INF = float("inf")
@@ -78,7 +78,9 @@ def multiple_choice_set(
     best = [max(0, *margin) for margin in margins]
     slack = sum(best) + price * capacity - reached * per
     top = len(rank) - 1
-    fixed_tokens = fixed_value = fixed_mask = 0
+    fixed_tokens = fixed_value = 0
+    # A mask's digits, the best rank first: built once, not added up bit by bit (quadratic).
+    fixed_digits = bytearray(b"0" * len(rank))
     open_classes: list[list[int]] = []
     open_best: list[int] = []
     for members, margin, most in zip(classes, margins, best):
@@ -87,7 +89,7 @@ def multiple_choice_set(
             unit = kept[0]
             fixed_tokens += tokens[unit]
             fixed_value += values[unit]
-            fixed_mask += 1 << (top - rank[unit])
+            fixed_digits[rank[unit]] = ord("1")
         elif kept:
             open_classes.append(kept)
             open_best.append(most)
@@ -95,10 +97,12 @@ def multiple_choice_set(
     for position in range(len(open_classes) - 1, -1, -1):
         after[position] = after[position + 1] + open_best[position]
     floor = reached * per
+    fixed_mask = int(fixed_digits or b"0", 2)
     states = [(fixed_tokens, -fixed_value, -fixed_mask)]  # sorted: the better state first
+    per_state = state_cost(len(rank))
     for position, members in enumerate(open_classes, 1):
-        # A step per state and choice, each a state grown.
-        growing = len(states) * (len(members) + 1)
+        # A step per state and choice, each a state grown (and held).
+        growing = len(states) * (len(members) + 1) * per_state
         if not work.take(growing, growing):
             break
         grown = list(states)
@@ -111,8 +115,8 @@ def multiple_choice_set(
         states = [
             state for state in pareto_states(grown) if price * state[0] + per * state[1] <= rest
         ]
-    mask = -states[-1][2]
-    return [unit for members in classes for unit in members if mask >> (top - rank[unit]) & 1]
+    digits = format(-states[-1][2], f"0{len(rank)}b")
+    return [unit for members in classes for unit in members if digits[rank[unit]] == "1"]
 
 
 def _filled_by_steps(
