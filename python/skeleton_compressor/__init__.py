@@ -35,6 +35,7 @@ from .types import (
     SkeletonResult,
     StrategyName,
 )
+from .validation import DEFAULT_MAX_WORK
 
 # Cargo.toml's version: compiled into the extension, and given to the distribution by maturin.
 try:
@@ -45,6 +46,7 @@ except ImportError:
     __version__ = _distribution_version("skeleton-compressor")
 
 __all__ = [
+    "DEFAULT_MAX_WORK",
     "BackendName",
     "BudgetExceededError",
     "CacheCost",

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from skeleton_compressor import (
+    DEFAULT_MAX_WORK,
     Child,
     ContextFragment,
     SkeletonCompressorService,
@@ -144,6 +145,11 @@ def test_a_bad_limit_is_refused_naming_it(
     fragments = (ContextFragment("a", 1, 0.5),)
     with pytest.raises(error, match=words):
         compress(fragments, 1, backend=backend, max_work=max_work)  # type: ignore[arg-type]
+
+
+def test_the_default_limit_is_exported(backend: str) -> None:
+    assert DEFAULT_MAX_WORK == 2**26
+    assert SkeletonCompressorService(backend=backend).max_work == DEFAULT_MAX_WORK
 
 
 def test_a_huge_limit_is_no_limit(backend: str) -> None:
