@@ -467,6 +467,7 @@ def _reuses(previous: object, max_value_loss: object, headroom: object) -> bool:
 
 
 _shared: dict[tuple[Any, ...], SkeletonCompressorService] = {}
+_by_options: dict[tuple[Any, ...], SkeletonCompressorService] = {}
 
 
 def _service(
@@ -475,12 +476,30 @@ def _service(
     policy: tuple[object, object, object] = Policy(),
     max_work: object = DEFAULT_MAX_WORK,
 ) -> SkeletonCompressorService:
+    environment = os.environ.get(ENVIRONMENT_VARIABLE, "")
+    min_relevance, on_overflow, order = policy
+    # Options of these exact types are equal only when they mean the same, so they find a
+    # service made from them before without being checked again (the checks cost more than
+    # a small call); others, such as numpy floats, bools or NaN, are checked first.
+    plain = (
+        type(backend) is str
+        and type(strategy) is str
+        and type(min_relevance) is float
+        and type(on_overflow) is str
+        and type(order) is str
+        and (max_work is None or type(max_work) is int)
+    )
+    if plain:
+        options = (backend, strategy, min_relevance, on_overflow, order, max_work, environment)
+        found = _by_options.get(options)
+        if found is not None:
+            return found
     # Keyed on the checked, plain values: a subclass's own `__eq__` cannot pick another
     # service, and invalid options raise here as the constructor would raise them.
     strategy = checked_strategy(strategy)
     checked = checked_policy(*policy)
     work = checked_max_work(max_work)
-    key = (backend, strategy, checked, work, os.environ.get(ENVIRONMENT_VARIABLE, ""))
+    key = (backend, strategy, checked, work, environment)
     try:
         service = _shared.get(key)
     except TypeError:  # an unhashable backend or strategy: refused by the constructor
@@ -497,6 +516,8 @@ def _service(
         )
         if len(_shared) < 64:
             _shared[key] = service
+    if plain and len(_by_options) < 64:
+        _by_options[options] = service
     return service
 
 

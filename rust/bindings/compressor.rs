@@ -8,7 +8,7 @@ use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
 use super::columns;
 use super::compress::{budget_value, compress_read, fragment_reader, read_fragments};
 use super::records;
-use super::results::{decision_columns, kept_fragments, Explained, Packed};
+use super::results::{decision_columns, kept_fragments, Explained, Int, Packed};
 use super::signals::PythonSignals;
 use super::turn::{self, Turned};
 use crate::core::{Compression, OnOverflow, Order, Policy, Request, Reuse, Strategy, Tuning};
@@ -44,7 +44,7 @@ fn named<T: Copy>(
 
 /// What `compress` returns: the kept fragments, original and compressed tokens, the value
 /// kept and its bound (in units), the relevance kept (summed exactly), and whether exact.
-type Compressed<'py> = (Bound<'py, PyTuple>, u128, u128, u128, u128, f64, bool);
+type Compressed<'py> = (Bound<'py, PyTuple>, Int, Int, Int, Int, f64, bool);
 
 #[pymethods]
 impl Compressor {
@@ -191,7 +191,7 @@ impl Compressor {
         py: Python<'py>,
         fragments: &Bound<'py, PyTuple>,
         skeleton_budgets: &Bound<'py, PyList>,
-    ) -> PyResult<(u128, Vec<Packed<'py>>)> {
+    ) -> PyResult<(Int, Vec<Packed<'py>>)> {
         let budgets = skeleton_budgets
             .iter()
             .map(|budget| budget_value(&budget))
@@ -206,15 +206,15 @@ impl Compressor {
                 .map(|(selection, &relevance_kept)| {
                     Ok((
                         kept_fragments(fragments, &selection.kept)?,
-                        selection.compressed_tokens,
-                        selection.value_kept,
-                        selection.value_bound,
+                        Int(selection.compressed_tokens),
+                        Int(selection.value_kept),
+                        Int(selection.value_bound),
                         relevance_kept,
                         selection.exact,
                     ))
                 })
                 .collect::<PyResult<Vec<_>>>()?;
-            Ok((compression.original_tokens, results))
+            Ok((Int(compression.original_tokens), results))
         };
         compress_read(
             &reader,
@@ -318,13 +318,18 @@ impl Compressor {
             let [selection] = &compression.selections[..] else {
                 return Err(PyRuntimeError::new_err("one selection per budget"));
             };
-            let decisions = decision_columns(py, &compression, budgets[0], skeleton_budget)?;
+            // `compress` has no decisions to give back.
+            let decisions = if explain {
+                decision_columns(py, &compression, budgets[0], skeleton_budget)?
+            } else {
+                PyTuple::empty(py)
+            };
             Ok((
                 kept_fragments(fragments, &selection.kept)?,
-                compression.original_tokens,
-                selection.compressed_tokens,
-                selection.value_kept,
-                selection.value_bound,
+                Int(compression.original_tokens),
+                Int(selection.compressed_tokens),
+                Int(selection.value_kept),
+                Int(selection.value_bound),
                 compression.relevance_kept[0],
                 decisions,
                 selection.exact,

@@ -18,6 +18,19 @@ pub fn int_of(py: Python<'_>, value: u128) -> PyResult<Bound<'_, PyAny>> {
     }
 }
 
+/// An exact int that Python receives through `int_of`.
+pub struct Int(pub u128);
+
+impl<'py> IntoPyObject<'py> for Int {
+    type Target = PyAny;
+    type Output = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        int_of(py, self.0)
+    }
+}
+
 /// Inputs from this many fragments on are visited in input order when results are built.
 const VISIT_IN_INPUT_ORDER_FROM: usize = 1 << 19;
 
@@ -87,17 +100,17 @@ pub fn kept_fragments<'py>(
 
 /// Kept fragments, their token sum, the value kept and its bound (in units), the relevance
 /// kept (summed exactly), and whether the selection is exact, for one budget.
-pub type Packed<'py> = (Bound<'py, PyTuple>, u128, u128, u128, f64, bool);
+pub type Packed<'py> = (Bound<'py, PyTuple>, Int, Int, Int, f64, bool);
 
 /// Kept fragments, original and compressed tokens, the value kept and its bound (in units),
 /// the relevance kept (summed exactly), the decision columns, and whether the selection is
 /// exact.
 pub type Explained<'py> = (
     Bound<'py, PyTuple>,
-    u128,
-    u128,
-    u128,
-    u128,
+    Int,
+    Int,
+    Int,
+    Int,
     f64,
     Bound<'py, PyTuple>,
     bool,
