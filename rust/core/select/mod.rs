@@ -1,6 +1,7 @@
 //! Selection: checked fragments in plain columns, duplicate ids rejected, ranked as far as
 //! the budgets need, and packed into one selection per budget ([`compress`]).
 
+pub mod binned;
 pub mod budget_walk;
 pub mod columns;
 pub mod compress;

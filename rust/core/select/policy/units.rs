@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 
 use crate::core::errors::{BudgetExceeded, Refusal};
 use crate::core::interrupt::{Checkpoint, Interrupted};
+use crate::core::select::binned::Binned;
 use crate::core::select::budget_walk::{BudgetWalk, Step};
 use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::FragmentIds;
@@ -201,22 +202,11 @@ impl Units {
 
     /// Each variant set's units.
     pub fn set_units(&self) -> SetUnits {
-        let mut starts = vec![0usize; self.sets + 1];
-        for &set in self.set_of.iter().filter(|&&set| set != NO_SET) {
-            starts[set as usize + 1] += 1;
-        }
-        for set in 0..self.sets {
-            starts[set + 1] += starts[set];
-        }
-        let mut units = vec![0u32; starts[self.sets]];
-        let mut next = starts.clone();
-        for (unit, &set) in self.set_of.iter().enumerate() {
-            if set != NO_SET {
-                units[next[set as usize]] = unit as u32;
-                next[set as usize] += 1;
-            }
-        }
-        SetUnits { starts, units }
+        let with_sets = (0u32..)
+            .zip(&self.set_of)
+            .filter(|&(_, &set)| set != NO_SET)
+            .map(|(unit, &set)| (set as usize, unit));
+        SetUnits(Binned::new(with_sets, self.sets))
     }
 
     /// The fragments of `units`, unit after unit.
@@ -249,18 +239,15 @@ impl Units {
     }
 }
 
-/// Each variant set's units, in unit order ([`Units::set_units`]).
-pub struct SetUnits {
-    starts: Vec<usize>,
-    units: Vec<u32>,
-}
+/// Each variant set's units, in unit order ([`Units::set_units`]): bin `s` is set `s`.
+pub struct SetUnits(Binned<u32>);
 
 impl SetUnits {
     /// The units of `unit`'s variant set, itself included; none for a unit of no set.
     pub fn of(&self, units: &Units, unit: u32) -> &[u32] {
         match units.set_of(unit) {
             NO_SET => &[],
-            set => &self.units[self.starts[set as usize]..self.starts[set as usize + 1]],
+            set => self.0.bin(set as usize),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The classes of the multiple-choice knapsack: the items of one variant set side by side,
 //! at most one of them to be kept, and each item of no set a class of its own.
 
+use crate::core::select::binned::Binned;
 use crate::core::select::names::sets::NO_SET;
 use crate::core::select::value::Item;
 
@@ -13,48 +14,26 @@ pub struct Classes {
 }
 
 impl Classes {
-    /// `items` by class, in one counting pass over `sets` set numbers (`set_of` gives a unit's
-    /// set, [`NO_SET`] for none): linear, not a sort.
+    /// `items` by class, dealt by their set (`set_of` gives a unit's set of `sets`,
+    /// [`NO_SET`] for none): linear, not a sort.
     pub fn new(items: &[Item], set_of: &impl Fn(u32) -> u32, sets: usize) -> Classes {
-        // Slot 0 holds the items of no set, each a class of its own; slot s + 1 set s.
-        let mut ends = vec![0usize; sets + 2];
-        for item in items {
-            ends[slot(set_of(item.unit))] += 1;
-        }
-        let mut start = 0;
-        for end in ends.iter_mut() {
-            let count = *end;
-            *end = start;
-            start += count;
-        }
-        let mut grouped = vec![
-            Item {
-                unit: 0,
-                value: 0,
-                tokens: 0
-            };
-            items.len()
-        ];
-        for item in items {
-            let at = &mut ends[slot(set_of(item.unit))];
-            grouped[*at] = *item;
-            *at += 1;
-        }
-        // `ends[s]` is now where slot s ends.
-        let alone = ends[0];
+        // Bin 0 holds the items of no set, each a class of its own; bin s + 1 set s.
+        let by_set = items.iter().map(|item| (bin(set_of(item.unit)), *item));
+        let Binned {
+            starts: bins,
+            items,
+        } = Binned::new(by_set, sets + 1);
+        let alone = bins[1];
         let mut starts: Vec<usize> = (0..alone).collect();
-        let mut last = alone;
-        for &end in &ends[1..] {
-            if end > last {
-                starts.push(last);
-                last = end;
-            }
-        }
+        // The sets' bins that hold an item, each a class.
+        starts.extend(
+            bins[1..]
+                .windows(2)
+                .filter(|bin| bin[1] > bin[0])
+                .map(|bin| bin[0]),
+        );
         starts.push(items.len());
-        Classes {
-            items: grouped,
-            starts,
-        }
+        Classes { items, starts }
     }
 
     pub fn len(&self) -> usize {
@@ -70,7 +49,7 @@ impl Classes {
     }
 }
 
-fn slot(set: u32) -> usize {
+fn bin(set: u32) -> usize {
     if set == NO_SET {
         0
     } else {
