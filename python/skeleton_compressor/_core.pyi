@@ -8,7 +8,14 @@ from typing import Any, final
 from _typeshed import SupportsWrite
 
 from ._backends.protocol import CompressedRecords, Decisions
-from .types import ContextFragment, EncodingName, OnOverflowName, OrderName, StrategyName
+from .types import (
+    ContextFragment,
+    EncodingName,
+    OnOverflowName,
+    OrderName,
+    SkeletonResult,
+    StrategyName,
+)
 
 __all__ = [
     "COUNT_THRESHOLDS",
@@ -53,6 +60,9 @@ class Compressor:
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
     ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, bool]: ...
+    def compress_result(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> SkeletonResult: ...
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
     ) -> tuple[int, list[tuple[tuple[ContextFragment, ...], int, int, int, float, bool]]]: ...

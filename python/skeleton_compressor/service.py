@@ -196,22 +196,7 @@ class SkeletonCompressorService:
         budget = checked_budget(skeleton_budget)
         if _reuses(previous, max_value_loss, headroom):
             return self._turn(fragments, budget, previous, max_value_loss, headroom).result
-        kept, original, compressed, value, bound, relevance, exact = self._compressor.compress(
-            fragments, budget
-        )
-        metadata = SkeletonMetadata.of(
-            original,
-            compressed,
-            budget,
-            len(fragments),
-            len(kept),
-            value,
-            bound,
-            0,
-            relevance,
-            exact,
-        )
-        return SkeletonResult(kept, metadata)
+        return self._compressor.compress_result(fragments, budget)
 
     def explain(
         self,

@@ -8,7 +8,9 @@ use pyo3::types::{PyBytes, PyList, PyTuple, PyType};
 use super::columns;
 use super::compress::{budget_value, compress_read, fragment_reader, read_fragments};
 use super::records;
-use super::results::{decision_columns, kept_fragments, Explained, Int, Packed};
+use super::results::{
+    decision_columns, kept_fragments, skeleton_result, Answer, Explained, Int, Packed,
+};
 use super::signals::PythonSignals;
 use super::turn::{self, Turned};
 use crate::core::{Compression, OnOverflow, Order, Policy, Request, Reuse, Strategy, Tuning};
@@ -151,6 +153,31 @@ impl Compressor {
             relevance_kept,
             exact,
         ))
+    }
+
+    /// `compress`'s answer as the `SkeletonResult` the service returns.
+    fn compress_result<'py>(
+        &self,
+        py: Python<'py>,
+        fragments: &Bound<'py, PyTuple>,
+        skeleton_budget: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (kept, original, compressed, value_kept, value_bound, relevance_kept, _, exact) =
+            self.run(py, fragments, skeleton_budget, false)?;
+        skeleton_result(
+            py,
+            Answer {
+                kept,
+                fragments_total: fragments.len(),
+                skeleton_budget: skeleton_budget.clone(),
+                original_tokens: original.0,
+                compressed_tokens: compressed.0,
+                value_kept_units: value_kept.0,
+                value_bound_units: value_bound.0,
+                relevance_kept,
+                exact,
+            },
+        )
     }
 
     /// `compress`, and the decisions as four lists (kept, reason, rank, budget_left), one

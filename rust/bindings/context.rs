@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyModule, PyTuple, PyType};
 
+use super::slotted::Slotted;
 use super::text::utf8_of_str;
 use crate::core::{check_relevance, check_token_count, Columns, TooMany};
 
@@ -31,7 +32,29 @@ pub struct Context {
     /// `skeleton_compressor._backends.rust`: the one Python module the bindings import.
     pub for_core: Py<PyModule>,
     pub array: Py<PyAny>,
+    /// `SkeletonMetadata` and `SkeletonResult`, and where their instances keep their fields
+    /// when that could be located.
+    pub metadata_type: Py<PyType>,
+    pub metadata: Option<Slotted<METADATA_FIELDS>>,
+    pub result_type: Py<PyType>,
+    pub result: Option<Slotted<2>>,
 }
+
+/// `SkeletonMetadata`'s fields, in the order `build_metadata` gives them.
+pub const METADATA_FIELDS: usize = 11;
+const METADATA_NAMES: [&str; METADATA_FIELDS] = [
+    "original_tokens",
+    "compressed_tokens",
+    "ratio",
+    "skeleton_budget",
+    "fragments_total",
+    "fragments_kept",
+    "value_kept",
+    "value_bound",
+    "reused_tokens",
+    "kept_share",
+    "exact",
+];
 
 static CONTEXT: PyOnceLock<Context> = PyOnceLock::new();
 
@@ -40,7 +63,15 @@ pub fn context(py: Python<'_>) -> PyResult<&'static Context> {
         let for_core = py.import("skeleton_compressor._backends.rust")?;
         let fragment_type = for_core.getattr("ContextFragment")?.cast_into::<PyType>()?;
         let numbers = py.import("numbers")?;
+        let metadata_type = for_core
+            .getattr("SkeletonMetadata")?
+            .cast_into::<PyType>()?;
+        let result_type = for_core.getattr("SkeletonResult")?.cast_into::<PyType>()?;
         Ok(Context {
+            metadata: Slotted::locate(&metadata_type, METADATA_NAMES)?,
+            metadata_type: metadata_type.unbind(),
+            result: Slotted::locate(&result_type, ["fragments", "metadata"])?,
+            result_type: result_type.unbind(),
             slot_offsets: locate_slots(py, &fragment_type)?,
             fragment_type: fragment_type.unbind(),
             integral: numbers.getattr("Integral")?.unbind(),

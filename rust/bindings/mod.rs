@@ -11,6 +11,7 @@ mod read;
 mod records;
 mod results;
 mod signals;
+mod slotted;
 mod text;
 mod tokens;
 mod turn;

@@ -4,10 +4,11 @@
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
+use pyo3::types::{PyBool, PyFloat, PyString, PyTuple};
 
+use super::context::context;
 use super::signals;
-use crate::core::{self, Compression, Reason};
+use crate::core::{self, Compression, Reason, UNITS_PER_RELEVANCE};
 
 /// A Python int: through the quick 64-bit conversion when the value fits, as it nearly
 /// always does (the 128-bit one is slow under the stable ABI).
@@ -29,6 +30,82 @@ impl<'py> IntoPyObject<'py> for Int {
     fn into_pyobject(self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         int_of(py, self.0)
     }
+}
+
+/// Up to this, an int converts to a float exactly, so that a float division of two rounds
+/// once, as Python's division of two ints does.
+const EXACT_IN_FLOAT: u128 = 1 << 53;
+
+/// One budget's answer, as `compress` returns it: `SkeletonResult(kept, metadata)`, with
+/// the metadata's fields as `SkeletonMetadata.of` computes them.
+pub struct Answer<'py> {
+    pub kept: Bound<'py, PyTuple>,
+    pub fragments_total: usize,
+    pub skeleton_budget: Bound<'py, PyAny>,
+    pub original_tokens: u128,
+    pub compressed_tokens: u128,
+    pub value_kept_units: u128,
+    pub value_bound_units: u128,
+    pub relevance_kept: f64,
+    pub exact: bool,
+}
+
+/// `a / b` rounded once, 1.0 when `b` is 0; `None` where only Python's ints divide exactly.
+fn quotient(a: u128, b: u128) -> Option<f64> {
+    match b {
+        0 => Some(1.0),
+        _ if a <= EXACT_IN_FLOAT && b <= EXACT_IN_FLOAT => Some(a as f64 / b as f64),
+        _ => None,
+    }
+}
+
+/// The `SkeletonResult` of `answer`, made and filled here when the classes' slots were
+/// located and every field is a float division rounded once; otherwise by
+/// `SkeletonMetadata.of` and `SkeletonResult` in Python.
+pub fn skeleton_result<'py>(py: Python<'py>, answer: Answer<'py>) -> PyResult<Bound<'py, PyAny>> {
+    let ctx = context(py)?;
+    let kept_len = answer.kept.len();
+    let ratio = quotient(answer.compressed_tokens, answer.original_tokens);
+    let share = quotient(answer.value_kept_units, answer.value_bound_units);
+    let (Some(metadata), Some(result), Some(ratio), Some(share)) =
+        (&ctx.metadata, &ctx.result, ratio, share)
+    else {
+        let metadata = ctx.metadata_type.bind(py).call_method1(
+            "of",
+            (
+                int_of(py, answer.original_tokens)?,
+                int_of(py, answer.compressed_tokens)?,
+                answer.skeleton_budget,
+                answer.fragments_total,
+                kept_len,
+                int_of(py, answer.value_kept_units)?,
+                int_of(py, answer.value_bound_units)?,
+                0,
+                answer.relevance_kept,
+                answer.exact,
+            ),
+        )?;
+        return ctx.result_type.bind(py).call1((answer.kept, metadata));
+    };
+    // Dividing by a power of two is exact, so the bound is rounded once, by `as`.
+    let value_bound = answer.value_bound_units as f64 / UNITS_PER_RELEVANCE;
+    let metadata = metadata.build(
+        py,
+        [
+            int_of(py, answer.original_tokens)?,
+            int_of(py, answer.compressed_tokens)?,
+            PyFloat::new(py, ratio).into_any(),
+            answer.skeleton_budget,
+            answer.fragments_total.into_pyobject(py)?.into_any(),
+            kept_len.into_pyobject(py)?.into_any(),
+            PyFloat::new(py, answer.relevance_kept).into_any(),
+            PyFloat::new(py, value_bound).into_any(),
+            0u32.into_pyobject(py)?.into_any(),
+            PyFloat::new(py, share).into_any(),
+            PyBool::new(py, answer.exact).to_owned().into_any(),
+        ],
+    )?;
+    result.build(py, [answer.kept.into_any(), metadata])
 }
 
 /// Inputs from this many fragments on are visited in input order when results are built.

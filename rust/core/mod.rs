@@ -46,5 +46,6 @@ pub use select::request::{Request, Reuse};
 pub use select::share::Share;
 pub use select::tuning::Tuning;
 pub use select::turns::rows_by_id::RowsById;
+pub use select::value::UNITS_PER_RELEVANCE;
 pub use tokens::count_many::{count_many, count_one, count_one_until, CountTuning};
 pub use tokens::encoding::Encoding;

@@ -165,3 +165,32 @@ def test_a_child_relevance_naming_an_unknown_id_is_refused(
     assert parent.spawn_subplan("c2", "g", 10, compressor=service, relevance={}).context == (
         parent.context[0],
     )
+
+
+@pytest.mark.parametrize("strategy", ["greedy", "optimal"])
+@pytest.mark.parametrize("tokens", [10, 2**53 - 4, 2**53 + 1, 2**62])
+def test_compress_returns_the_metadata_its_answer_makes(
+    backend: str, strategy: str, tokens: int
+) -> None:
+    # The Rust backend builds the result itself; past 2**53 tokens the ratio is an exact
+    # division of ints, which it leaves to Python.
+    fragments = (
+        ContextFragment("a", tokens, 0.9),
+        ContextFragment("b", tokens + 3, 0.1),
+        ContextFragment("c", 7, 0.3),
+        ContextFragment("d", 0, 0.0),
+    )
+    service = SkeletonCompressorService(backend=backend, strategy=strategy)  # type: ignore[arg-type]
+    for budget in (0, 7, tokens, tokens + 7, 3 * tokens):
+        result = service.compress(fragments, budget)
+        kept, original, compressed, value, bound, relevance, exact = service._compressor.compress(
+            fragments, budget
+        )
+        metadata = SkeletonMetadata.of(
+            original, compressed, budget, 4, len(kept), value, bound, 0, relevance, exact
+        )
+        assert type(result) is SkeletonResult and type(result.metadata) is SkeletonMetadata
+        assert result.fragments == kept
+        assert repr(result.metadata) == repr(metadata)
+        for name in SkeletonMetadata.__dataclass_fields__:
+            assert type(getattr(result.metadata, name)) is type(getattr(metadata, name)), name

@@ -18,7 +18,7 @@ from ..types import ContextFragment
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
 
-    from ..types import OnOverflowName, OrderName, StrategyName
+    from ..types import OnOverflowName, OrderName, SkeletonResult, StrategyName
 
 __all__ = [
     "STRATEGIES",
@@ -84,6 +84,10 @@ class BackendCompressor(Protocol):
     def compress(
         self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
     ) -> tuple[tuple[ContextFragment, ...], int, int, int, int, float, bool]: ...
+
+    def compress_result(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> SkeletonResult: ...
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]

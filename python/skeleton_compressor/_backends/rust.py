@@ -21,13 +21,15 @@ from .._messages import (
     variant_required_twice_error,
 )
 from .._records.errors import RecordsError
-from ..types import ContextFragment
+from ..types import ContextFragment, SkeletonMetadata, SkeletonResult
 from .protocol import CompressedRecords
 
 __all__ = [
     "CompressedRecords",
     "ContextFragment",
     "RecordsError",
+    "SkeletonMetadata",
+    "SkeletonResult",
     "budget_exceeded_error",
     "column_lengths_error",
     "duplicate_error",

@@ -11,7 +11,14 @@ from collections.abc import Sequence
 from math import fsum
 
 from ...policy import Policy
-from ...types import ContextFragment, OnOverflowName, OrderName, StrategyName
+from ...types import (
+    ContextFragment,
+    OnOverflowName,
+    OrderName,
+    SkeletonMetadata,
+    SkeletonResult,
+    StrategyName,
+)
 from ..protocol import CompressedRecords, Decisions
 from .columns import Columns
 from .compress import Selection, selections
@@ -88,6 +95,26 @@ class Compressor:
             relevance,
             exact,
         )
+
+    def compress_result(
+        self, fragments: tuple[ContextFragment, ...], skeleton_budget: int
+    ) -> SkeletonResult:
+        kept, original, compressed, value, bound, relevance, exact = self.compress(
+            fragments, skeleton_budget
+        )
+        metadata = SkeletonMetadata.of(
+            original,
+            compressed,
+            skeleton_budget,
+            len(fragments),
+            len(kept),
+            value,
+            bound,
+            0,
+            relevance,
+            exact,
+        )
+        return SkeletonResult(kept, metadata)
 
     def compress_many(
         self, fragments: tuple[ContextFragment, ...], skeleton_budgets: list[int]
