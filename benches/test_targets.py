@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from conftest import SCORES, budget_of, fragments_of
-from skeleton_compressor import SkeletonCompressorService, compress_arrays
+from skeleton_compressor import ContextFragment, SkeletonCompressorService, compress_arrays
 from skeleton_compressor.cli.bench.fragments import (
     POLICY_FLOOR,
     make_policy_fragments,
@@ -127,3 +127,31 @@ def test_a_million_fragments_with_variants() -> None:
     )
     assert row["over_plain"] <= 1.3, f"{row['over_plain']:.2f}x greedy without variants"
     assert row["rust_over_floor"] <= 1.5, f"{row['rust_over_floor']:.2f}x the four-field read"
+
+
+def _sort_and_walk(fragments: tuple[ContextFragment, ...], budget: int) -> list[ContextFragment]:
+    """What a planner writes without the library: most relevant first, each that fits."""
+    kept = []
+    for fragment in sorted(fragments, key=lambda f: (-f.relevance_score, f.fragment_id)):
+        if fragment.token_count <= budget:
+            kept.append(fragment)
+            budget -= fragment.token_count
+    return kept
+
+
+def test_a_one_fragment_call_within_2_5_us() -> None:
+    fragments = fragments_of(1)
+    budget = budget_of(1)
+    (seconds,) = best_times(lambda: RUST.compress(fragments, budget))
+    print(f"\n1 fragment: {seconds * 1e6:.2f} us")
+    assert seconds <= 2.5e-6, f"{seconds * 1e6:.2f} us"
+
+
+def test_ten_fragments_no_slower_than_a_plain_python_sort_and_walk() -> None:
+    fragments = fragments_of(10)
+    budget = budget_of(10)
+    rust, plain = best_times(
+        lambda: RUST.compress(fragments, budget), lambda: _sort_and_walk(fragments, budget)
+    )
+    print(f"\n10 fragments: {rust * 1e6:.2f} us, a plain sort-and-walk {plain * 1e6:.2f} us")
+    assert rust <= plain, f"{rust / plain:.2f}x the plain walk"
