@@ -484,7 +484,9 @@ def _service(
     strategy = checked_strategy(strategy)
     checked = checked_policy(*policy)
     work = checked_max_work(max_work)
-    key = (backend, strategy, checked, work, environment)
+    # The backend's name as given (the constructor reads it): keyed with its type, so that a
+    # str subclass equal to every name cannot stand for a plain str.
+    key = (type(backend), backend, strategy, checked, work, environment)
     try:
         service = _shared.get(key)
     except TypeError:  # an unhashable backend or strategy: refused by the constructor

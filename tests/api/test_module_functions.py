@@ -60,6 +60,22 @@ def test_options_only_equal_to_ones_used_before_are_still_refused(
         explain(FRAGMENTS, 60, backend=backend, **{option: again})  # type: ignore[arg-type]
 
 
+class EqualToAll(str):
+    """A name equal to every str, with its own str's hash."""
+
+    __slots__ = ()
+    __hash__ = str.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+
+def test_a_lying_backend_name_picks_no_service_for_a_plain_one() -> None:
+    compress(FRAGMENTS, 60, backend=EqualToAll("bogus"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="backend"):
+        compress(FRAGMENTS, 60, backend="bogus")  # type: ignore[arg-type]
+
+
 def test_the_environment_variable_is_read_at_each_call(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(ENVIRONMENT_VARIABLE, "python")
     assert compress(FRAGMENTS, 60).metadata == compress(FRAGMENTS, 60, backend="python").metadata

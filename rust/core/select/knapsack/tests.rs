@@ -536,3 +536,42 @@ fn a_merge_of_many_states_answers_an_interrupt_as_it_goes() {
     );
     assert_eq!(stopped, Err(Interrupted));
 }
+
+#[test]
+fn optimal_out_of_work_gives_densitys_own_set_unless_it_found_a_better_one() {
+    // Stopped short, the set found stands only when worth more than `density`'s; otherwise
+    // the answer is `density`'s exactly: the walk's set, or its single unit when worth more
+    // (not when worth the same), with the same bound.
+    let mut random = Lcg(29);
+    let (mut single, mut tied) = (0, 0);
+    for case in 0..600 {
+        let mut items = random_items(&mut random, 10, [2, 3][case % 2], 9);
+        let capacity = items.iter().map(|i| i.tokens).sum::<u128>() / 2;
+        // A unit that fills the capacity alone, worth less than the walk's set, as much, or
+        // more: dense items come first, so the walk never reaches it with room left.
+        let walked = walk(items.clone(), capacity).value as u64;
+        let worth = (walked + 1000 * random.below(3)).saturating_sub(1000);
+        let alone = items.len() as u32;
+        items.push(item(alone, worth, capacity));
+        let density = walk(items.clone(), capacity);
+        for max_work in [1, 3, 10] {
+            let mut work = Work::new(Some(max_work), &tuning());
+            let chosen = solve_within(items.clone(), capacity, &tuning(), &mut work);
+            if work.finished() {
+                continue;
+            }
+            assert_eq!(chosen.bound, density.bound, "case {case}");
+            if chosen.value > density.value {
+                continue;
+            }
+            assert_eq!(
+                sorted(chosen.units.clone()),
+                sorted(density.units.clone()),
+                "case {case}"
+            );
+            single += usize::from(density.units == [alone]);
+            tied += usize::from(u128::from(worth) == walked.into() && worth > 0);
+        }
+    }
+    assert!(single > 0 && tied > 0, "{single} {tied}");
+}
