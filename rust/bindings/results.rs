@@ -8,7 +8,7 @@ use pyo3::types::{PyBool, PyFloat, PyString, PyTuple};
 
 use super::context::context;
 use super::signals;
-use crate::core::{self, Compression, Reason, UNITS_PER_RELEVANCE};
+use crate::core::{self, Compression, Placement, Reason, Tuning, UNITS_PER_RELEVANCE};
 
 /// A Python int: through the quick 64-bit conversion when the value fits, as it nearly
 /// always does (the 128-bit one is slow under the stable ABI).
@@ -108,9 +108,6 @@ pub fn skeleton_result<'py>(py: Python<'py>, answer: Answer<'py>) -> PyResult<Bo
     result.build(py, [answer.kept.into_any(), metadata])
 }
 
-/// Inputs from this many fragments on are visited in input order when results are built.
-const VISIT_IN_INPUT_ORDER_FROM: usize = 1 << 19;
-
 /// How many fragments ahead of the one being placed a large result's build asks for.
 const PREFETCH_AHEAD: usize = 16;
 
@@ -151,24 +148,24 @@ pub fn kept_fragments<'py>(
             ffi::Py_INCREF(item);
             ffi::PyTuple_SetItem(tuple.as_ptr(), position as ffi::Py_ssize_t, item);
         };
-        if len < VISIT_IN_INPUT_ORDER_FROM {
-            for (position, &index) in (0u32..).zip(kept) {
-                place(index, position);
-            }
-        } else {
-            // A large input does not fit the CPU caches: visit it in its own order, usually
-            // the order its fragments sit in memory, and drop each into its ranking position
-            // in the (much smaller) new tuple, instead of jumping all over the input.
-            let order = core::in_input_order(kept);
-            for (at, &(index, position)) in order.iter().enumerate() {
-                signals::check_now_and_then(py, at)?;
-                if let Some(&(later, _)) = order.get(at + PREFETCH_AHEAD) {
-                    prefetch(ffi::PyTuple_GetItem(
-                        fragments.as_ptr(),
-                        later as ffi::Py_ssize_t,
-                    ));
+        match core::placement(kept, len, &Tuning::DEFAULT) {
+            Placement::Ranking => {
+                for (position, &index) in (0u32..).zip(kept) {
+                    place(index, position);
                 }
-                place(index, position);
+            }
+            // Each dropped into its ranking position in the (much smaller) new tuple.
+            Placement::Input(order) => {
+                for (at, &(index, position)) in order.iter().enumerate() {
+                    signals::check_now_and_then(py, at)?;
+                    if let Some(&(later, _)) = order.get(at + PREFETCH_AHEAD) {
+                        prefetch(ffi::PyTuple_GetItem(
+                            fragments.as_ptr(),
+                            later as ffi::Py_ssize_t,
+                        ));
+                    }
+                    place(index, position);
+                }
             }
         }
         Ok(tuple.cast_into_unchecked())

@@ -38,7 +38,7 @@ pub use records::stream::StreamTuning;
 pub use select::columns::{Columns, MAX_FRAGMENTS};
 pub use select::compress::{compress, Compression};
 pub use select::ids::FragmentIds;
-pub use select::input_order::in_input_order;
+pub use select::input_order::{placement, Placement};
 pub use select::packing::{Selection, Strategy};
 pub use select::policy::units::{Decision, Reason};
 pub use select::policy::{OnOverflow, Order, Policy};

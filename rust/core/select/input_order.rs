@@ -1,5 +1,26 @@
-//! Kept fragments in the order of the input, each with its place in the ranking: building
-//! a result from a large input visits its fragments the way they sit in memory.
+//! Where a result's kept fragments are placed from: in ranking order, or, for a large input,
+//! in the input's own order, each with its place in the ranking, so that building the result
+//! visits the input's fragments the way they sit in memory.
+
+use crate::core::select::tuning::Tuning;
+
+/// The order in which a result takes its kept fragments (`kept`, fragment indices in ranking
+/// order) from an input of `input_len` fragments.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// `kept` as it is: the `i`-th kept fragment is the result's `i`-th.
+    Ranking,
+    /// `(fragment index, position in the result)` for each kept fragment, by fragment index.
+    Input(Vec<(u32, u32)>),
+}
+
+pub fn placement(kept: &[u32], input_len: usize, tuning: &Tuning) -> Placement {
+    if input_len < tuning.visit_in_input_order_from {
+        Placement::Ranking
+    } else {
+        Placement::Input(in_input_order(kept))
+    }
+}
 
 /// Bits of the fragment index sorted per pass: 2^11 counters stay in the L1 cache.
 const DIGIT_BITS: u32 = 11;
@@ -7,7 +28,7 @@ const DIGIT_BITS: u32 = 11;
 /// `(fragment index, position)` for each of `kept` (fragment indices in ranking order), by
 /// ascending fragment index. A radix sort on the index: linear in `kept.len()`, with one pass
 /// per 11 bits that the largest index needs.
-pub fn in_input_order(kept: &[u32]) -> Vec<(u32, u32)> {
+fn in_input_order(kept: &[u32]) -> Vec<(u32, u32)> {
     let mut pairs: Vec<(u32, u32)> = kept.iter().copied().zip(0u32..).collect();
     let largest = kept.iter().copied().max().unwrap_or(0);
     let passes = (u32::BITS - largest.leading_zeros()).div_ceil(DIGIT_BITS);
@@ -61,5 +82,26 @@ mod tests {
                 .collect();
             assert_eq!(in_input_order(&kept), sorted(&kept), "up to {top}");
         }
+    }
+
+    #[test]
+    fn a_large_input_is_visited_in_its_own_order() {
+        let tuning = Tuning {
+            visit_in_input_order_from: 4,
+            ..Tuning::DEFAULT
+        };
+        assert_eq!(placement(&[2, 0], 3, &tuning), Placement::Ranking);
+        assert_eq!(
+            placement(&[2, 0], 4, &tuning),
+            Placement::Input(vec![(0, 1), (2, 0)])
+        );
+        assert_eq!(
+            placement(&[5, 1], 1 << 19, &Tuning::DEFAULT),
+            Placement::Input(vec![(1, 1), (5, 0)])
+        );
+        assert_eq!(
+            placement(&[5, 1], (1 << 19) - 1, &Tuning::DEFAULT),
+            Placement::Ranking
+        );
     }
 }

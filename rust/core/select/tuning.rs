@@ -38,6 +38,10 @@ pub struct Tuning {
     /// the sets' trees and the lists it is merged through, takes about 100 bytes). Like the
     /// limit itself, it may change a set that is not exact, never one that is.
     pub work_per_state: u64,
+    /// From this many fragments on, a result is built by visiting the input's fragments in
+    /// their own order (`placement` in `input_order.rs`): a large input does not fit the CPU
+    /// caches, and the kept fragments, in ranking order, jump all over it.
+    pub visit_in_input_order_from: usize,
     /// `optimal` asks the request's interrupt at most this often: often enough that Ctrl-C
     /// stops it well within a tenth of a second, seldom enough to cost nothing.
     pub interrupt_every: Duration,
@@ -61,6 +65,7 @@ impl Tuning {
         members_per_bucket: 256,
         collect_slack: 1024,
         work_per_state: 64,
+        visit_in_input_order_from: 1 << 19,
         interrupt_every: Duration::from_millis(20),
     };
 

@@ -106,6 +106,7 @@ pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         // Not drawn, so that the cases generated after it stay as they were.
         collect_slack: 0,
         work_per_state: 1,
+        visit_in_input_order_from: 0,
     }
 }
 

@@ -570,7 +570,7 @@ fn optimal_out_of_work_gives_densitys_own_set_unless_it_found_a_better_one() {
                 "case {case}"
             );
             single += usize::from(density.units == [alone]);
-            tied += usize::from(u128::from(worth) == walked.into() && worth > 0);
+            tied += usize::from(worth == walked && worth > 0);
         }
     }
     assert!(single > 0 && tied > 0, "{single} {tied}");
