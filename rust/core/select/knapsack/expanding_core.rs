@@ -497,3 +497,33 @@ fn merge_with_item(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_first_difference_takes_a_step_and_one_per_node_walked() {
+        let mut flips = SolutionVectors(ParentTree::new(0));
+        let node = |parent, block, flips| Node {
+            parent,
+            block,
+            flips,
+        };
+        // Two chains from one shared node: `a` has two nodes of its own, `b` one.
+        let shared = flips.0.push(node(NO_NODE, 0, 0b1));
+        let a1 = flips.0.push(node(shared, 1, 0b10));
+        let a2 = flips.0.push(node(a1, 2, 0b1));
+        let b1 = flips.0.push(node(shared, 2, 0b100));
+        let rank: Vec<u32> = (0..3 * BLOCK as u32).collect();
+        // Blocks 2 and 2, then 1 against 0, then the shared node: two nodes walked. The
+        // best-ranked item flipped by one only is block 1's second, flipped by `a`.
+        let (first, steps) = flips.first_difference((a2, 0), (b1, 0), 3, &rank);
+        assert_eq!(first, Some((BLOCK + 1, true)));
+        assert_eq!(steps, 3);
+        assert_eq!(
+            flips.first_difference((a2, 0), (a2, 0), 3, &rank),
+            (None, 1)
+        );
+    }
+}
