@@ -599,7 +599,7 @@ mod tests {
     #[test]
     fn the_tie_rule_walks_choices_back_to_where_they_part() {
         // Sets built over three classes: a chose units 5 then 1; b chose 2 then 3.
-        let mut work = Work::unlimited();
+        let mut work = Work::new(Some(1 << 20), &Tuning::DEFAULT);
         let mut choices = Choices {
             nodes: ParentTree::new(0),
             ranks: &ranks(8),
@@ -637,6 +637,10 @@ mod tests {
         assert!(choices.prefers(&grown(b, 0), &grown(a, NONE)));
         // Chains of different lengths: a (5, 1) against (4) with 6 now.
         assert!(choices.prefers(&grown(a, NONE), &grown(c, NONE)));
+        // A comparison counts a step, and one per level walked back: three for a against b.
+        let before = choices.work.left().expect("a limit");
+        choices.prefers(&grown(a, NONE), &grown(b, NONE));
+        assert_eq!(before - choices.work.left().expect("a limit"), 3);
     }
 
     #[test]
