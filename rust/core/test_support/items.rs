@@ -62,3 +62,18 @@ pub(crate) fn multiple_choice_by_dual(classes: &[Vec<(u128, u128)>], room: u128)
         .unwrap();
     (least.0 / least.1) as u128
 }
+
+/// The least work limit (from 1 to 2^40) at which `finishes` says a solver ran to its end.
+pub(crate) fn least_work(finishes: impl Fn(u64) -> bool) -> u64 {
+    let (mut low, mut high) = (1u64, 1u64 << 40);
+    assert!(finishes(high));
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if finishes(middle) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    low
+}

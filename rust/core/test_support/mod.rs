@@ -11,5 +11,5 @@ pub(crate) use inputs::{
     first_repeat, generated, relevance_of, tiny_tuning, weak_hash, Counting, Input,
 };
 pub(crate) use interrupts::{unasked, InterruptAt};
-pub(crate) use items::{fractional, item, multiple_choice_by_dual};
+pub(crate) use items::{fractional, item, least_work, multiple_choice_by_dual};
 pub(crate) use random::Lcg;

@@ -9,7 +9,7 @@ use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 use crate::core::test_support::InterruptAt;
 use crate::core::test_support::Lcg;
-use crate::core::test_support::{fractional, item};
+use crate::core::test_support::{fractional, item, least_work};
 
 /// Units rank by their number.
 fn by_number(a: u32, b: u32) -> Ordering {
@@ -598,23 +598,12 @@ fn optimal_out_of_work_gives_densitys_own_set_unless_it_found_a_better_one() {
 }
 
 /// The least work limit at which `optimal` finishes on `items`.
-fn least_work(items: &[Item], capacity: u128, tuning: &Tuning) -> u64 {
-    let finishes = |most: u64| {
+fn least_work_on(items: &[Item], capacity: u128, tuning: &Tuning) -> u64 {
+    least_work(|most| {
         let mut work = Work::new(Some(most), tuning);
         solve_within(items.to_vec(), capacity, tuning, &mut work);
         work.finished()
-    };
-    let (mut low, mut high) = (1u64, 1u64 << 40);
-    assert!(finishes(high));
-    while low < high {
-        let middle = low + (high - low) / 2;
-        if finishes(middle) {
-            high = middle;
-        } else {
-            low = middle + 1;
-        }
-    }
-    low
+    })
 }
 
 #[test]
@@ -624,7 +613,7 @@ fn the_steps_optimal_counts_are_pinned() {
     // states held decide first; on subset sums with ties everywhere, with a state per step
     // held, the steps (walks back to settle a tie included) decide.
     let (items, capacity) = todd(12);
-    assert_eq!(least_work(&items, capacity, &tuning()), 190_208);
+    assert_eq!(least_work_on(&items, capacity, &tuning()), 190_208);
     let mut random = Lcg(41);
     let items: Vec<Item> = (0..40)
         .map(|unit| {
@@ -637,5 +626,5 @@ fn the_steps_optimal_counts_are_pinned() {
         work_per_state: 1,
         ..tuning()
     };
-    assert_eq!(least_work(&items, capacity, &one_per_step), 2_891);
+    assert_eq!(least_work_on(&items, capacity, &one_per_step), 2_891);
 }
