@@ -2,12 +2,12 @@
 # tuple, budgets are ints >= 0, and numeric columns are lists, tuples or 1-D native
 # memoryviews.
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, final
 
 from _typeshed import SupportsWrite
 
-from ._backends.protocol import CompressedRecords, Decisions
+from ._backends.protocol import CompressedRecords, Decisions, PackedSiblings
 from .types import (
     ContextFragment,
     EncodingName,
@@ -80,6 +80,16 @@ class Compressor:
     ) -> tuple[
         tuple[ContextFragment, ...], int, int, int, int, float, int, Decisions | None, bool
     ]: ...
+    def compress_siblings(
+        self,
+        fragments: tuple[ContextFragment, ...],
+        relevances: tuple[Mapping[str, float] | None, ...],
+        skeleton_budgets: tuple[int, ...],
+        max_value_loss: float,
+        write: float,
+        read: float,
+        min_prefix: int,
+    ) -> PackedSiblings | None: ...
     def compress_arrays(
         self,
         fragment_ids: Sequence[Any],

@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
 
 from ._messages import describe
+from ._values import MAX_TOKEN_COUNT
 from .policy import Policy
 from .pricing import CacheCost, CachePricing, _fragment_key, estimate_cost
 from .types import _SLOTS, ContextFragment, SkeletonMetadata, SkeletonResult
@@ -32,6 +33,9 @@ __all__ = ["Child", "SiblingsResult", "pack_siblings", "readable_id"]
 # Trials of a larger shared set made at most, each up to one `compress` per child: the
 # growth costs a bounded multiple of the solo calls, whatever the number of candidates.
 _MAX_TRIALS = 24
+# No prompt has this many tokens (the core counts them in 128 bits): a longer minimum
+# caches nothing, as this one does.
+_MAX_PREFIX = 2**128 - 1
 
 
 @dataclass(frozen=True, **_SLOTS)
@@ -111,9 +115,14 @@ def pack_siblings(
 ) -> SiblingsResult:
     """See `SkeletonCompressorService.compress_siblings`."""
     wanted = _checked_children(children)
-    loss = _checked_loss(max_value_loss)
+    share = checked_share(max_value_loss, "max_value_loss")
     prices = _checked_pricing(pricing)
     parent = checked_fragments(fragments)
+    if wanted:
+        packed = _packed_at_once(compressor, parent, wanted, share, prices)
+        if packed is not None:
+            return packed
+    loss = Fraction(share)
     ids = [readable_id(fragment) for fragment in parent]
     known = set(ids)
     contexts = []
@@ -155,10 +164,54 @@ def pack_siblings(
     )
 
 
+def _packed_at_once(
+    compressor: BackendCompressor,
+    parent: tuple[ContextFragment, ...],
+    wanted: list[Child],
+    share: float,
+    prices: CachePricing,
+) -> SiblingsResult | None:
+    """The backend's own packing of every child in one call (the compiled core's), or None
+    where the steps below must run: they check each child in turn and word every error."""
+    try:
+        budgets = tuple(checked_budget(child.skeleton_budget) for child in wanted)
+    except (TypeError, ValueError):
+        return None
+    packed = compressor.compress_siblings(
+        parent,
+        tuple(child.relevance for child in wanted),
+        budgets,
+        share,
+        prices.write,
+        prices.read,
+        min(prices.min_prefix, _MAX_PREFIX),
+    )
+    if packed is None:
+        return None
+    shared, results, cost, independent = packed
+    return SiblingsResult(
+        shared, results, CacheCost(*cost), CacheCost(*independent), prefix_key(shared)
+    )
+
+
 def prefix_key(shared: tuple[ContextFragment, ...]) -> str:
     """SHA-256 of the fragments' `(fragment_id, token_count, content)` as compact ASCII
     JSON: the same bytes on every platform and Python version."""
-    keys = [_fragment_key(fragment, index, "shared") for index, fragment in enumerate(shared)]
+    keys = [
+        (fragment.fragment_id, fragment.token_count, fragment.content)
+        for fragment in shared
+        if type(fragment) is ContextFragment
+    ]
+    if len(keys) < len(shared) or not all(
+        type(fragment_id) is str
+        and fragment_id
+        and type(tokens) is int
+        and 0 <= tokens <= MAX_TOKEN_COUNT
+        and type(content) is str
+        for fragment_id, tokens, content in keys
+    ):
+        # Some field is not the plain value it holds: read each as `estimate_cost` does.
+        keys = [_fragment_key(fragment, index, "shared") for index, fragment in enumerate(shared)]
     text = json.dumps(keys, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
@@ -178,11 +231,6 @@ def _checked_children(children: object) -> list[Child]:
             )
         checked.append(child)
     return checked
-
-
-def _checked_loss(value: object) -> Fraction:
-    """`max_value_loss` as the exact value of its float, in [0, 1)."""
-    return Fraction(checked_share(value, "max_value_loss"))
 
 
 def _checked_pricing(pricing: object) -> CachePricing:

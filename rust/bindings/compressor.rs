@@ -11,9 +11,12 @@ use super::records;
 use super::results::{
     decision_columns, kept_fragments, skeleton_result, Answer, Explained, Int, Packed,
 };
+use super::siblings;
 use super::signals::PythonSignals;
 use super::turn::{self, Turned};
-use crate::core::{Compression, OnOverflow, Order, Policy, Request, Reuse, Strategy, Tuning};
+use crate::core::{
+    Compression, OnOverflow, Order, Policy, Pricing, Request, Reuse, Strategy, Tuning,
+};
 
 /// One strategy and policy, chosen once; every call checks and compresses its input whole.
 #[pyclass(frozen, module = "skeleton_compressor._core")]
@@ -208,6 +211,40 @@ impl Compressor {
         let request = self.request(&budgets, explain);
         let shares = [max_value_loss, headroom];
         turn::compress_turn(fragments, skeleton_budget, previous, shares, request)
+    }
+
+    /// The children of the parent `fragments` packed together in one call to the core, or
+    /// `None` where the general path must decide: see `siblings.rs`.
+    #[pyo3(signature = (
+        fragments, relevances, skeleton_budgets, max_value_loss, write, read, min_prefix
+    ))]
+    // One argument per thing Python passes.
+    #[allow(clippy::too_many_arguments)]
+    fn compress_siblings<'py>(
+        &self,
+        fragments: &Bound<'py, PyTuple>,
+        relevances: &Bound<'py, PyTuple>,
+        skeleton_budgets: &Bound<'py, PyTuple>,
+        max_value_loss: f64,
+        write: f64,
+        read: f64,
+        min_prefix: u128,
+    ) -> PyResult<Option<siblings::Packed<'py>>> {
+        let pricing = Pricing {
+            write,
+            read,
+            min_prefix,
+        };
+        let share = turn::share(max_value_loss, "max_value_loss")?;
+        let request = self.request(&[], false);
+        siblings::compress_siblings(
+            fragments,
+            relevances,
+            skeleton_budgets,
+            share,
+            pricing,
+            request,
+        )
     }
 
     /// Ranks once and packs every budget:

@@ -38,7 +38,21 @@ pub struct Context {
     pub metadata: Option<Slotted<METADATA_FIELDS>>,
     pub result_type: Py<PyType>,
     pub result: Option<Slotted<2>>,
+    /// Where a `ContextFragment` keeps its fields (all seven, in `FRAGMENT_NAMES` order),
+    /// when that could be located: siblings' results are copies with another relevance.
+    pub fragment: Option<Slotted<7>>,
 }
+
+/// `ContextFragment`'s fields, in its constructor's order.
+pub const FRAGMENT_NAMES: [&str; 7] = [
+    "fragment_id",
+    "token_count",
+    "relevance_score",
+    "content",
+    "required",
+    "group",
+    "variant_of",
+];
 
 /// `SkeletonMetadata`'s fields, in the order `build_metadata` gives them.
 pub const METADATA_FIELDS: usize = 11;
@@ -73,6 +87,7 @@ pub fn context(py: Python<'_>) -> PyResult<&'static Context> {
             result: Slotted::locate(&result_type, ["fragments", "metadata"])?,
             result_type: result_type.unbind(),
             slot_offsets: locate_slots(py, &fragment_type)?,
+            fragment: Slotted::locate(&fragment_type, FRAGMENT_NAMES)?,
             fragment_type: fragment_type.unbind(),
             integral: numbers.getattr("Integral")?.unbind(),
             real: numbers.getattr("Real")?.unbind(),

@@ -10,6 +10,7 @@ mod errors;
 mod read;
 mod records;
 mod results;
+mod siblings;
 mod signals;
 mod slotted;
 mod text;

@@ -12,7 +12,9 @@ use pyo3::types::PyType;
 /// Where the instances of one exact class keep the fields named when it was located.
 pub struct Slotted<const N: usize> {
     class: Py<PyType>,
-    make: Py<PyAny>,
+    /// The class's `tp_alloc`: what `object.__new__` calls to make an instance, every slot
+    /// empty.
+    alloc: ffi::allocfunc,
     offsets: [usize; N],
 }
 
@@ -25,9 +27,23 @@ impl<const N: usize> Slotted<N> {
     pub fn locate(class: &Bound<'_, PyType>, names: [&str; N]) -> PyResult<Option<Self>> {
         let py = class.py();
         let object = py.import("builtins")?.getattr("object")?;
-        let make = object.getattr("__new__")?;
-        let probe = make.call1((class,))?;
-        if !probe.get_type().is(class) {
+        // SAFETY: `class` is a live type and the GIL is held.
+        let flags = unsafe { ffi::PyType_GetFlags(class.as_type_ptr()) };
+        if flags & ffi::Py_TPFLAGS_HEAPTYPE == 0 {
+            return Ok(None);
+        }
+        // SAFETY: as above; `PyType_GetSlot` reads any slot of a heap type (a class made in
+        // Python), null for none.
+        let alloc = unsafe { ffi::PyType_GetSlot(class.as_type_ptr(), ffi::Py_tp_alloc) };
+        if alloc.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: the `Py_tp_alloc` slot holds an `allocfunc`.
+        let alloc: ffi::allocfunc = unsafe { std::mem::transmute(alloc) };
+        let probe = allocated(py, alloc, class)?;
+        // The instance `object.__new__` makes comes from the same function.
+        let made = object.getattr("__new__")?.call1((class,))?;
+        if !probe.get_type().is(class) || !made.get_type().is(class) {
             return Ok(None);
         }
         let member = py
@@ -65,9 +81,38 @@ impl<const N: usize> Slotted<N> {
         }
         Ok(Some(Slotted {
             class: class.clone().unbind(),
-            make: make.unbind(),
+            alloc,
             offsets,
         }))
+    }
+
+    /// The fields of `instance` in the order of the names, when it is an instance of exactly
+    /// the class and every one is set; `None` otherwise.
+    pub fn fields<'py>(&self, instance: &Bound<'py, PyAny>) -> Option<[Bound<'py, PyAny>; N]> {
+        let py = instance.py();
+        if !instance.get_type().is(self.class.bind(py)) {
+            return None;
+        }
+        let mut fields = Vec::with_capacity(N);
+        for offset in self.offsets {
+            // SAFETY: `instance` is a live instance of exactly the class `locate` probed, so
+            // it holds an object-pointer slot at `offset`; it is read with the GIL held.
+            let field = unsafe {
+                instance
+                    .as_ptr()
+                    .cast::<u8>()
+                    .add(offset)
+                    .cast::<*mut ffi::PyObject>()
+                    .read_unaligned()
+            };
+            if field.is_null() {
+                return None;
+            }
+            // SAFETY: `field` is a live object the instance holds; a new reference is taken
+            // before any Python code can run.
+            fields.push(unsafe { Bound::from_borrowed_ptr(py, field) });
+        }
+        fields.try_into().ok()
     }
 
     /// A new instance of the class with `values` as its fields, in the order of the names.
@@ -76,12 +121,7 @@ impl<const N: usize> Slotted<N> {
         py: Python<'py>,
         values: [Bound<'py, PyAny>; N],
     ) -> PyResult<Bound<'py, PyAny>> {
-        let instance = self.make.bind(py).call1((self.class.bind(py),))?;
-        if !instance.get_type().is(self.class.bind(py)) {
-            return Err(pyo3::exceptions::PyTypeError::new_err(
-                "object.__new__ made another class",
-            ));
-        }
+        let instance = allocated(py, self.alloc, self.class.bind(py))?;
         for (offset, value) in self.offsets.into_iter().zip(values) {
             // SAFETY: `instance` is a new instance of exactly the class `locate` probed, made
             // as the probe was (every slot empty, as `locate` checked), so it holds an
@@ -98,4 +138,15 @@ impl<const N: usize> Slotted<N> {
         }
         Ok(instance)
     }
+}
+
+/// A new instance of `class` made by its `alloc`, every slot empty.
+fn allocated<'py>(
+    py: Python<'py>,
+    alloc: ffi::allocfunc,
+    class: &Bound<'py, PyType>,
+) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: `alloc` is `class`'s own `tp_alloc`, called as `object.__new__` calls it, with
+    // the GIL held; it returns a new reference, or null with an exception set.
+    unsafe { Bound::from_owned_ptr_or_err(py, alloc(class.as_type_ptr(), 0)) }
 }

@@ -44,6 +44,8 @@ pub use select::policy::units::{Decision, Reason};
 pub use select::policy::{OnOverflow, Order, Policy};
 pub use select::request::{Request, Reuse};
 pub use select::share::Share;
+pub use select::siblings::pricing::{Cost, Pricing};
+pub use select::siblings::{pack_siblings, ChildAsk, Siblings};
 pub use select::tuning::Tuning;
 pub use select::turns::rows_by_id::RowsById;
 pub use select::value::UNITS_PER_RELEVANCE;

@@ -10,7 +10,7 @@ as checked, the compiled one checks them again, so that the core is safe on its 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..types import ContextFragment
@@ -27,9 +27,18 @@ __all__ = [
     "CompressorFactory",
     "Decisions",
     "KeptArray",
+    "PackedSiblings",
 ]
 
 STRATEGIES = ("greedy", "prefix", "density", "optimal")
+
+# `CacheCost`'s fields: billed, uncached, cached and written tokens.
+CostFields = tuple[float, int, int, int]
+# Siblings packed in one call: the shared fragments, one result per child, the cost and the
+# independent cost.
+PackedSiblings = tuple[
+    tuple[ContextFragment, ...], tuple["SkeletonResult", ...], CostFields, CostFields
+]
 
 # What `explain` decided, as columns with one item per fragment: kept, reason, rank and
 # budget_left.
@@ -111,6 +120,23 @@ class BackendCompressor(Protocol):
         bound, the relevance kept, the reused tokens, the decisions when explaining, and
         whether exact. `previous` holds only `ContextFragment`s; `max_value_loss` and
         `headroom` are floats in [0, 1)."""
+        ...
+
+    def compress_siblings(
+        self,
+        fragments: tuple[ContextFragment, ...],
+        relevances: tuple[Mapping[str, float] | None, ...],
+        skeleton_budgets: tuple[int, ...],
+        max_value_loss: float,
+        write: float,
+        read: float,
+        min_prefix: int,
+    ) -> PackedSiblings | None:
+        """Children of the parent `fragments` packed together (`siblings.py`), each with its
+        relevance mapping (or None) and checked budget, priced at `write`, `read` and
+        `min_prefix` (at most 2**128 - 1): the shared fragments, one `SkeletonResult` per
+        child, and the fields of the cost and of the independent cost. None where the
+        general path in `siblings.py` decides (for the Python backend, always)."""
         ...
 
     def compress_arrays(

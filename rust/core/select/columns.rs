@@ -1,7 +1,7 @@
 //! Checked fragments as plain columns, filled one fragment at a time by whoever reads them.
 
 use crate::core::errors::TooMany;
-use crate::core::select::entry::Entry;
+use crate::core::select::entry::{relevance_of_key, Entry};
 use crate::core::select::ids::{IdArena, SharedPrefix};
 use crate::core::select::key_ranges::KeyCounts;
 use crate::core::select::names::marks::NameMarks;
@@ -147,6 +147,14 @@ impl Columns {
 
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// Each fragment's relevance as the ranking reads it (`-0.0` as `0.0`), in input order.
+    pub fn relevances(&self) -> Vec<f64> {
+        self.entries
+            .iter()
+            .map(|entry| relevance_of_key(entry.key))
+            .collect()
     }
 }
 

@@ -114,7 +114,7 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
                     entries,
                     token_counts: &token_counts,
                     required: &required,
-                    groups,
+                    groups: &groups,
                     variants: &variants,
                 };
                 let (selections, decisions) = pack_with_policy(policy, ids, request, checkpoint)?;
@@ -131,7 +131,11 @@ fn run(columns: Columns, request: Request<'_>) -> Result<Compression, Refusal> {
 
 /// The tie keys made before the prefix all ids share was known to be shorter, made again.
 /// `entries` are in input order: entry `i` is fragment `i`.
-fn make_stale_tie_keys(entries: &mut [Entry], ids: &IdArena, shared_prefix: &SharedPrefix) {
+pub(super) fn make_stale_tie_keys(
+    entries: &mut [Entry],
+    ids: &IdArena,
+    shared_prefix: &SharedPrefix,
+) {
     for index in shared_prefix.stale() {
         entries[index].tie = tie_key(ids.bytes(index as u32), shared_prefix.len());
     }
@@ -201,22 +205,37 @@ fn pack_plain(
 }
 
 /// What the policy path takes of the columns.
-struct PolicyInput<'a> {
-    entries: Vec<Entry>,
-    token_counts: &'a [u64],
-    required: &'a [u32],
-    groups: NameMarks,
-    variants: &'a NameMarks,
+pub(super) struct PolicyInput<'a> {
+    pub entries: Vec<Entry>,
+    pub token_counts: &'a [u64],
+    pub required: &'a [u32],
+    pub groups: &'a NameMarks,
+    pub variants: &'a NameMarks,
 }
 
-/// The policy path: fragments made into units (groups whole, variant sets checked against
-/// their rules), the units ranked, and every budget packed with the policy.
+/// The policy path: fragments made into units, the units ranked, and every budget packed
+/// with the policy.
 fn pack_with_policy(
     input: PolicyInput<'_>,
     ids: &IdArena,
     request: Request<'_>,
     checkpoint: &mut Checkpoint,
 ) -> Result<(Vec<Selection>, Vec<Decision>), Refusal> {
+    let units = policy_units(input, ids, request, checkpoint)?;
+    if let Some(reuse) = request.reuse {
+        return pack_turn(units, reuse, ids, request, checkpoint);
+    }
+    let mut unit_ranking = UnitRanking::new(units, request, ids, checkpoint)?;
+    unit_ranking.pack(ids, request, checkpoint)
+}
+
+/// The fragments made into units: groups whole, variant sets checked against their rules.
+pub(super) fn policy_units(
+    input: PolicyInput<'_>,
+    ids: &IdArena,
+    request: Request<'_>,
+    checkpoint: &mut Checkpoint,
+) -> Result<Units, Refusal> {
     let PolicyInput {
         entries,
         token_counts,
@@ -226,11 +245,11 @@ fn pack_with_policy(
     } = input;
     let len = entries.len();
     let per_bucket = request.tuning.members_per_bucket;
-    let grouped = Groups::of(&groups, &entries, token_counts, ids, per_bucket);
+    let grouped = Groups::of(groups, &entries, token_counts, ids, per_bucket);
     checkpoint.check()?;
     let names = Names {
         ids,
-        groups: &groups,
+        groups,
         variants,
     };
     let sets = (!variants.is_empty()).then(|| VariantSets::new(variants, len));
@@ -256,12 +275,7 @@ fn pack_with_policy(
             return Err(Refusal::VariantRule(rule));
         }
     }
-    drop((sets, groups));
-    if let Some(reuse) = request.reuse {
-        return pack_turn(units, reuse, ids, request, checkpoint);
-    }
-    let mut unit_ranking = UnitRanking::new(units, request, ids, checkpoint)?;
-    unit_ranking.pack(ids, request, checkpoint)
+    Ok(units)
 }
 
 /// Each budget's selection, the decisions when explaining, and each selection's kept
@@ -295,7 +309,7 @@ fn answer(
 }
 
 /// The relevance of the `kept` fragments (indices into `relevances`), summed exactly.
-fn relevance_kept(kept: &[u32], relevances: &[f64]) -> f64 {
+pub(super) fn relevance_kept(kept: &[u32], relevances: &[f64]) -> f64 {
     exact_sum(kept.iter().map(|&index| relevances[index as usize]))
 }
 

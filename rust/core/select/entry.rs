@@ -56,6 +56,14 @@ impl Entry {
         self.hinted_tokens(token_counts)
     }
 
+    /// This entry with another relevance (a child's score of the same fragment).
+    pub fn rescored(&self, relevance: f64) -> Entry {
+        Entry {
+            key: relevance_key(relevance),
+            ..*self
+        }
+    }
+
     /// This entry's relevance and tie key for a unit numbered `index` of `token_count` tokens.
     pub fn renumbered(&self, index: u32, token_count: u128) -> Entry {
         Entry {

@@ -18,6 +18,7 @@ pub mod policy;
 pub mod ranking;
 pub mod request;
 pub mod share;
+pub mod siblings;
 pub mod tuning;
 pub mod turns;
 pub mod unit_ranking;

@@ -7,7 +7,7 @@ Used where the extension is not built, and as the reference the benchmarks measu
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from math import fsum
 
 from ...policy import Policy
@@ -19,7 +19,7 @@ from ...types import (
     SkeletonResult,
     StrategyName,
 )
-from ..protocol import CompressedRecords, Decisions
+from ..protocol import CompressedRecords, Decisions, PackedSiblings
 from .columns import Columns
 from .compress import Selection, selections
 from .read import fragment_columns, row_columns
@@ -204,6 +204,20 @@ class Compressor:
             explain,
             self._max_work,
         )
+
+    def compress_siblings(
+        self,
+        fragments: tuple[ContextFragment, ...],
+        relevances: tuple[Mapping[str, float] | None, ...],
+        skeleton_budgets: tuple[int, ...],
+        max_value_loss: float,
+        write: float,
+        read: float,
+        min_prefix: int,
+    ) -> PackedSiblings | None:
+        """None: `siblings.py` packs the children over `compress`, the steps the compiled
+        core takes in one call."""
+        return None
 
     def compress_arrays(
         self,

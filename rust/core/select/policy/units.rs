@@ -630,6 +630,7 @@ fn sorted_by_rank(
 }
 
 /// One budget's kept units and, when explaining, how the walk went.
+#[derive(Clone)]
 pub struct KeptUnits {
     budget: u128,
     /// The required units first (`required_count` of them), then the walk's, in rank order.
@@ -652,6 +653,15 @@ impl KeptUnits {
 
     pub fn value_bound(&self) -> u128 {
         self.value_bound
+    }
+
+    pub fn compressed_tokens(&self) -> u128 {
+        self.compressed_tokens
+    }
+
+    /// The kept units: the required ones first, then the others.
+    pub fn units(&self) -> &[u32] {
+        &self.kept
     }
 
     /// Whether the strategy's set is exact (`optimal` did not run out of work).

@@ -1,0 +1,294 @@
+//! Siblings against their children's own compressions, over generated inputs: with no loss
+//! each child keeps exactly its own selection, what every child keeps first in input order,
+//! priced as `estimate` prices the outputs; with some loss every promise holds (each child's
+//! value and budget, a shared set that only grows, a cost never above the lossless one).
+
+use std::cell::Cell;
+
+use super::pricing::{estimate, Pricing};
+use super::*;
+use crate::core::test_support::{generated, tiny_tuning, weak_hash, Counting, Input, Lcg};
+use crate::core::{
+    compress, Compression, OnOverflow, Order, Policy, Strategy, Tuning, Uninterrupted,
+};
+
+const NAMES: [&str; 3] = ["x", "y", "z"];
+const PRICES: Pricing = Pricing {
+    write: 1.25,
+    read: 0.1,
+    min_prefix: 20,
+};
+
+struct Case {
+    input: Input,
+    required: Vec<bool>,
+    groups: Vec<Option<usize>>,
+    variants: Vec<Option<usize>>,
+    /// Each child's scores and budget.
+    children: Vec<(Vec<f64>, u128)>,
+    strategy: Strategy,
+    policy: Policy,
+    tuning: Tuning,
+}
+
+impl Case {
+    /// Up to four children; half the cases are kin (one budget, a few scores changed
+    /// each), where a larger shared set pays.
+    fn generated(rng: &mut Lcg) -> Case {
+        let input = generated(rng);
+        let len = input.ids.len();
+        let marks = rng.below(3);
+        let mut pick = |share: u64| (0..len).map(|_| rng.below(100) < share).collect::<Vec<_>>();
+        let required = pick(if marks == 0 { 0 } else { 6 });
+        let grouped = pick(if marks == 2 { 30 } else { 0 });
+        let varied = pick(if marks == 2 { 30 } else { 0 });
+        let mut name = |on: &Vec<bool>| -> Vec<Option<usize>> {
+            on.iter()
+                .map(|&on| on.then(|| rng.below(3) as usize))
+                .collect()
+        };
+        let groups = name(&grouped);
+        let variants = name(&varied);
+        let total: u64 = input.tokens.iter().map(|&t| t.min(1000)).sum();
+        let kin = rng.below(2) == 0;
+        let common = u128::from(total / 3 + rng.below(total / 3 + 1));
+        let children = (0..1 + rng.below(4))
+            .map(|_| {
+                let mut scores = input.scores.clone();
+                for _ in 0..if kin { 3 } else { len } {
+                    if len > 0 && rng.below(2) == 0 {
+                        scores[rng.below(len as u64) as usize] = rng.below(6) as f64 / 5.0;
+                    }
+                }
+                let budget = if kin {
+                    common
+                } else {
+                    u128::from(rng.below(total + 20))
+                };
+                (scores, budget)
+            })
+            .collect();
+        Case {
+            input,
+            required,
+            groups,
+            variants,
+            children,
+            strategy: Strategy::ALL[rng.below(4) as usize],
+            policy: Policy {
+                min_relevance: [0.0, 0.3][rng.below(2) as usize],
+                on_overflow: OnOverflow::ALL[rng.below(3) as usize],
+                order: Order::ALL[rng.below(3) as usize],
+            },
+            tuning: tiny_tuning(rng),
+        }
+    }
+
+    fn columns(&self, scores: &[f64]) -> Columns {
+        let input = &self.input;
+        let mut columns = Columns::new(input.ids.len(), &self.tuning).unwrap();
+        let group_names: Vec<String> = NAMES.iter().map(|n| format!("group-{n}")).collect();
+        let variant_names: Vec<String> = NAMES.iter().map(|n| format!("variant-{n}")).collect();
+        for (i, id) in input.ids.iter().enumerate() {
+            columns
+                .push(id.as_bytes(), weak_hash(id), input.tokens[i], scores[i])
+                .unwrap();
+            let group = self.groups[i].map(|g| (group_names[g].as_bytes(), g as u64));
+            let variant = self.variants[i].map(|v| (variant_names[v].as_bytes(), v as u64));
+            if self.required[i] || group.is_some() || variant.is_some() {
+                columns.mark_last(self.required[i], group, variant);
+            }
+        }
+        columns
+    }
+
+    fn request<'a>(&'a self, budgets: &'a [u128]) -> Request<'a> {
+        Request {
+            budgets,
+            strategy: self.strategy,
+            policy: &self.policy,
+            explain: false,
+            tuning: &self.tuning,
+            max_work: None,
+            interrupt: &Uninterrupted,
+            reuse: None,
+        }
+    }
+
+    /// Each child's own compression.
+    fn solo(&self) -> Result<Vec<Compression>, Refusal> {
+        self.children
+            .iter()
+            .map(|(scores, budget)| {
+                let budgets = [*budget];
+                compress(
+                    self.columns(scores),
+                    self.request(&budgets),
+                    &Counting(Cell::new(0)),
+                )
+            })
+            .collect()
+    }
+
+    fn siblings(&self, loss: f64) -> Result<Siblings, Refusal> {
+        let asks: Vec<ChildAsk<'_>> = self
+            .children
+            .iter()
+            .map(|(scores, budget)| ChildAsk {
+                relevances: scores,
+                budget: *budget,
+            })
+            .collect();
+        let columns = self.columns(&self.input.scores);
+        let share = Share::of(loss).unwrap();
+        pack_siblings(
+            columns,
+            &asks,
+            share,
+            &PRICES,
+            self.request(&[]),
+            &Counting(Cell::new(0)),
+        )
+    }
+}
+
+fn sorted(rows: &[u32]) -> Vec<u32> {
+    let mut rows = rows.to_vec();
+    rows.sort_unstable();
+    rows
+}
+
+/// The fragments every one of `kept` holds, ascending.
+fn common(kept: &[Vec<u32>]) -> Vec<u32> {
+    let Some((first, others)) = kept.split_first() else {
+        return Vec::new();
+    };
+    sorted(first)
+        .into_iter()
+        .filter(|row| others.iter().all(|other| other.contains(row)))
+        .collect()
+}
+
+#[test]
+fn with_no_loss_each_child_keeps_its_own_selection_shared_first() {
+    let mut rng = Lcg(39);
+    let mut shared_some = 0;
+    for _ in 0..400 {
+        let case = Case::generated(&mut rng);
+        let (solo, siblings) = match (case.solo(), case.siblings(0.0)) {
+            (Ok(solo), Ok(siblings)) => (solo, siblings),
+            (solo, siblings) => {
+                // The first child's refusal, as its own call gives it.
+                assert_eq!(solo.err(), siblings.err());
+                continue;
+            }
+        };
+        let kept: Vec<Vec<u32>> = solo.iter().map(|c| c.selections[0].kept.clone()).collect();
+        let shared = common(&kept);
+        shared_some += usize::from(!shared.is_empty());
+        assert_eq!(siblings.shared, shared);
+        let mut outputs = Vec::new();
+        for ((own, (got, relevance)), (scores, _)) in
+            solo.iter().zip(&siblings.children).zip(&case.children)
+        {
+            let own_selection = &own.selections[0];
+            assert_eq!(sorted(&got.kept), sorted(&own_selection.kept));
+            assert_eq!(&got.kept[..shared.len()], &shared[..]);
+            let rest: Vec<u32> = own_selection
+                .kept
+                .iter()
+                .copied()
+                .filter(|row| !shared.contains(row))
+                .collect();
+            match case.policy.order {
+                Order::Input => assert_eq!(got.kept[shared.len()..], sorted(&rest)[..]),
+                Order::Ranking => assert_eq!(got.kept[shared.len()..], rest[..]),
+                Order::Edges => {}
+            }
+            assert_eq!(
+                (
+                    got.compressed_tokens,
+                    got.value_kept,
+                    got.value_bound,
+                    got.exact
+                ),
+                (
+                    own_selection.compressed_tokens,
+                    own_selection.value_kept,
+                    own_selection.value_bound,
+                    own_selection.exact
+                )
+            );
+            let sum = crate::core::select::exact_sum::exact_sum(
+                got.kept.iter().map(|&row| scores[row as usize] + 0.0),
+            );
+            assert_eq!(relevance.to_bits(), sum.to_bits());
+            assert_eq!(siblings.original_tokens, own.original_tokens);
+            outputs.push(got.kept.clone());
+        }
+        let tokens = &case.input.tokens;
+        assert_eq!(siblings.cost, estimate(&outputs, tokens, &PRICES));
+        assert_eq!(siblings.independent_cost, estimate(&kept, tokens, &PRICES));
+    }
+    assert!(shared_some > 100, "{shared_some}");
+}
+
+#[test]
+fn giving_up_value_keeps_every_promise() {
+    let mut rng = Lcg(40);
+    let mut grew = 0;
+    for _ in 0..400 {
+        let case = Case::generated(&mut rng);
+        let loss = [0.01, 0.1, 0.3, 0.9][rng.below(4) as usize];
+        let Ok(lossless) = case.siblings(0.0) else {
+            continue;
+        };
+        let grown = case.siblings(loss).unwrap();
+        assert_eq!(case.siblings(loss).unwrap(), grown, "deterministic");
+        assert_eq!(grown.independent_cost, lossless.independent_cost);
+        assert!(grown.cost.billed <= lossless.cost.billed);
+        if grown.cost.billed == lossless.cost.billed {
+            assert_eq!(grown, lossless);
+            continue;
+        }
+        grew += 1;
+        assert!(lossless.shared.iter().all(|row| grown.shared.contains(row)));
+        assert!(grown.shared.len() > lossless.shared.len());
+        let share = Share::of(loss).unwrap();
+        for ((got, _), ((solo, _), (_, budget))) in grown
+            .children
+            .iter()
+            .zip(lossless.children.iter().zip(&case.children))
+        {
+            assert_eq!(got.kept[..grown.shared.len()], grown.shared[..]);
+            assert!(got.compressed_tokens <= *budget);
+            let tokens: u128 = got
+                .kept
+                .iter()
+                .map(|&row| u128::from(case.input.tokens[row as usize]))
+                .sum();
+            assert_eq!(tokens, got.compressed_tokens);
+            assert!(share.keeps_enough(got.value_kept, solo.value_kept));
+            assert_eq!((got.value_bound, got.exact), (solo.value_bound, solo.exact));
+        }
+        let outputs: Vec<Vec<u32>> = grown.children.iter().map(|(s, _)| s.kept.clone()).collect();
+        assert_eq!(grown.cost, estimate(&outputs, &case.input.tokens, &PRICES));
+    }
+    assert!(grew > 30, "{grew}");
+}
+
+#[test]
+fn a_zero_budget_shares_nothing_more() {
+    let mut case = Case::generated(&mut Lcg(3));
+    while case.input.ids.len() < 10 {
+        case = Case::generated(&mut Lcg(case.input.ids.len() as u64 + 7));
+    }
+    case.required = vec![false; case.input.ids.len()];
+    case.policy.on_overflow = OnOverflow::KeepTop;
+    let scores = case.input.scores.clone();
+    case.children = vec![(scores.clone(), 1_000), (scores, 0)];
+    if let Ok(lossless) = case.siblings(0.0) {
+        assert_eq!(case.siblings(0.9).unwrap(), lossless);
+        assert!(lossless.shared.is_empty());
+    }
+}
