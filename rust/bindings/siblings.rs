@@ -5,6 +5,8 @@
 //! classes) gives `None`, and the Python layer's general path decides it, wording every
 //! error as `compress` does.
 
+use std::cell::OnceCell;
+
 use pyo3::exceptions::PyException;
 use pyo3::ffi;
 use pyo3::intern;
@@ -12,9 +14,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use super::compress::{budget_value, fragment_reader, read_columns, read_fragments, ReleaseGil};
-use super::errors::Failure;
 use super::read::Read;
-use super::results::{skeleton_result, Answer, Int};
+use super::results::{kept_fragments, skeleton_result, Answer, Int};
 use super::signals;
 use super::text::IdText;
 use crate::core::{self, ChildAsk, Columns, Cost, Pricing, Refusal, Request, RowsById, Share};
@@ -58,18 +59,33 @@ pub fn compress_siblings<'py>(
         Ok(columns) => columns,
         Err(failure) => return general(failure.into_pyerr(py, reader.ctx)),
     };
-    // `estimate_cost` reads every fragment's content, which `compress` does not check.
+    // The ids, to find a child's keys that are the very same objects; and the contents,
+    // which `estimate_cost` reads and `compress` does not check.
+    let mut ids = Vec::with_capacity(fragments.len());
     for fragment in fragments.iter() {
-        match fragment.getattr(intern!(py, "content")) {
-            Ok(content) if content.is_instance_of::<PyString>() => {}
-            Ok(_) => return Ok(None),
-            Err(error) => return general(error),
+        let (id, content) = match slots.some_fields(&fragment, [0, 3]) {
+            Some([id, content]) => (id, content),
+            None => match (
+                fragment.getattr(intern!(py, "fragment_id")),
+                fragment.getattr(intern!(py, "content")),
+            ) {
+                (Ok(id), Ok(content)) => (id, content),
+                (Err(error), _) | (_, Err(error)) => return general(error),
+            },
+        };
+        if !content.is_instance_of::<PyString>() {
+            return Ok(None);
         }
+        ids.push(id);
     }
-    let rows = RowsById::new(&columns);
+    let parent = Parent {
+        columns: &columns,
+        rows: OnceCell::new(),
+        ids,
+    };
     let mut children = Vec::with_capacity(relevances.len());
     for mapping in relevances.iter() {
-        match scores(&reader, &columns, &rows, &mapping) {
+        match scores(&reader, &parent, &mapping) {
             Ok(Some(scores)) => children.push(scores),
             Ok(None) => return Ok(None),
             Err(failure) => return general(failure.into_pyerr(py, reader.ctx)),
@@ -112,31 +128,35 @@ pub fn compress_siblings<'py>(
     for ((scores, (selection, relevance_kept)), budget) in
         children.iter().zip(&siblings.children).zip(budgets.iter())
     {
-        let mut kept = Vec::with_capacity(selection.kept.len());
-        for &row in &selection.kept {
-            let parent = fragments.get_item(row as usize)?;
-            kept.push(match &scores.given[row as usize] {
-                None => parent,
-                Some(score) => {
-                    let Some(mut fields) = slots.fields(&parent) else {
-                        return Ok(None);
-                    };
-                    fields[2] = score.clone();
-                    let holds_atoms = fields.iter().all(is_atom);
-                    let copy = slots.build(py, fields)?;
-                    if holds_atoms {
-                        // SAFETY: `copy` is a live object of a class the collector tracks,
-                        // and the GIL is held.
-                        unsafe { ffi::PyObject_GC_UnTrack(copy.as_ptr().cast()) };
-                    }
-                    copy
-                }
-            });
+        let kept = kept_fragments(fragments, &selection.kept)?;
+        for (position, &row) in selection.kept.iter().enumerate() {
+            let Some(score) = &scores.given[row as usize] else {
+                continue;
+            };
+            let Some(mut fields) = slots.fields(&kept.get_item(position)?) else {
+                return Ok(None);
+            };
+            fields[2] = score.clone();
+            let holds_atoms = fields.iter().all(is_atom);
+            let copy = slots.build(py, fields)?;
+            if holds_atoms {
+                // SAFETY: `copy` is a live object of a class the collector tracks, and the
+                // GIL is held.
+                unsafe { ffi::PyObject_GC_UnTrack(copy.as_ptr().cast()) };
+            }
+            // SAFETY: `kept` is a new tuple no one else holds, `position` within it; the
+            // copy's reference moves into it and the parent fragment's is released.
+            let set = unsafe {
+                ffi::PyTuple_SetItem(kept.as_ptr(), position as ffi::Py_ssize_t, copy.into_ptr())
+            };
+            if set != 0 {
+                return Err(PyErr::fetch(py));
+            }
         }
         results.push(skeleton_result(
             py,
             Answer {
-                kept: PyTuple::new(py, kept)?,
+                kept,
                 fragments_total: fragments.len(),
                 skeleton_budget: budget,
                 original_tokens: siblings.original_tokens,
@@ -189,15 +209,41 @@ fn general<'py>(error: PyErr) -> PyResult<Option<Packed<'py>>> {
     })
 }
 
+/// The parent as the children's mappings are read against it.
+struct Parent<'a, 'py> {
+    columns: &'a Columns,
+    /// Made at the first key that is not the very id object of the row it names.
+    rows: OnceCell<RowsById>,
+    /// Each fragment's `fragment_id` object.
+    ids: Vec<Bound<'py, PyAny>>,
+}
+
+impl Parent<'_, '_> {
+    /// The row whose id is `key`: the row after `after` when `key` is that row's very id
+    /// object (a dict made from the parent's fragments in their order is read with no
+    /// hash), else found by the id's text; `None` for a key that is no exact `str` or no id.
+    fn row_of(&self, key: &Bound<'_, PyAny>, after: usize) -> PyResult<Option<u32>> {
+        if self.ids.get(after).is_some_and(|id| id.is(key)) {
+            return Ok(Some(after as u32));
+        }
+        let Ok(id) = key.cast_exact::<PyString>() else {
+            return Ok(None);
+        };
+        let hash = id.hash()? as u64;
+        let text = IdText::new(id.clone())?;
+        let rows = self.rows.get_or_init(|| RowsById::new(self.columns));
+        Ok(rows.row(self.columns, text.as_bytes(), hash))
+    }
+}
+
 /// A child's scores from its mapping: the parent's where it names none (`None` or an
 /// empty dict); `None` for a mapping this path does not read.
 fn scores<'py>(
     reader: &super::read::Reader<'py>,
-    columns: &Columns,
-    rows: &RowsById,
+    parent: &Parent<'_, 'py>,
     mapping: &Bound<'py, PyAny>,
 ) -> Read<'py, Option<Scores<'py>>> {
-    let mut relevances = columns.relevances();
+    let mut relevances = parent.columns.relevances();
     let mut given = vec![None; relevances.len()];
     if mapping.is_none() {
         return Ok(Some(Scores { relevances, given }));
@@ -205,20 +251,16 @@ fn scores<'py>(
     let Ok(dict) = mapping.cast_exact::<PyDict>() else {
         return Ok(None);
     };
-    if dict.is_empty() {
-        return Ok(Some(Scores { relevances, given }));
-    }
+    let mut after = 0;
     for (key, value) in dict.iter() {
-        let Ok(id) = key.cast_exact::<PyString>() else {
+        let Some(row) = parent.row_of(&key, after)? else {
             return Ok(None);
         };
-        let hash = id.hash().map_err(Failure::Python)? as u64;
-        let text = IdText::new(id.clone()).map_err(Failure::Python)?;
-        let Some(row) = rows.row(columns, text.as_bytes(), hash) else {
-            return Ok(None);
-        };
-        relevances[row as usize] = reader.relevance(row as usize, id, &value)? + 0.0;
-        given[row as usize] = Some(value);
+        let row = row as usize;
+        let id = key.cast::<PyString>().map_err(PyErr::from)?;
+        relevances[row] = reader.relevance(row, id, &value)? + 0.0;
+        given[row] = Some(value);
+        after = row + 1;
     }
     Ok(Some(Scores { relevances, given }))
 }

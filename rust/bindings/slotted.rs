@@ -89,28 +89,31 @@ impl<const N: usize> Slotted<N> {
     /// The fields of `instance` in the order of the names, when it is an instance of exactly
     /// the class and every one is set; `None` otherwise.
     pub fn fields<'py>(&self, instance: &Bound<'py, PyAny>) -> Option<[Bound<'py, PyAny>; N]> {
-        let py = instance.py();
-        if !instance.get_type().is(self.class.bind(py)) {
+        if !instance.get_type().is(self.class.bind(instance.py())) {
             return None;
         }
         let mut fields = Vec::with_capacity(N);
         for offset in self.offsets {
-            // SAFETY: `instance` is a live instance of exactly the class `locate` probed, so
-            // it holds an object-pointer slot at `offset`; it is read with the GIL held.
-            let field = unsafe {
-                instance
-                    .as_ptr()
-                    .cast::<u8>()
-                    .add(offset)
-                    .cast::<*mut ffi::PyObject>()
-                    .read_unaligned()
-            };
-            if field.is_null() {
-                return None;
-            }
-            // SAFETY: `field` is a live object the instance holds; a new reference is taken
-            // before any Python code can run.
-            fields.push(unsafe { Bound::from_borrowed_ptr(py, field) });
+            // SAFETY: `instance` is of exactly the class located, with the GIL held.
+            fields.push(unsafe { read_slot(instance, offset) }?);
+        }
+        fields.try_into().ok()
+    }
+
+    /// The fields of `instance` named `at`, when it is an instance of exactly the class and
+    /// they are set; `None` otherwise.
+    pub fn some_fields<'py, const K: usize>(
+        &self,
+        instance: &Bound<'py, PyAny>,
+        at: [usize; K],
+    ) -> Option<[Bound<'py, PyAny>; K]> {
+        if !instance.get_type().is(self.class.bind(instance.py())) {
+            return None;
+        }
+        let mut fields = Vec::with_capacity(K);
+        for at in at {
+            // SAFETY: `instance` is of exactly the class located, with the GIL held.
+            fields.push(unsafe { read_slot(instance, self.offsets[at]) }?);
         }
         fields.try_into().ok()
     }
@@ -138,6 +141,26 @@ impl<const N: usize> Slotted<N> {
         }
         Ok(instance)
     }
+}
+
+/// The object in the slot at `offset` of `instance`, or `None` where it is empty.
+///
+/// # Safety
+/// `instance` is a live instance of a class located by `Slotted::locate`, `offset` one of
+/// the offsets found, and the GIL is held.
+unsafe fn read_slot<'py>(instance: &Bound<'py, PyAny>, offset: usize) -> Option<Bound<'py, PyAny>> {
+    // SAFETY: as the caller promises, an object-pointer slot lies at `offset`.
+    let field = unsafe {
+        instance
+            .as_ptr()
+            .cast::<u8>()
+            .add(offset)
+            .cast::<*mut ffi::PyObject>()
+            .read_unaligned()
+    };
+    // SAFETY: a set slot holds a live object the instance keeps; a new reference is taken
+    // before any Python code can run.
+    (!field.is_null()).then(|| unsafe { Bound::from_borrowed_ptr(instance.py(), field) })
 }
 
 /// A new instance of `class` made by its `alloc`, every slot empty.

@@ -408,3 +408,105 @@ def test_prefix_key_is_the_same_in_another_process(backend: str) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )
     assert out.stdout.strip() == KEYED_DIGEST
+
+
+# The Rust backend's one call -----------------------------------------------------------------
+
+PLAIN_PARENT = (
+    F("a", 10, 0.9, "alpha"),
+    F("b", 20, 0.8, "beta"),
+    F("c", 30, 0.3, "gamma"),
+    F("d", 5, 0.6, "delta"),
+)
+
+
+class _Scores(dict):  # type: ignore[type-arg]
+    """A mapping that is not exactly a dict."""
+
+
+class _Id(str):
+    """An id that is not exactly a str."""
+
+
+class _Fragment(ContextFragment):
+    """A fragment that is not exactly a ContextFragment."""
+
+
+def _packed_in_one_call(
+    parent: tuple[ContextFragment, ...], children: list[Child], loss: float = 0.0
+) -> Any:
+    from skeleton_compressor._core import Compressor
+
+    relevances = tuple(child.relevance for child in children)
+    budgets = tuple(child.skeleton_budget for child in children)
+    return Compressor("optimal").compress_siblings(parent, relevances, budgets, loss, 1.25, 0.1, 20)
+
+
+def _outcome(backend: str, parent: tuple[ContextFragment, ...], children: list[Child]) -> Any:
+    service = SkeletonCompressorService(backend=backend, strategy="optimal")
+    try:
+        result = service.compress_siblings(parent, children, max_value_loss=0.1, pricing=PRICING)
+    except Exception as error:
+        return type(error), str(error)
+    rescored = [
+        [(f.fragment_id, f.relevance_score, type(f)) for f in c.fragments] for c in result.children
+    ]
+    return _shape(result), rescored, result.independent_cost
+
+
+ONE_CALL = {
+    "dict in the parent's order": [
+        Child(40, {f.fragment_id: 0.5 for f in PLAIN_PARENT}),
+        Child(40),
+    ],
+    "dict in another order": [Child(40, {"d": 1.0, "a": 0.1}), Child(35, {})],
+    "keys equal to the ids, not the same objects": [
+        Child(40, {"".join(["c"]): 1.0}),
+        Child(40, {"".join(["a"]): 0.0}),
+    ],
+}
+GENERAL_PATH = {
+    "a mapping that is not a dict": (PLAIN_PARENT, [Child(40, _Scores(c=1.0)), Child(40)]),
+    "a key that is a str subclass": (PLAIN_PARENT, [Child(40, {_Id("c"): 1.0}), Child(40)]),
+    "a key not in the parent": (PLAIN_PARENT, [Child(40), Child(40, {"zz": 1.0})]),
+    "a score out of range": (PLAIN_PARENT, [Child(40), Child(40, {"b": 1.5})]),
+    "a score that is not a number": (PLAIN_PARENT, [Child(40, {"b": "high"}), Child(40)]),  # type: ignore[dict-item]
+    "a content that is not a str": (
+        (*PLAIN_PARENT[:3], F("d", 5, 0.6, None)),  # type: ignore[arg-type]
+        [Child(40), Child(40)],
+    ),
+    "a fragment subclass rescored": (
+        (_Fragment("s", 10, 0.9, "sub"), *PLAIN_PARENT[1:]),
+        [Child(40, {"s": 0.2}), Child(40)],
+    ),
+    "a duplicate id": ((*PLAIN_PARENT, F("a", 1, 0.1)), [Child(40), Child(40)]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_CALL))
+def test_the_rust_backend_packs_plain_siblings_in_one_call(name: str) -> None:
+    # The property tests above compare the core's steps with the Python backend's only
+    # where the Rust backend takes them: a plain input must be.
+    children = ONE_CALL[name]
+    assert _packed_in_one_call(PLAIN_PARENT, children) is not None
+    assert _packed_in_one_call(PLAIN_PARENT, children, 0.5) is not None
+    assert _outcome("rust", PLAIN_PARENT, children) == _outcome("python", PLAIN_PARENT, children)
+
+
+@pytest.mark.parametrize("name", sorted(GENERAL_PATH))
+def test_what_the_one_call_leaves_to_the_general_path_ends_the_same(name: str) -> None:
+    parent, children = GENERAL_PATH[name]
+    assert _packed_in_one_call(parent, children) is None
+    assert _outcome("rust", parent, children) == _outcome("python", parent, children)
+
+
+def test_rescored_fragments_are_new_and_equal_to_the_childs_context() -> None:
+    children = [Child(40, {"b": 1, "c": 0.25}), Child(40)]
+    packed = _packed_in_one_call(PLAIN_PARENT, children)
+    assert packed is not None
+    _, results, _, _ = packed
+    by_id = {f.fragment_id: f for f in results[0].fragments}
+    assert by_id["b"] == F("b", 20, 1, "beta") and type(by_id["b"].relevance_score) is int
+    assert by_id["b"] is not PLAIN_PARENT[1]
+    assert by_id["a"] is PLAIN_PARENT[0]
+    assert all(f is next(p for p in PLAIN_PARENT if p == f) for f in results[1].fragments)
