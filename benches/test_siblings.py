@@ -3,18 +3,27 @@ token counts are log-normal (median 250) and relevance Beta(2, 3), and children 
 it with Gaussian noise (spread 0.05, 0.1 or 0.2), each with a quarter of the context as its
 budget, `optimal`, priced with `CachePricing()`.
 
+And on real text: the standard library's `email` package cut into its functions and
+classes, tokens counted with `TokenCounter`, each child scoring the chunks by their words'
+overlap with its own goal (BM25, divided by the best score).
+
 Timed beside the N solo calls they stand on. `python benches/test_siblings.py` prints the
-cost ratios (billed / uncached) at `max_value_loss` 0 and 0.01 and the mean value lost.
+cost ratios (billed / uncached) at `max_value_loss` 0 and 0.01 and the mean value lost;
+`--time` adds the timings.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
 import math
 import random
+import re
 import statistics
 import sys
 import time
+from collections import Counter
+from pathlib import Path
 
 import pytest
 from skeleton_compressor import (
@@ -23,6 +32,7 @@ from skeleton_compressor import (
     ContextFragment,
     Plan,
     SkeletonCompressorService,
+    TokenCounter,
 )
 
 SPREADS = (0.05, 0.1, 0.2)
@@ -54,6 +64,74 @@ def family(
         for _ in range(children)
     )
     return parent, kids
+
+
+# The parent's goal, then one goal per child.
+GOALS = (
+    "parse and generate email messages",
+    "parse addresses and display names in headers",
+    "encode header values with charsets and encoded words",
+    "generate and flatten a message to bytes with line folding",
+    "mime multipart content, attachments and payload decoding",
+    "policy objects: line length, linesep, header factory and folding",
+    "quoted printable and base64 transfer encodings",
+    "feed parser reading a message line by line",
+    "dates, times and utility functions for headers",
+)
+
+
+@functools.cache
+def real_text(children: int = 5) -> tuple[tuple[ContextFragment, ...], tuple[Child, ...]]:
+    """The `email` package by function and class, scored against `GOALS`."""
+    import email
+
+    chunks = []
+    for path in sorted(Path(email.__file__).parent.rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        for node in ast.parse(source).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                text = ast.get_source_segment(source, node) or ""
+                chunks.append((f"{path.stem}.{node.name}", text))
+    counter = TokenCounter()
+    words = [Counter(_words(text)) for _, text in chunks]
+
+    def scores(goal: str) -> list[float]:
+        found = _bm25(words, _words(goal))
+        best = max(found) or 1.0
+        return [score / best for score in found]
+
+    parent = tuple(
+        ContextFragment(name, counter.count(text), score, text)
+        for (name, text), score in zip(chunks, scores(GOALS[0]))
+    )
+    budget = sum(f.token_count for f in parent) // 4
+    kids = tuple(
+        Child(budget, {f.fragment_id: score for f, score in zip(parent, scores(goal))})
+        for goal in GOALS[1 : 1 + children]
+    )
+    return parent, kids
+
+
+def _words(text: str) -> list[str]:
+    """Lower-case words, identifiers split at underscores and case changes."""
+    spaced = re.sub(r"([a-z])([A-Z])", r"\1 \2", text)
+    return [word.lower() for word in re.findall(r"[A-Za-z]{2,}", spaced)]
+
+
+def _bm25(documents: list[Counter[str]], query: list[str], k1: float = 1.2, b: float = 0.75):  # type: ignore[no-untyped-def]
+    lengths = [sum(document.values()) for document in documents]
+    mean = sum(lengths) / len(lengths)
+    found = [0.0] * len(documents)
+    for term in set(query):
+        holding = sum(1 for document in documents if term in document)
+        if not holding:
+            continue
+        weight = math.log(1 + (len(documents) - holding + 0.5) / (holding + 0.5))
+        for at, (document, length) in enumerate(zip(documents, lengths)):
+            count = document[term]
+            if count:
+                found[at] += weight * count * (k1 + 1) / (count + k1 * (1 - b + b * length / mean))
+    return found
 
 
 @pytest.mark.parametrize("backend", ["rust", "python"])
@@ -97,6 +175,37 @@ def _rescored(parent: tuple[ContextFragment, ...], child: Child) -> tuple[Contex
     return tuple(replace(f, relevance_score=scores[f.fragment_id]) for f in parent)
 
 
+@pytest.mark.parametrize("backend", ["rust", "python"])
+@pytest.mark.parametrize("call", ["solo calls", "max_value_loss 0", "max_value_loss 0.01"])
+def test_siblings_real_text(benchmark, backend: str, call: str) -> None:  # type: ignore[no-untyped-def]
+    parent, children = real_text()
+    service = SkeletonCompressorService(backend=backend, strategy="optimal")
+    benchmark.group = f"siblings: the email package's {len(parent)} chunks, 5 children, {backend}"
+    if call == "solo calls":
+        contexts = [_rescored(parent, child) for child in children]
+
+        def run() -> object:
+            return [service.compress(c, k.skeleton_budget) for c, k in zip(contexts, children)]
+
+    else:
+        loss = float(call.split()[-1])
+
+        def run() -> object:
+            return service.compress_siblings(parent, children, max_value_loss=loss)
+
+    benchmark.pedantic(run, rounds=5, warmup_rounds=1)
+
+
+@pytest.mark.parametrize("loss", [0.0, 0.01])
+def test_siblings_at_100_000_fragments(loss: float) -> None:
+    """5 children of 100,000 fragments within 10 s on the Rust backend."""
+    parent, children = family(100_000, 0.1)
+    service = SkeletonCompressorService(backend="rust", strategy="optimal")
+    took = _best(lambda: service.compress_siblings(parent, children, max_value_loss=loss), 1)
+    print(f"\n100,000 fragments, 5 children, max_value_loss {loss}: {took:.2f} s")
+    assert took <= 10.0
+
+
 def figures(size: int = 200, seeds: int = 10) -> None:
     """The cost ratios and the value lost, over `seeds` families per spread."""
     service = SkeletonCompressorService(strategy="optimal")
@@ -121,6 +230,39 @@ def figures(size: int = 200, seeds: int = 10) -> None:
             f"{statistics.mean(exact):.3f}x, max_value_loss 0.01 {statistics.mean(grown):.3f}x "
             f"(range {min(grown):.3f}-{max(grown):.3f}), mean value lost "
             f"{statistics.mean(lost):.4%} (most {max(lost):.4%})"
+        )
+    for count in (3, 5, 8):
+        parent, children = real_text(count)
+        zero = service.compress_siblings(parent, children, pricing=pricing)
+        some = service.compress_siblings(parent, children, max_value_loss=0.01, pricing=pricing)
+        lost = [
+            1 - (g.metadata.value_kept or 0) / (z.metadata.value_kept or 1)
+            for g, z in zip(some.children, zero.children)
+        ]
+        bound = (pricing.write + (count - 1) * pricing.read) / count
+        print(
+            f"real text, {len(parent)} chunks, {count} children: alone "
+            f"{zero.independent_cost.ratio:.3f}x, shared first {zero.cost.ratio:.3f}x, "
+            f"max_value_loss 0.01 {some.cost.ratio:.3f}x (limit {bound:.3f}x), mean value lost "
+            f"{statistics.mean(lost):.4%}"
+        )
+
+
+def real_text_timings(repeats: int = 5) -> None:
+    parent, children = real_text()
+    for backend in ("rust", "python"):
+        service = SkeletonCompressorService(backend=backend, strategy="optimal")
+        contexts = [_rescored(parent, child) for child in children]
+        solo = _best(functools.partial(_solo_calls, service, contexts, children), repeats)
+        zero = _best(functools.partial(service.compress_siblings, parent, children), repeats)
+        some = _best(
+            functools.partial(service.compress_siblings, parent, children, max_value_loss=0.01),
+            repeats,
+        )
+        print(
+            f"{backend} real text, {len(parent)} chunks: solo calls {solo * 1e3:.2f} ms, "
+            f"max_value_loss 0 {zero * 1e3:.2f} ms ({zero / solo:.2f}x), "
+            f"0.01 {some * 1e3:.2f} ms ({some / solo:.2f}x)"
         )
 
 
@@ -165,3 +307,4 @@ if __name__ == "__main__":
     figures()
     if "--time" in sys.argv:
         timings()
+        real_text_timings()

@@ -188,9 +188,13 @@ def _packed_at_once(
     )
     if packed is None:
         return None
-    shared, results, cost, independent = packed
+    shared, results, cost, independent, text = packed
     return SiblingsResult(
-        shared, results, CacheCost(*cost), CacheCost(*independent), prefix_key(shared)
+        shared,
+        results,
+        CacheCost(*cost),
+        CacheCost(*independent),
+        hashlib.sha256(text).hexdigest(),
     )
 
 

@@ -11,7 +11,7 @@ use pyo3::exceptions::PyException;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use super::compress::{budget_value, fragment_reader, read_columns, read_fragments, ReleaseGil};
 use super::read::Read;
@@ -23,12 +23,14 @@ use crate::core::{self, ChildAsk, Columns, Cost, Pricing, Refusal, Request, Rows
 /// `CacheCost`'s fields: billed, uncached, cached and written tokens.
 pub type CostFields = (f64, Int, Int, Int);
 
-/// `(shared fragments, one SkeletonResult per child, cost, independent cost)`.
+/// `(shared fragments, one SkeletonResult per child, cost, independent cost, the text the
+/// prefix key digests)`.
 pub type Packed<'py> = (
     Bound<'py, PyTuple>,
     Bound<'py, PyTuple>,
     CostFields,
     CostFields,
+    Bound<'py, PyBytes>,
 );
 
 /// One child's scores: the relevance of every fragment, and the objects it scored them with
@@ -168,11 +170,13 @@ pub fn compress_siblings<'py>(
             },
         )?);
     }
+    let text = shared_text(&shared, &siblings.shared, &siblings.token_counts)?;
     Ok(Some((
         shared,
         PyTuple::new(py, results)?,
         cost_fields(&siblings.cost),
         cost_fields(&siblings.independent_cost),
+        PyBytes::new(py, &text),
     )))
 }
 
@@ -186,6 +190,33 @@ fn is_atom(value: &Bound<'_, PyAny>) -> bool {
         || value.is_exact_instance_of::<PyFloat>()
         || value.is_exact_instance_of::<PyInt>()
         || value.is_exact_instance_of::<PyBool>()
+}
+
+/// The text the prefix key of the `shared` fragments (rows `rows`) digests: their ids and
+/// contents (read before, each a `str`) and token counts as read.
+fn shared_text(
+    shared: &Bound<'_, PyTuple>,
+    rows: &[u32],
+    token_counts: &[u64],
+) -> PyResult<Vec<u8>> {
+    let py = shared.py();
+    let mut texts = Vec::with_capacity(rows.len());
+    for (fragment, &row) in shared.iter().zip(rows) {
+        let id = fragment
+            .getattr(intern!(py, "fragment_id"))?
+            .cast_into::<PyString>()?;
+        let content = fragment
+            .getattr(intern!(py, "content"))?
+            .cast_into::<PyString>()?;
+        texts.push((
+            IdText::new(id)?,
+            token_counts[row as usize],
+            IdText::new(content)?,
+        ));
+    }
+    Ok(core::prefix_text(texts.iter().map(
+        |(id, tokens, content)| (id.as_bytes(), *tokens, content.as_bytes()),
+    )))
 }
 
 fn cost_fields(cost: &Cost) -> CostFields {

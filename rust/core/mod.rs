@@ -44,6 +44,7 @@ pub use select::policy::units::{Decision, Reason};
 pub use select::policy::{OnOverflow, Order, Policy};
 pub use select::request::{Request, Reuse};
 pub use select::share::Share;
+pub use select::siblings::prefix_text::prefix_text;
 pub use select::siblings::pricing::{Cost, Pricing};
 pub use select::siblings::{pack_siblings, ChildAsk, Siblings};
 pub use select::tuning::Tuning;

@@ -504,9 +504,35 @@ def test_rescored_fragments_are_new_and_equal_to_the_childs_context() -> None:
     children = [Child(40, {"b": 1, "c": 0.25}), Child(40)]
     packed = _packed_in_one_call(PLAIN_PARENT, children)
     assert packed is not None
-    _, results, _, _ = packed
+    _, results, _, _, _ = packed
     by_id = {f.fragment_id: f for f in results[0].fragments}
     assert by_id["b"] == F("b", 20, 1, "beta") and type(by_id["b"].relevance_score) is int
     assert by_id["b"] is not PLAIN_PARENT[1]
     assert by_id["a"] is PLAIN_PARENT[0]
     assert all(f is next(p for p in PLAIN_PARENT if p == f) for f in results[1].fragments)
+
+
+ANY_CHARACTER = st.characters(exclude_categories=())  # lone surrogates too
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    texts=st.lists(
+        st.tuples(st.text(ANY_CHARACTER, min_size=1), st.text(ANY_CHARACTER)),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda pair: pair[0],
+    ),
+    tokens=st.integers(0, 2**63 - 1),
+)
+def test_the_one_calls_prefix_key_is_the_python_backends(
+    texts: list[tuple[str, str]], tokens: int
+) -> None:
+    parent = tuple(F(id_, tokens, 0.5, content) for id_, content in texts)
+    children = [Child(2**70), Child(2**70, {texts[0][0]: 0.25})]
+    assert _packed_in_one_call(parent, children) is not None
+    keys = {
+        backend: compress_siblings(parent, children, backend=backend).prefix_key
+        for backend in ("rust", "python")
+    }
+    assert keys["rust"] == keys["python"]

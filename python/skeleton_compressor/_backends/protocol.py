@@ -34,10 +34,10 @@ STRATEGIES = ("greedy", "prefix", "density", "optimal")
 
 # `CacheCost`'s fields: billed, uncached, cached and written tokens.
 CostFields = tuple[float, int, int, int]
-# Siblings packed in one call: the shared fragments, one result per child, the cost and the
-# independent cost.
+# Siblings packed in one call: the shared fragments, one result per child, the cost, the
+# independent cost, and the text the prefix key digests.
 PackedSiblings = tuple[
-    tuple[ContextFragment, ...], tuple["SkeletonResult", ...], CostFields, CostFields
+    tuple[ContextFragment, ...], tuple["SkeletonResult", ...], CostFields, CostFields, bytes
 ]
 
 # What `explain` decided, as columns with one item per fragment: kept, reason, rank and
@@ -135,8 +135,9 @@ class BackendCompressor(Protocol):
         """Children of the parent `fragments` packed together (`siblings.py`), each with its
         relevance mapping (or None) and checked budget, priced at `write`, `read` and
         `min_prefix` (at most 2**128 - 1): the shared fragments, one `SkeletonResult` per
-        child, and the fields of the cost and of the independent cost. None where the
-        general path in `siblings.py` decides (for the Python backend, always)."""
+        child, the fields of the cost and of the independent cost, and the text the prefix
+        key digests. None where the general path in `siblings.py` decides (for the Python
+        backend, always)."""
         ...
 
     def compress_arrays(

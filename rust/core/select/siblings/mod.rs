@@ -8,6 +8,7 @@
 //! tries units in.
 
 mod growth;
+pub mod prefix_text;
 pub mod pricing;
 
 use crate::core::detach::Detach;
@@ -47,6 +48,8 @@ pub struct Siblings {
     /// The children's outputs priced in order, and their own calls' outputs.
     pub cost: Cost,
     pub independent_cost: Cost,
+    /// Every fragment's token count, in input order.
+    pub token_counts: Vec<u64>,
 }
 
 /// Packs `children` of the parent `columns` together; `request` gives the strategy, the
@@ -184,6 +187,7 @@ fn run(
         children,
         cost,
         independent_cost,
+        token_counts,
     })
 }
 

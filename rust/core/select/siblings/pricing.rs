@@ -2,9 +2,6 @@
 //! one input are the same fragment exactly when they are the same row (ids are unique), so
 //! a request is its rows in the order sent.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 /// What a token written to the cache and one read from it cost, as multiples of an
 /// uncached input token, and the shortest prefix a provider caches.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,32 +48,35 @@ pub fn estimate(requests: &[Vec<u32>], token_counts: &[u64], pricing: &Pricing) 
 /// For each request: its tokens, and the tokens of its longest shared prefix with any
 /// earlier request and with any later one. One trie over the requests: a node a request
 /// walks into was made by an earlier one, and the last request through a node tells
-/// whether a later one shares it.
+/// whether a later one shares it. A node's children are a list: requests of one parent
+/// branch little, and a walk along the list costs less than hashing every edge.
 fn shared_prefixes(requests: &[Vec<u32>], token_counts: &[u64]) -> Vec<(u128, u128, u128)> {
     let rows: usize = requests.iter().map(Vec::len).sum();
-    let mut children: HashMap<u64, u32, BuildHasherDefault<EdgeHasher>> =
-        HashMap::with_capacity_and_hasher(rows, BuildHasherDefault::default());
-    let mut prefix_tokens: Vec<u128> = vec![0];
-    let mut last_request: Vec<usize> = vec![0];
+    let mut nodes: Vec<Node> = Vec::with_capacity(rows + 1);
+    nodes.push(Node::new(0, 0, 0));
     let mut paths: Vec<Vec<u32>> = Vec::with_capacity(requests.len());
     let mut earlier = Vec::with_capacity(requests.len());
-    for (position, rows) in requests.iter().enumerate() {
-        let (mut node, mut shared) = (0u32, 0u128);
-        let mut path = Vec::with_capacity(rows.len());
-        for &row in rows {
-            let next = prefix_tokens.len() as u32;
-            let edge = u64::from(node) << 32 | u64::from(row);
-            let child = *children.entry(edge).or_insert(next);
-            if child == next {
-                prefix_tokens
-                    .push(prefix_tokens[node as usize] + u128::from(token_counts[row as usize]));
-                last_request.push(position);
-            } else {
-                shared = prefix_tokens[child as usize];
-                last_request[child as usize] = position;
+    for (position, request) in requests.iter().enumerate() {
+        let (mut node, mut shared) = (0usize, 0u128);
+        let mut path = Vec::with_capacity(request.len());
+        for &row in request {
+            let mut child = nodes[node].first_child;
+            while child != NO_NODE && nodes[child as usize].row != row {
+                child = nodes[child as usize].next_sibling;
             }
-            node = child;
-            path.push(node);
+            if child == NO_NODE {
+                child = nodes.len() as u32;
+                let tokens = nodes[node].tokens + u128::from(token_counts[row as usize]);
+                let mut made = Node::new(row, tokens, position);
+                made.next_sibling = std::mem::replace(&mut nodes[node].first_child, child);
+                nodes.push(made);
+            } else {
+                let reached = &mut nodes[child as usize];
+                shared = reached.tokens;
+                reached.last_request = position;
+            }
+            node = child as usize;
+            path.push(child);
         }
         paths.push(path);
         earlier.push(shared);
@@ -87,37 +87,39 @@ fn shared_prefixes(requests: &[Vec<u32>], token_counts: &[u64]) -> Vec<(u128, u1
         .map(|(position, path)| {
             let mut later = 0;
             for &node in path {
-                if last_request[node as usize] <= position {
+                let node = &nodes[node as usize];
+                if node.last_request <= position {
                     break;
                 }
-                later = prefix_tokens[node as usize];
+                later = node.tokens;
             }
-            let tokens = path.last().map_or(0, |&node| prefix_tokens[node as usize]);
+            let tokens = path.last().map_or(0, |&node| nodes[node as usize].tokens);
             (tokens, earlier[position], later)
         })
         .collect()
 }
 
-/// A trie edge's hash, its node and row packed in one `u64`, by one multiplication: the keys
-/// are the input's own row numbers, which need no defence against chosen keys, and SipHash
-/// was a tenth of a small call.
-#[derive(Default)]
-struct EdgeHasher(u64);
+const NO_NODE: u32 = u32::MAX;
 
-impl Hasher for EdgeHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(self.0 << 8 | u64::from(byte));
+/// A prefix that requests share: its last row and tokens, the last request through it, its
+/// first child and its next sibling.
+struct Node {
+    row: u32,
+    tokens: u128,
+    last_request: usize,
+    first_child: u32,
+    next_sibling: u32,
+}
+
+impl Node {
+    fn new(row: u32, tokens: u128, last_request: usize) -> Node {
+        Node {
+            row,
+            tokens,
+            last_request,
+            first_child: NO_NODE,
+            next_sibling: NO_NODE,
         }
-    }
-
-    fn write_u64(&mut self, edge: u64) {
-        let mixed = edge.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        self.0 = mixed ^ (mixed >> 29);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
     }
 }
 
