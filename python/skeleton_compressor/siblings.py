@@ -2,10 +2,11 @@
 parent's input order, so that a provider's prompt cache serves it to every child but the
 first.
 
-Each child's selection is made by the backend's own `compress` (its solo result, or the same
-call with the shared units marked required), so both backends give the same answer wherever
-their `compress` does; this module only arranges, prices and, with `max_value_loss`, chooses
-which units to share.
+The Rust backend packs them in one call to its core (`compress_siblings` on the compiled
+`Compressor`). The steps here are the same over a backend's own `compress` (its solo result,
+or the same call with the shared units marked required): the Python backend's way, and the
+Rust backend's for the inputs its one call leaves to them. Each child is checked in turn
+here, so errors are worded as `compress` words them.
 """
 
 from __future__ import annotations

@@ -219,16 +219,12 @@ impl House<'_, '_> {
                 .iter()
                 .map(|&unit| kid.units().members(unit).len())
                 .sum();
-            let budgets = [kid.budget];
-            let request = Request {
-                budgets: &budgets,
-                ..self.request
-            };
+            // Arranging reads the order and the tuning, not the budget.
             let selection = kid.ranking.selection(
                 &choice.kept,
                 &first,
                 self.ids,
-                request,
+                self.request,
                 &mut self.checkpoint,
             )?;
             let mut kept = selection.kept;

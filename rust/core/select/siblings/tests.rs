@@ -131,6 +131,11 @@ impl Case {
     }
 
     fn siblings(&self, loss: f64) -> Result<Siblings, Refusal> {
+        self.siblings_detached(loss).0
+    }
+
+    /// The siblings, and whether the work was detached.
+    fn siblings_detached(&self, loss: f64) -> (Result<Siblings, Refusal>, bool) {
         let asks: Vec<ChildAsk<'_>> = self
             .children
             .iter()
@@ -141,14 +146,9 @@ impl Case {
             .collect();
         let columns = self.columns(&self.input.scores);
         let share = Share::of(loss).unwrap();
-        pack_siblings(
-            columns,
-            &asks,
-            share,
-            &PRICES,
-            self.request(&[]),
-            &Counting(Cell::new(0)),
-        )
+        let detach = Counting(Cell::new(0));
+        let packed = pack_siblings(columns, &asks, share, &PRICES, self.request(&[]), &detach);
+        (packed, detach.0.get() == 1)
     }
 }
 
@@ -290,5 +290,23 @@ fn a_zero_budget_shares_nothing_more() {
     if let Ok(lossless) = case.siblings(0.0) {
         assert_eq!(case.siblings(0.9).unwrap(), lossless);
         assert!(lossless.shared.is_empty());
+    }
+}
+
+#[test]
+fn the_work_is_detached_from_as_many_rows_as_tuned() {
+    let mut case = Case::generated(&mut Lcg(11));
+    while case.input.ids.len() < 5 || case.children.len() < 2 {
+        case = Case::generated(&mut Lcg(case.input.ids.len() as u64 * 31 + 1));
+    }
+    // The children's rows: each child's scores of every fragment.
+    let rows = case.children.len() * case.input.ids.len();
+    for (detach_from, detached) in [(rows, true), (rows + 1, false), (rows / 2, true)] {
+        case.tuning.detach_from = detach_from;
+        assert_eq!(
+            case.siblings_detached(0.0).1,
+            detached,
+            "{detach_from} of {rows}"
+        );
     }
 }
