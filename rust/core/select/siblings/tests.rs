@@ -85,6 +85,11 @@ impl Case {
     }
 
     fn columns(&self, scores: &[f64]) -> Columns {
+        self.pinned_columns(scores, &vec![false; scores.len()])
+    }
+
+    /// The columns with the fragments `pinned` marked required too.
+    fn pinned_columns(&self, scores: &[f64], pinned: &[bool]) -> Columns {
         let input = &self.input;
         let mut columns = Columns::new(input.ids.len(), &self.tuning).unwrap();
         let group_names: Vec<String> = NAMES.iter().map(|n| format!("group-{n}")).collect();
@@ -95,8 +100,9 @@ impl Case {
                 .unwrap();
             let group = self.groups[i].map(|g| (group_names[g].as_bytes(), g as u64));
             let variant = self.variants[i].map(|v| (variant_names[v].as_bytes(), v as u64));
-            if self.required[i] || group.is_some() || variant.is_some() {
-                columns.mark_last(self.required[i], group, variant);
+            let required = self.required[i] || pinned[i];
+            if required || group.is_some() || variant.is_some() {
+                columns.mark_last(required, group, variant);
             }
         }
         columns
@@ -309,4 +315,270 @@ fn the_work_is_detached_from_as_many_rows_as_tuned() {
             "{detach_from} of {rows}"
         );
     }
+}
+
+/// A unit read plainly: a group's members in input order, every other fragment alone.
+struct PlainUnit {
+    members: Vec<usize>,
+    tokens: u128,
+    required: bool,
+    variant: Option<usize>,
+}
+
+impl Case {
+    /// The units, in order of first member.
+    fn plain_units(&self) -> Vec<PlainUnit> {
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        let mut of_group: [Option<usize>; 3] = [None; 3];
+        for i in 0..self.input.ids.len() {
+            match self.groups[i] {
+                Some(g) => match of_group[g] {
+                    Some(unit) => members[unit].push(i),
+                    None => {
+                        of_group[g] = Some(members.len());
+                        members.push(vec![i]);
+                    }
+                },
+                None => members.push(vec![i]),
+            }
+        }
+        members
+            .into_iter()
+            .map(|members| PlainUnit {
+                tokens: members
+                    .iter()
+                    .map(|&i| u128::from(self.input.tokens[i]))
+                    .sum(),
+                required: members.iter().any(|&i| self.required[i]),
+                variant: self.variants[members[0]],
+                members,
+            })
+            .collect()
+    }
+
+    /// Each child's compression with the fragments of `forced` units marked required.
+    fn forced(&self, child: usize, forced: &[usize], units: &[PlainUnit]) -> Compression {
+        let (scores, budget) = &self.children[child];
+        let mut pinned = vec![false; scores.len()];
+        for &unit in forced {
+            for &i in &units[unit].members {
+                pinned[i] = true;
+            }
+        }
+        let budgets = [*budget];
+        let columns = self.pinned_columns(scores, &pinned);
+        compress(columns, self.request(&budgets), &Counting(Cell::new(0))).unwrap()
+    }
+}
+
+/// The outputs of kept fragment lists (each as its compression orders it): the fragments
+/// every list keeps first, ascending, then each list's others as the order arranges them.
+/// `unit_of` names each fragment's unit, whose members a compression keeps side by side.
+fn arranged_plainly(
+    kept: &[Vec<u32>],
+    order: Order,
+    unit_of: impl Fn(u32) -> usize,
+) -> Vec<Vec<u32>> {
+    let shared = common(kept);
+    kept.iter()
+        .map(|own| {
+            // The kept units as the compression ordered them, members together.
+            let mut units: Vec<Vec<u32>> = Vec::new();
+            for &row in own.iter().filter(|row| !shared.contains(row)) {
+                match units.last_mut() {
+                    Some(last) if unit_of(last[0]) == unit_of(row) => last.push(row),
+                    _ => units.push(vec![row]),
+                }
+            }
+            let rest: Vec<u32> = match order {
+                Order::Input => sorted(&units.concat()),
+                Order::Ranking => units.concat(),
+                Order::Edges => {
+                    // Read back into rank order over all kept units, then arranged again
+                    // over the others alone.
+                    let mut all: Vec<Vec<u32>> = Vec::new();
+                    for &row in own {
+                        match all.last_mut() {
+                            Some(last) if unit_of(last[0]) == unit_of(row) => last.push(row),
+                            _ => all.push(vec![row]),
+                        }
+                    }
+                    let len = all.len();
+                    let mut ranked = vec![Vec::new(); len];
+                    for (at, unit) in all.into_iter().enumerate() {
+                        let rank = if at < len.div_ceil(2) {
+                            2 * at
+                        } else {
+                            2 * (len - at) - 1
+                        };
+                        ranked[rank] = unit;
+                    }
+                    ranked.retain(|unit| !shared.contains(&unit[0]));
+                    let back: Vec<Vec<u32>> =
+                        ranked.iter().skip(1).step_by(2).rev().cloned().collect();
+                    ranked
+                        .iter()
+                        .step_by(2)
+                        .cloned()
+                        .chain(back)
+                        .collect::<Vec<_>>()
+                        .concat()
+                }
+            };
+            shared.iter().copied().chain(rest).collect()
+        })
+        .collect()
+}
+
+/// The growth read plainly, as `siblings.py` takes its steps: each child's outputs, when a
+/// larger shared set was found.
+fn grown_plainly(case: &Case, loss: f64, lossless_billed: f64) -> Option<Vec<Vec<u32>>> {
+    let n = case.children.len();
+    if n < 2 || loss == 0.0 || case.children.iter().any(|(_, budget)| *budget == 0) {
+        return None;
+    }
+    let units = case.plain_units();
+    let unit_of = |row: u32| {
+        units
+            .iter()
+            .position(|u| u.members.contains(&(row as usize)))
+    };
+    let solo = case.solo().unwrap();
+    let kept_units = |compression: &Compression| -> Vec<usize> {
+        let mut kept: Vec<usize> = compression.selections[0]
+            .kept
+            .iter()
+            .filter_map(|&row| unit_of(row))
+            .collect();
+        kept.sort_unstable();
+        kept.dedup();
+        kept
+    };
+    let solo_units: Vec<Vec<usize>> = solo.iter().map(kept_units).collect();
+    let keeping = |unit: usize| {
+        solo_units
+            .iter()
+            .filter(|kept| kept.contains(&unit))
+            .count()
+    };
+    let floor = case.policy.min_relevance;
+    let eligible = |unit: usize| {
+        units[unit].required
+            || case.children.iter().all(|(scores, _)| {
+                let best = units[unit].members.iter().map(|&i| scores[i] + 0.0);
+                best.fold(0.0, f64::max) >= floor
+            })
+    };
+    let mut queue: Vec<usize> = (0..units.len())
+        .filter(|&u| keeping(u) > 0 && keeping(u) < n && eligible(u))
+        .collect();
+    queue.sort_by_key(|&u| (std::cmp::Reverse(keeping(u)), u));
+    let mut forced: Vec<usize> = (0..units.len())
+        .filter(|&u| keeping(u) == n && !units[u].required)
+        .collect();
+    let share = Share::of(loss).unwrap();
+    let required_tokens: u128 = units.iter().filter(|u| u.required).map(|u| u.tokens).sum();
+    let (mut best, mut best_billed) = (None, lossless_billed);
+    let mut asked: Vec<usize> = (0..n).collect();
+    let (mut size, mut trials) = (queue.len(), 0);
+    while !queue.is_empty() && trials < 24 {
+        let shared_sets: Vec<usize> = forced.iter().filter_map(|&u| units[u].variant).collect();
+        let mut sets = shared_sets.clone();
+        let mut batch = Vec::new();
+        for unit in queue.clone() {
+            if batch.len() == size {
+                break;
+            }
+            match units[unit].variant {
+                Some(set) if sets.contains(&set) => {
+                    if shared_sets.contains(&set) {
+                        queue.retain(|&u| u != unit);
+                    }
+                }
+                set => {
+                    batch.push(unit);
+                    sets.extend(set);
+                }
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        trials += 1;
+        let trying: Vec<usize> = forced.iter().chain(&batch).copied().collect();
+        let forced_tokens: u128 = trying
+            .iter()
+            .filter(|&&u| !units[u].required)
+            .map(|&u| units[u].tokens)
+            .sum();
+        let mut found = vec![None; n];
+        let mut failed = None;
+        for (position, &child) in asked.iter().enumerate() {
+            let budget = case.children[child].1;
+            let fits = required_tokens + forced_tokens <= budget;
+            let made = fits.then(|| case.forced(child, &trying, &units));
+            match made {
+                Some(made)
+                    if made.selections[0].compressed_tokens <= budget
+                        && share.keeps_enough(
+                            made.selections[0].value_kept,
+                            solo[child].selections[0].value_kept,
+                        ) =>
+                {
+                    found[child] = Some(made.selections[0].kept.clone());
+                }
+                _ => {
+                    failed = Some(position);
+                    break;
+                }
+            }
+        }
+        if let Some(position) = failed {
+            let child = asked.remove(position);
+            asked.insert(0, child);
+        } else {
+            let kept: Vec<Vec<u32>> = found.into_iter().map(Option::unwrap).collect();
+            let outputs = arranged_plainly(&kept, case.policy.order, |row| {
+                unit_of(row).expect("a kept fragment is in a unit")
+            });
+            let billed = estimate(&outputs, &case.input.tokens, &PRICES).billed;
+            if billed < best_billed {
+                best_billed = billed;
+                best = Some(outputs);
+                forced.extend(&batch);
+                queue.retain(|u| !batch.contains(u));
+                size *= 2;
+                continue;
+            }
+        }
+        if size > 1 {
+            size /= 2;
+        } else {
+            queue.retain(|&u| u != batch[0]);
+        }
+    }
+    best
+}
+
+#[test]
+fn the_shared_set_grows_as_the_steps_read_plainly_grow_it() {
+    let mut rng = Lcg(42);
+    let mut grew = 0;
+    for _ in 0..300 {
+        let case = Case::generated(&mut rng);
+        let loss = [0.01, 0.1, 0.3, 0.9][rng.below(4) as usize];
+        let Ok(lossless) = case.siblings(0.0) else {
+            continue;
+        };
+        let got = case.siblings(loss).unwrap();
+        let outputs: Vec<Vec<u32>> = got.children.iter().map(|(s, _)| s.kept.clone()).collect();
+        match grown_plainly(&case, loss, lossless.cost.billed) {
+            Some(expected) => {
+                grew += 1;
+                assert_eq!(outputs, expected);
+            }
+            None => assert_eq!(got, lossless),
+        }
+    }
+    assert!(grew > 30, "{grew}");
 }
