@@ -231,6 +231,21 @@ def figures(size: int = 200, seeds: int = 10) -> None:
             f"(range {min(grown):.3f}-{max(grown):.3f}), mean value lost "
             f"{statistics.mean(lost):.4%} (most {max(lost):.4%})"
         )
+    for count in (3, 8):
+        alone, exact, grown = [], [], []
+        for seed in range(seeds):
+            parent, children = family(size, 0.1, count, seed)
+            zero = service.compress_siblings(parent, children, pricing=pricing)
+            some = service.compress_siblings(parent, children, max_value_loss=0.01, pricing=pricing)
+            alone.append(zero.independent_cost.ratio)
+            exact.append(zero.cost.ratio)
+            grown.append(some.cost.ratio)
+        bound = (pricing.write + (count - 1) * pricing.read) / count
+        print(
+            f"spread 0.1, {count} children: alone {statistics.mean(alone):.3f}x, shared first "
+            f"{statistics.mean(exact):.3f}x, max_value_loss 0.01 {statistics.mean(grown):.3f}x "
+            f"(limit {bound:.3f}x)"
+        )
     for count in (3, 5, 8):
         parent, children = real_text(count)
         zero = service.compress_siblings(parent, children, pricing=pricing)
