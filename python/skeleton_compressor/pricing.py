@@ -221,6 +221,14 @@ def estimate_cost(
     """
     if not isinstance(pricing, CachePricing):
         raise TypeError(f"pricing must be a CachePricing, got {type(pricing).__name__}")
+    return CacheCost(*cost_fields(requests, pricing))
+
+
+def cost_fields(
+    requests: Iterable[Sequence[ContextFragment]], pricing: CachePricing
+) -> tuple[float, int, int, int]:
+    """`estimate_cost`'s fields, billed first, unchecked: a billed total past the largest
+    float is `inf` here, where `CacheCost` refuses it."""
     keyed = _keyed_requests(requests)
     uncached = cached_total = written_total = 0
     floor = pricing.min_prefix
@@ -232,7 +240,7 @@ def estimate_cost(
         written_total += written
     plain = uncached - cached_total - written_total
     billed = pricing.read * cached_total + pricing.write * written_total + plain
-    return CacheCost(billed, uncached, cached_total, written_total)
+    return billed, uncached, cached_total, written_total
 
 
 def _fragment_key(fragment: ContextFragment, index: int, container: str) -> FragmentKey:

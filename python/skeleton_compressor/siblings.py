@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
 
+from . import _values
 from ._messages import describe
 from ._values import MAX_TOKEN_COUNT
 from .policy import Policy
-from .pricing import CacheCost, CachePricing, _fragment_key, estimate_cost
+from .pricing import CacheCost, CachePricing, _fragment_key, cost_fields, estimate_cost
 from .types import _SLOTS, ContextFragment, SkeletonMetadata, SkeletonResult
 from .validation import checked_budget, checked_fragments, checked_share
 
@@ -315,23 +316,40 @@ def readable_id(fragment: object) -> str | None:
 
 
 def _units(parent: tuple[ContextFragment, ...]) -> _Units:
-    """The parent's units. Rescoring changes only relevance, so every child has the same."""
+    """The parent's units. Rescoring changes only relevance, so every child has the same.
+    Fields are read as `compress` reads them (checked already, in every child's context)."""
     unit_of: list[int] = []
     members: list[list[int]] = []
     by_group: dict[str, int] = {}
-    for index, fragment in enumerate(parent):
-        group = fragment.group
-        unit = len(members) if group is None else by_group.setdefault(str(group), len(members))
+    fields = [_fields(fragment, index) for index, fragment in enumerate(parent)]
+    for index, (_, _, group, _) in enumerate(fields):
+        unit = len(members) if group is None else by_group.setdefault(group, len(members))
         if unit == len(members):
             members.append([])
         members[unit].append(index)
         unit_of.append(unit)
-    variant = [
-        None if parent[m[0]].variant_of is None else str(parent[m[0]].variant_of) for m in members
-    ]
-    required = [any(bool(parent[i].required) for i in m) for m in members]
-    tokens = [sum(int(parent[i].token_count) for i in m) for m in members]
+    variant = [fields[m[0]][3] for m in members]
+    required = [any(fields[i][1] for i in m) for m in members]
+    tokens = [sum(fields[i][0] for i in m) for m in members]
     return _Units(unit_of, members, variant, required, tokens)
+
+
+def _fields(fragment: ContextFragment, index: int) -> tuple[int, bool, str | None, str | None]:
+    """A checked fragment's token count, `required`, group and `variant_of` as `compress`
+    reads them: through `__index__` and as the plain str they hold, never a subclass's own
+    `__int__` or `__str__`."""
+    return (
+        _values.token_count(fragment.token_count, index, None, "fragments"),
+        _values.required(getattr(fragment, "required", False), index, "", "fragments"),
+        _values.group(getattr(fragment, "group", None), index, "", "fragments"),
+        _values.variant_of(getattr(fragment, "variant_of", None), index, "", "fragments"),
+    )
+
+
+def _score(fragment: ContextFragment, index: int) -> float:
+    """A checked fragment's relevance as `compress` reads it (a float subclass's own value,
+    not its `__float__`)."""
+    return _values.relevance(fragment.relevance_score, index, "", "fragments")
 
 
 def _kept_units(
@@ -355,11 +373,9 @@ def _unit_rank_key(
 ) -> tuple[float, str]:
     """A unit's place in the child's ranking: its best member's relevance descending, then
     that member's id (the lead: relevance descending, id ascending)."""
-    lead = min(
-        units.members[unit],
-        key=lambda i: (-float(context[i].relevance_score), str.__str__(context[i].fragment_id)),
+    return min(
+        (-_score(context[i], i), str.__str__(context[i].fragment_id)) for i in units.members[unit]
     )
-    return -float(context[lead].relevance_score), str.__str__(context[lead].fragment_id)
 
 
 def _arrangement(
@@ -459,9 +475,10 @@ def _grown(
         found = _trial(compressor, siblings, units, index_of, forced + batch, needed, asked, copies)
         if found is not None:
             outputs = _arranged(siblings, found, units, policy)
-            priced = estimate_cost(outputs, pricing)
-            if priced.billed < best_billed:
-                best, best_billed = (found, outputs, priced), priced.billed
+            # Unchecked: a trial priced past the largest float is only not cheaper.
+            priced = cost_fields(outputs, pricing)
+            if priced[0] < best_billed:
+                best, best_billed = (found, outputs, CacheCost(*priced)), priced[0]
                 forced += batch
                 taken = set(batch)
                 queue = [unit for unit in queue if unit not in taken]
@@ -480,10 +497,7 @@ def _eligible(unit: int, siblings: list[_Sibling], units: _Units, policy: Policy
         return True
     floor = policy.min_relevance
     members = units.members[unit]
-    return all(
-        max(float(sibling.context[i].relevance_score) for i in members) >= floor
-        for sibling in siblings
-    )
+    return all(max(_score(sibling.context[i], i) for i in members) >= floor for sibling in siblings)
 
 
 def _needed(value: int, loss: Fraction) -> int:

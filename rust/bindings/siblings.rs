@@ -11,7 +11,7 @@ use pyo3::exceptions::PyException;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use super::compress::{budget_value, fragment_reader, read_columns, read_fragments, ReleaseGil};
 use super::read::Read;
@@ -139,13 +139,7 @@ pub fn compress_siblings<'py>(
                 return Ok(None);
             };
             fields[2] = score.clone();
-            let holds_atoms = fields.iter().all(is_atom);
             let copy = slots.build(py, fields)?;
-            if holds_atoms {
-                // SAFETY: `copy` is a live object of a class the collector tracks, and the
-                // GIL is held.
-                unsafe { ffi::PyObject_GC_UnTrack(copy.as_ptr().cast()) };
-            }
             // SAFETY: `kept` is a new tuple no one else holds, `position` within it; the
             // copy's reference moves into it and the parent fragment's is released.
             let set = unsafe {
@@ -178,18 +172,6 @@ pub fn compress_siblings<'py>(
         cost_fields(&siblings.independent_cost),
         PyBytes::new(py, &text),
     )))
-}
-
-/// Whether `value` is a str, int, float, bool or None exactly: it refers to no other object,
-/// so a fragment holding only such values is in no reference cycle, and the cycle collector
-/// need not visit it (as CPython untracks a tuple of them). A child's results are its kept
-/// fragments made anew, and visiting them was a tenth of a call.
-fn is_atom(value: &Bound<'_, PyAny>) -> bool {
-    value.is_none()
-        || value.is_exact_instance_of::<PyString>()
-        || value.is_exact_instance_of::<PyFloat>()
-        || value.is_exact_instance_of::<PyInt>()
-        || value.is_exact_instance_of::<PyBool>()
 }
 
 /// The text the prefix key of the `shared` fragments (rows `rows`) digests: their ids and
@@ -287,6 +269,11 @@ fn scores<'py>(
         let Some(row) = parent.row_of(&key, after)? else {
             return Ok(None);
         };
+        // A score of another kind is read through its own code, which could change the dict
+        // being walked: the general path reads the dict whole first.
+        if !(value.is_exact_instance_of::<PyFloat>() || value.is_exact_instance_of::<PyInt>()) {
+            return Ok(None);
+        }
         let row = row as usize;
         let id = key.cast::<PyString>().map_err(PyErr::from)?;
         relevances[row] = reader.relevance(row, id, &value)? + 0.0;

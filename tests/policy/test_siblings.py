@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -536,3 +536,110 @@ def test_the_one_calls_prefix_key_is_the_python_backends(
         for backend in ("rust", "python")
     }
     assert keys["rust"] == keys["python"]
+
+
+# Inputs read through their own code -----------------------------------------------------------
+
+
+class _Mutating(Fraction):
+    """A score whose `float` adds to the dict it is read from."""
+
+    scores: ClassVar[dict[str, Any]] = {}
+
+    def __float__(self) -> float:
+        self.scores["x"] = 0.0
+        return 0.5
+
+
+class _OwnFloat(float):
+    def __float__(self) -> float:
+        return 0.125
+
+
+class _OwnStr(str):
+    def __str__(self) -> str:
+        return "same"
+
+
+class _OwnInt(int):
+    def __int__(self) -> int:
+        return 10**6
+
+
+def _mutating_scores() -> list[Child]:
+    scores: ClassVar[dict[str, Any]] = {}
+    _Mutating.scores = scores
+    scores["a"] = _Mutating(1, 2)
+    return [Child(40, scores)]
+
+
+READ_AS_COMPRESS_READS = {
+    # (parent, children, max_value_loss, pricing)
+    "a score whose float changes the dict": (
+        lambda: ((F("a", 10, 0.9),), _mutating_scores(), 0.0, None)
+    ),
+    "a float subclass with its own float": (
+        lambda: ((F("a", 10, _OwnFloat(0.5)), F("c", 30, 0.3)), [Child(100), Child(0)], 0.0, None)
+    ),
+    "groups whose names print alike": (
+        lambda: (
+            (
+                F("a", 10, 0.9, group=_OwnStr("g1")),
+                F("b", 10, 0.1, group=_OwnStr("g2")),
+                F("c", 10, 0.5),
+            ),
+            [Child(20), Child(20, {"b": 0.2})],
+            0.0,
+            None,
+        )
+    ),
+    "a token count with its own int": (
+        lambda: (
+            (F("a", 10, 0.9), F("b", _OwnInt(5), 0.8), F("c", 5, 0.5)),
+            [Child(15), Child(15, {"c": 1.0})],
+            0.5,
+            CachePricing(min_prefix=0),
+        )
+    ),
+    "a trial priced past the largest float": (
+        lambda: (
+            (F("a", 10**9, 0.5), F("b", 10**9, 0.6)),
+            [Child(10**9), Child(10**9, {"a": 0.7})],
+            0.5,
+            CachePricing(write=1e300, read=0.0, min_prefix=0),
+        )
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(READ_AS_COMPRESS_READS))
+def test_fields_are_read_as_compress_reads_them_on_both_paths(name: str) -> None:
+    outcomes = []
+    for backend in ("rust", "python"):
+        parent, children, loss, pricing = READ_AS_COMPRESS_READS[name]()
+        result = compress_siblings(
+            parent, children, max_value_loss=loss, pricing=pricing, backend=backend
+        )
+        for child, got in zip(children, result.children):
+            assert got.metadata.compressed_tokens <= child.skeleton_budget
+        outcomes.append((_shape(result), result.independent_cost))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_a_cycle_through_a_rescored_fragment_is_collected(backend: str) -> None:
+    import gc
+    import weakref
+
+    class Held:
+        pass
+
+    result = compress_siblings(
+        (F("a", 10, 0.9, "text"), F("b", 5, 0.1)), [Child(40, {"a": 0.5})], backend=backend
+    )
+    rescored = result.children[0].fragments[0]
+    held = Held()
+    alive = weakref.ref(held)
+    object.__setattr__(rescored, "content", [rescored, held])
+    del rescored, result, held
+    gc.collect()
+    assert alive() is None
