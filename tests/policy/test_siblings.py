@@ -643,3 +643,28 @@ def test_a_cycle_through_a_rescored_fragment_is_collected(backend: str) -> None:
     del rescored, result, held
     gc.collect()
     assert alive() is None
+
+
+@pytest.mark.parametrize(("bad", "grows"), [(0, True), (18, True), (19, False)])
+def test_at_most_twenty_four_trials_are_made(backend: str, bad: int, grows: bool) -> None:
+    # Two children whose candidates fail one by one but one: `bad` units the first keeps
+    # and the second values at 0, then one the second values a hair below its own (shared,
+    # it costs 0.05% of its value and the cost falls), then the second's own. Halved from
+    # the whole queue down to one (five failures), then one trial per unit: that unit is
+    # tried 24th with 18 before it, 25th with 19.
+    first = [1.0] * 3 + [0.9] * bad + [0.8] + [0.05] * 20
+    second = [1.0] * 3 + [0.0] * bad + [0.89] + [0.9] * 20
+    parent = tuple(F(f"u{at:03}", 1, 0.5) for at in range(len(first)))
+    children = [
+        Child(3 + bad + 1, {f.fragment_id: score for f, score in zip(parent, first)}),
+        Child(23, {f.fragment_id: score for f, score in zip(parent, second)}),
+    ]
+    result = compress_siblings(
+        parent,
+        children,
+        strategy="optimal",
+        max_value_loss=0.01,
+        pricing=CachePricing(min_prefix=0),
+        backend=backend,
+    )
+    assert (parent[3 + bad] in result.shared) is grows

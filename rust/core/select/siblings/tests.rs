@@ -582,3 +582,69 @@ fn the_shared_set_grows_as_the_steps_read_plainly_grow_it() {
     }
     assert!(grew > 30, "{grew}");
 }
+
+/// Two children whose candidates fail one by one but one, tried at trial `5 + bad + 1`:
+/// `bad` units child 0 keeps and child 1 values at 0, then one unit child 1 values a hair
+/// below its own (sharing it costs child 1 0.05% of its value and the cost falls), then
+/// child 1's own units, which child 0 values at little.
+fn scores_with(bad: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut first = vec![1.0; 3];
+    let mut second = vec![1.0; 3];
+    first.extend(std::iter::repeat_n(0.9, bad));
+    second.extend(std::iter::repeat_n(0.0, bad));
+    first.push(0.8);
+    second.push(0.89);
+    first.extend(std::iter::repeat_n(0.05, 20));
+    second.extend(std::iter::repeat_n(0.9, 20));
+    (first, second)
+}
+
+#[test]
+fn at_most_twenty_four_trials_are_made() {
+    // Halved from the whole queue down to one (five failures), then one trial per unit: the
+    // unit worth sharing is tried 24th with 18 units before it, 25th with 19.
+    for (bad, grows) in [(0, true), (18, true), (19, false)] {
+        let (first, second) = scores_with(bad);
+        let len = first.len();
+        let mut columns = Columns::new(len, &Tuning::default()).unwrap();
+        for at in 0..len {
+            let id = format!("u{at:03}");
+            columns.push(id.as_bytes(), at as u64, 1, 0.5).unwrap();
+        }
+        let children = [
+            ChildAsk {
+                relevances: &first,
+                budget: 3 + bad as u128 + 1,
+            },
+            ChildAsk {
+                relevances: &second,
+                budget: 3 + 20,
+            },
+        ];
+        let policy = Policy::default();
+        let request = Request {
+            budgets: &[],
+            strategy: Strategy::Optimal,
+            policy: &policy,
+            explain: false,
+            tuning: &Tuning::default(),
+            max_work: None,
+            interrupt: &Uninterrupted,
+            reuse: None,
+        };
+        let pricing = Pricing {
+            min_prefix: 0,
+            ..PRICES
+        };
+        let loss = Share::of(0.01).unwrap();
+        let detach = Counting(Cell::new(0));
+        let got = pack_siblings(columns, &children, loss, &pricing, request, &detach).unwrap();
+        let worth_sharing = (3 + bad) as u32;
+        assert_eq!(
+            got.shared.contains(&worth_sharing),
+            grows,
+            "{bad}: {:?}",
+            got.shared
+        );
+    }
+}
