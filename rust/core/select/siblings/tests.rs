@@ -564,7 +564,7 @@ fn grown_plainly(case: &Case, loss: f64, lossless_billed: f64) -> Option<Vec<Vec
 fn the_shared_set_grows_as_the_steps_read_plainly_grow_it() {
     let mut rng = Lcg(42);
     let mut grew = 0;
-    for _ in 0..300 {
+    for _ in 0..600 {
         let case = Case::generated(&mut rng);
         let loss = [0.01, 0.1, 0.3, 0.9][rng.below(4) as usize];
         let Ok(lossless) = case.siblings(0.0) else {
@@ -580,7 +580,7 @@ fn the_shared_set_grows_as_the_steps_read_plainly_grow_it() {
             None => assert_eq!(got, lossless),
         }
     }
-    assert!(grew > 30, "{grew}");
+    assert!(grew > 60, "{grew}");
 }
 
 /// Two children whose candidates fail one by one but one, tried at trial `5 + bad + 1`:
