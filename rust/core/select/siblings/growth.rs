@@ -197,3 +197,31 @@ fn trial(
     }
     Ok(Some(found.into_iter().flatten().collect()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_batch_holds_one_unit_per_variant_set_and_none_of_a_shared_set() {
+        // Units 0 and 1 render set 7, 3 and 5 set 8; 4 renders set 9, which the shared
+        // unit 6 renders too; 2 renders none.
+        let set_of = |anchor: u32| match anchor {
+            0 | 1 => 7,
+            3 | 5 => 8,
+            4 | 6 => 9,
+            _ => NO_SET,
+        };
+        let mut queue = vec![0, 1, 2, 3, 4, 5];
+        assert_eq!(next_batch(&mut queue, &[6], 10, &set_of), vec![0, 2, 3]);
+        // 1 and 5 wait for a later batch; 4 can never join.
+        assert_eq!(queue, vec![0, 1, 2, 3, 5]);
+        let mut queue = vec![0, 1, 2, 3, 4, 5];
+        assert_eq!(next_batch(&mut queue, &[6], 2, &set_of), vec![0, 2]);
+        // Past a full batch nothing is looked at.
+        assert_eq!(queue, vec![0, 1, 2, 3, 4, 5]);
+        let mut queue = vec![4, 1];
+        assert_eq!(next_batch(&mut queue, &[2], 1, &set_of), vec![4]);
+        assert_eq!(queue, vec![4, 1]);
+    }
+}
