@@ -96,6 +96,13 @@ mod tests {
     }
 
     #[test]
+    fn characters_past_the_first_plane_are_surrogate_pairs() {
+        // Leads of F3 and F4: the lead's own bits count.
+        let text = prefix_text([("\u{e0001}\u{10ffff}".as_bytes(), 1, &b""[..])]);
+        assert_eq!(text, br#"[["\udb40\udc01\udbff\udfff",1,""]]"#);
+    }
+
+    #[test]
     fn no_fragments_is_an_empty_list() {
         assert_eq!(prefix_text([]), b"[]");
         assert_eq!(
