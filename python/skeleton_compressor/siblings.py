@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from . import _values
 from ._messages import describe
-from ._values import MAX_TOKEN_COUNT
 from .policy import Policy
 from .pricing import CacheCost, CachePricing, _fragment_key, cost_fields, estimate_cost
 from .types import _SLOTS, ContextFragment, SkeletonMetadata, SkeletonResult
@@ -203,21 +202,7 @@ def _packed_at_once(
 def prefix_key(shared: tuple[ContextFragment, ...]) -> str:
     """SHA-256 of the fragments' `(fragment_id, token_count, content)` as compact ASCII
     JSON: the same bytes on every platform and Python version."""
-    keys = [
-        (fragment.fragment_id, fragment.token_count, fragment.content)
-        for fragment in shared
-        if type(fragment) is ContextFragment
-    ]
-    if len(keys) < len(shared) or not all(
-        type(fragment_id) is str
-        and fragment_id
-        and type(tokens) is int
-        and 0 <= tokens <= MAX_TOKEN_COUNT
-        and type(content) is str
-        for fragment_id, tokens, content in keys
-    ):
-        # Some field is not the plain value it holds: read each as `estimate_cost` does.
-        keys = [_fragment_key(fragment, index, "shared") for index, fragment in enumerate(shared)]
+    keys = [_fragment_key(fragment, index, "shared") for index, fragment in enumerate(shared)]
     text = json.dumps(keys, ensure_ascii=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
