@@ -1,9 +1,10 @@
 //! `compress_siblings` in one call to the core: the parent read once, each child's scores
 //! read from its mapping, and each child's result built with only its kept fragments
 //! rescored. An input this path does not take (a mapping that is not a dict of exact `str`
-//! ids, any fragment or score the reader or the core refuses, Python without slotted
-//! classes) gives `None`, and the Python layer's general path decides it, wording every
-//! error as `compress` does.
+//! ids, a score that is not an exact float or int, any fragment or score the reader or the
+//! core refuses, a content that is not a `str`, Python without slotted classes) gives
+//! `None`, and the Python layer's general path decides it, wording every error as
+//! `compress` does.
 
 use std::cell::OnceCell;
 
