@@ -263,30 +263,14 @@ def figures(size: int = 200, seeds: int = 10) -> None:
         )
 
 
-def real_text_timings(repeats: int = 5) -> None:
-    parent, children = real_text()
-    for backend in ("rust", "python"):
-        service = SkeletonCompressorService(backend=backend, strategy="optimal")
-        contexts = [_rescored(parent, child) for child in children]
-        solo = _best(functools.partial(_solo_calls, service, contexts, children), repeats)
-        zero = _best(functools.partial(service.compress_siblings, parent, children), repeats)
-        some = _best(
-            functools.partial(service.compress_siblings, parent, children, max_value_loss=0.01),
-            repeats,
-        )
-        print(
-            f"{backend} real text, {len(parent)} chunks: solo calls {solo * 1e3:.2f} ms, "
-            f"max_value_loss 0 {zero * 1e3:.2f} ms ({zero / solo:.2f}x), "
-            f"0.01 {some * 1e3:.2f} ms ({some / solo:.2f}x)"
-        )
-
-
 def timings(size: int = 1_000, repeats: int = 5) -> None:
-    """compress_siblings against the N solo calls it makes, best of `repeats`."""
+    """compress_siblings against the N solo calls it makes, best of `repeats`: the
+    generated family at each spread, then the real text."""
+    inputs = [(f"{size} fragments spread {spread}", family(size, spread)) for spread in SPREADS]
+    inputs.append((f"real text, {len(real_text()[0])} chunks", real_text()))
     for backend in ("rust", "python"):
         service = SkeletonCompressorService(backend=backend, strategy="optimal")
-        for spread in SPREADS:
-            parent, children = family(size, spread)
+        for name, (parent, children) in inputs:
             contexts = [_rescored(parent, child) for child in children]
             solo = _best(functools.partial(_solo_calls, service, contexts, children), repeats)
             zero = _best(functools.partial(service.compress_siblings, parent, children), repeats)
@@ -295,9 +279,9 @@ def timings(size: int = 1_000, repeats: int = 5) -> None:
                 repeats,
             )
             print(
-                f"{backend} {size} fragments spread {spread}: solo calls {solo * 1e3:.1f} ms, "
-                f"max_value_loss 0 {zero * 1e3:.1f} ms ({zero / solo:.1f}x), "
-                f"0.01 {some * 1e3:.1f} ms ({some / solo:.1f}x)"
+                f"{backend} {name}: solo calls {solo * 1e3:.2f} ms, "
+                f"max_value_loss 0 {zero * 1e3:.2f} ms ({zero / solo:.2f}x), "
+                f"0.01 {some * 1e3:.2f} ms ({some / solo:.2f}x)"
             )
 
 
@@ -322,4 +306,3 @@ if __name__ == "__main__":
     figures()
     if "--time" in sys.argv:
         timings()
-        real_text_timings()
