@@ -420,6 +420,11 @@ PLAIN_PARENT = (
 )
 
 
+# Python 3.9's dataclasses have no slots, and the one call leaves every input to the
+# general path there.
+ONE_CALL_TAKEN = sys.version_info >= (3, 10)
+
+
 class _Scores(dict):  # type: ignore[type-arg]
     """A mapping that is not exactly a dict."""
 
@@ -488,8 +493,8 @@ def test_the_rust_backend_packs_plain_siblings_in_one_call(name: str) -> None:
     # The property tests above compare the core's steps with the Python backend's only
     # where the Rust backend takes them: a plain input must be.
     children = ONE_CALL[name]
-    assert _packed_in_one_call(PLAIN_PARENT, children) is not None
-    assert _packed_in_one_call(PLAIN_PARENT, children, 0.5) is not None
+    assert (_packed_in_one_call(PLAIN_PARENT, children) is not None) is ONE_CALL_TAKEN
+    assert (_packed_in_one_call(PLAIN_PARENT, children, 0.5) is not None) is ONE_CALL_TAKEN
     assert _outcome("rust", PLAIN_PARENT, children) == _outcome("python", PLAIN_PARENT, children)
 
 
@@ -500,6 +505,7 @@ def test_what_the_one_call_leaves_to_the_general_path_ends_the_same(name: str) -
     assert _outcome("rust", parent, children) == _outcome("python", parent, children)
 
 
+@pytest.mark.skipif(not ONE_CALL_TAKEN, reason="Python 3.9: the one call is not taken")
 def test_rescored_fragments_are_new_and_equal_to_the_childs_context() -> None:
     children = [Child(40, {"b": 1, "c": 0.25}), Child(40)]
     packed = _packed_in_one_call(PLAIN_PARENT, children)
@@ -530,7 +536,7 @@ def test_the_one_calls_prefix_key_is_the_python_backends(
 ) -> None:
     parent = tuple(F(id_, tokens, 0.5, content) for id_, content in texts)
     children = [Child(2**70), Child(2**70, {texts[0][0]: 0.25})]
-    assert _packed_in_one_call(parent, children) is not None
+    assert (_packed_in_one_call(parent, children) is not None) is ONE_CALL_TAKEN
     keys = {
         backend: compress_siblings(parent, children, backend=backend).prefix_key
         for backend in ("rust", "python")
