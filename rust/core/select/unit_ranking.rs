@@ -278,6 +278,14 @@ impl UnitRanking {
     }
 }
 
+/// The kept units of a request with one budget, as `UnitRanking::kept_units` gives them.
+pub fn one(kept: Vec<KeptUnits>) -> [KeptUnits; 1] {
+    match <[KeptUnits; 1]>::try_from(kept) {
+        Ok(one) => one,
+        Err(_) => unreachable!("one budget, one packing"),
+    }
+}
+
 /// Per variant set, whether it has a required unit; empty when none has.
 fn settled_sets(units: &Units) -> Vec<bool> {
     let mut settled = Vec::new();

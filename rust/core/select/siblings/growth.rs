@@ -14,7 +14,8 @@ use crate::core::select::names::sets::NO_SET;
 use crate::core::select::request::Request;
 use crate::core::select::share::Share;
 
-use super::{one, shared_anchors, Choice, House, Kid, Packing};
+use super::{shared_anchors, Choice, House, Kid, Packing};
+use crate::core::select::unit_ranking::one;
 
 /// Trials of a larger shared set made at most, each up to one packing per child.
 pub const MAX_TRIALS: usize = 24;
@@ -183,7 +184,7 @@ fn trial(
             kid.ranking.unpin(&pinned, &kid.sets);
             let [kept] = one(kept?);
             if kept.compressed_tokens() <= kid.budget
-                && loss.keeps_enough(kept.value_kept(), kid.solo.value_kept)
+                && loss.keeps_enough(kept.value_kept(), kid.solo.kept.value_kept())
             {
                 choice = Some(Choice::of(kept, kid.units()));
             }

@@ -25,7 +25,7 @@ use crate::core::select::packing::Selection;
 use crate::core::select::policy::units::{KeptUnits, SetUnits, Units};
 use crate::core::select::request::Request;
 use crate::core::select::share::Share;
-use crate::core::select::unit_ranking::UnitRanking;
+use crate::core::select::unit_ranking::{one, UnitRanking};
 use pricing::{estimate, Cost, Pricing};
 
 /// One child: its relevance of each of the parent's fragments, in input order, and its
@@ -170,8 +170,8 @@ fn run(
         .zip(outputs)
         .map(|((kid, choice), kept)| {
             let selection = Selection {
-                compressed_tokens: choice.compressed_tokens,
-                value_kept: choice.value_kept,
+                compressed_tokens: choice.kept.compressed_tokens(),
+                value_kept: choice.kept.value_kept(),
                 value_bound: kid.solo_bound,
                 reused_tokens: 0,
                 exact: kid.solo_exact,
@@ -321,8 +321,6 @@ impl Kid {
 struct Choice {
     kept: KeptUnits,
     anchors: Vec<u32>,
-    compressed_tokens: u128,
-    value_kept: u128,
 }
 
 impl Choice {
@@ -333,20 +331,7 @@ impl Choice {
             .map(|&unit| units.members(unit)[0])
             .collect();
         anchors.sort_unstable();
-        Choice {
-            compressed_tokens: kept.compressed_tokens(),
-            value_kept: kept.value_kept(),
-            kept,
-            anchors,
-        }
-    }
-}
-
-/// The one budget's kept units.
-fn one(kept: Vec<KeptUnits>) -> [KeptUnits; 1] {
-    match <[KeptUnits; 1]>::try_from(kept) {
-        Ok(one) => one,
-        Err(_) => unreachable!("one budget, one packing"),
+        Choice { kept, anchors }
     }
 }
 

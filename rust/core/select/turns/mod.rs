@@ -12,7 +12,7 @@ use crate::core::select::policy::units::{Decision, KeptUnits, Reason, SetUnits, 
 use crate::core::select::policy::{OnOverflow, Policy};
 use crate::core::select::request::{Request, Reuse};
 use crate::core::select::share::Share;
-use crate::core::select::unit_ranking::UnitRanking;
+use crate::core::select::unit_ranking::{one, UnitRanking};
 use run::reusable_run;
 
 /// The turn's selection and, when explaining, its decisions: the longest reusable run that
@@ -211,14 +211,6 @@ fn longest_where<E>(
         }
     }
     Ok(yes)
-}
-
-/// The one budget's kept units.
-fn one(kept: Vec<KeptUnits>) -> [KeptUnits; 1] {
-    match <[KeptUnits; 1]>::try_from(kept) {
-        Ok(one) => one,
-        Err(_) => unreachable!("one budget, one packing"),
-    }
 }
 
 /// The selection of `kept` with the run's units `first`, the bound of the call without
