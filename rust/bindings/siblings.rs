@@ -19,7 +19,9 @@ use super::read::Read;
 use super::results::{kept_fragments, skeleton_result, Answer, Int};
 use super::signals;
 use super::text::IdText;
-use crate::core::{self, ChildAsk, Columns, Cost, Pricing, Refusal, Request, RowsById, Share};
+use crate::core::{
+    self, ChildAsk, Columns, Cost, Pricing, Refusal, Request, RowsById, Share, Siblings,
+};
 
 /// `CacheCost`'s fields: billed, uncached, cached and written tokens.
 pub type CostFields = (f64, Int, Int, Int);
@@ -65,6 +67,7 @@ pub fn compress_siblings<'py>(
     // The ids, to find a child's keys that are the very same objects; and the contents,
     // which `estimate_cost` reads and `compress` does not check.
     let mut ids = Vec::with_capacity(fragments.len());
+    let mut contents = Vec::with_capacity(fragments.len());
     for fragment in fragments.iter() {
         let (id, content) = match slots.some_fields(&fragment, [0, 3]) {
             Some([id, content]) => (id, content),
@@ -76,15 +79,16 @@ pub fn compress_siblings<'py>(
                 (Err(error), _) | (_, Err(error)) => return general(error),
             },
         };
-        if !content.is_instance_of::<PyString>() {
+        let Ok(content) = content.cast_into::<PyString>() else {
             return Ok(None);
-        }
+        };
         ids.push(id);
+        contents.push(content);
     }
     let parent = Parent {
         columns: &columns,
         rows: OnceCell::new(),
-        ids,
+        ids: &ids,
     };
     let mut children = Vec::with_capacity(relevances.len());
     for mapping in relevances.iter() {
@@ -165,7 +169,7 @@ pub fn compress_siblings<'py>(
             },
         )?);
     }
-    let text = shared_text(&shared, &siblings.shared, &siblings.token_counts)?;
+    let text = shared_text(&ids, &contents, &siblings)?;
     Ok(Some((
         shared,
         PyTuple::new(py, results)?,
@@ -175,27 +179,19 @@ pub fn compress_siblings<'py>(
     )))
 }
 
-/// The text the prefix key of the `shared` fragments (rows `rows`) digests: their ids and
-/// contents (read before, each a `str`) and token counts as read.
+/// The text the prefix key of the shared fragments digests: their ids and contents (as read
+/// before, each a `str`) and token counts as read.
 fn shared_text(
-    shared: &Bound<'_, PyTuple>,
-    rows: &[u32],
-    token_counts: &[u64],
+    ids: &[Bound<'_, PyAny>],
+    contents: &[Bound<'_, PyString>],
+    siblings: &Siblings,
 ) -> PyResult<Vec<u8>> {
-    let py = shared.py();
-    let mut texts = Vec::with_capacity(rows.len());
-    for (fragment, &row) in shared.iter().zip(rows) {
-        let id = fragment
-            .getattr(intern!(py, "fragment_id"))?
-            .cast_into::<PyString>()?;
-        let content = fragment
-            .getattr(intern!(py, "content"))?
-            .cast_into::<PyString>()?;
-        texts.push((
-            IdText::new(id)?,
-            token_counts[row as usize],
-            IdText::new(content)?,
-        ));
+    let mut texts = Vec::with_capacity(siblings.shared.len());
+    for &row in &siblings.shared {
+        let row = row as usize;
+        let id = ids[row].cast::<PyString>()?.clone();
+        let content = IdText::new(contents[row].clone())?;
+        texts.push((IdText::new(id)?, siblings.token_counts[row], content));
     }
     Ok(core::prefix_text(texts.iter().map(
         |(id, tokens, content)| (id.as_bytes(), *tokens, content.as_bytes()),
@@ -229,7 +225,7 @@ struct Parent<'a, 'py> {
     /// Made at the first key that is not the very id object of the row it names.
     rows: OnceCell<RowsById>,
     /// Each fragment's `fragment_id` object.
-    ids: Vec<Bound<'py, PyAny>>,
+    ids: &'a [Bound<'py, PyAny>],
 }
 
 impl Parent<'_, '_> {
