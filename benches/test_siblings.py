@@ -23,6 +23,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -143,29 +144,29 @@ def test_siblings(benchmark, backend: str, call: str, spread: float) -> None:  #
     parent, children = family(1_000, spread)
     service = SkeletonCompressorService(backend=backend, strategy="optimal")
     benchmark.group = f"siblings: 1,000 fragments, 5 children, spread {spread}, {backend}"
+    benchmark.pedantic(_call(service, call, parent, children), rounds=5, warmup_rounds=1)
+
+
+def _call(
+    service: SkeletonCompressorService,
+    call: str,
+    parent: tuple[ContextFragment, ...],
+    children: tuple[Child, ...],
+) -> Callable[[], object]:
+    """What a benchmark row times: the solo calls on contexts already rescored, the same
+    with the rescoring, or `compress_siblings` at the `max_value_loss` the row names."""
     if call == "solo calls":
         contexts = [_rescored(parent, child) for child in children]
-
-        def run() -> object:
-            return [service.compress(c, k.skeleton_budget) for c, k in zip(contexts, children)]
-
-    elif call == "rescoring and solo calls":
+        return functools.partial(_solo_calls, service, contexts, children)
+    if call == "rescoring and solo calls":
         # What a planner does without compress_siblings: each child's context made from the
         # parent's (as spawn_subplan makes it), then compressed.
         plan = Plan("parent", "", context=parent)
-
-        def run() -> object:
-            return [
-                service.compress(plan.rescored(k.relevance), k.skeleton_budget) for k in children
-            ]
-
-    else:
-        loss = float(call.split()[-1])
-
-        def run() -> object:
-            return service.compress_siblings(parent, children, max_value_loss=loss)
-
-    benchmark.pedantic(run, rounds=5, warmup_rounds=1)
+        return lambda: [
+            service.compress(plan.rescored(k.relevance), k.skeleton_budget) for k in children
+        ]
+    loss = float(call.split()[-1])
+    return functools.partial(service.compress_siblings, parent, children, max_value_loss=loss)
 
 
 def _rescored(parent: tuple[ContextFragment, ...], child: Child) -> tuple[ContextFragment, ...]:
@@ -181,19 +182,7 @@ def test_siblings_real_text(benchmark, backend: str, call: str) -> None:  # type
     parent, children = real_text()
     service = SkeletonCompressorService(backend=backend, strategy="optimal")
     benchmark.group = f"siblings: the email package's {len(parent)} chunks, 5 children, {backend}"
-    if call == "solo calls":
-        contexts = [_rescored(parent, child) for child in children]
-
-        def run() -> object:
-            return [service.compress(c, k.skeleton_budget) for c, k in zip(contexts, children)]
-
-    else:
-        loss = float(call.split()[-1])
-
-        def run() -> object:
-            return service.compress_siblings(parent, children, max_value_loss=loss)
-
-    benchmark.pedantic(run, rounds=5, warmup_rounds=1)
+    benchmark.pedantic(_call(service, call, parent, children), rounds=5, warmup_rounds=1)
 
 
 @pytest.mark.parametrize("loss", [0.0, 0.01])
