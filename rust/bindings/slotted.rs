@@ -89,15 +89,7 @@ impl<const N: usize> Slotted<N> {
     /// The fields of `instance` in the order of the names, when it is an instance of exactly
     /// the class and every one is set; `None` otherwise.
     pub fn fields<'py>(&self, instance: &Bound<'py, PyAny>) -> Option<[Bound<'py, PyAny>; N]> {
-        if !instance.get_type().is(self.class.bind(instance.py())) {
-            return None;
-        }
-        let mut fields = Vec::with_capacity(N);
-        for offset in self.offsets {
-            // SAFETY: `instance` is of exactly the class located, with the GIL held.
-            fields.push(unsafe { read_slot(instance, offset) }?);
-        }
-        fields.try_into().ok()
+        self.some_fields(instance, std::array::from_fn(|at| at))
     }
 
     /// The fields of `instance` named `at`, when it is an instance of exactly the class and
