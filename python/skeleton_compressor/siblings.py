@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, NamedTuple
 from . import _values
 from ._messages import describe
 from .policy import Policy
-from .pricing import CacheCost, CachePricing, _fragment_key, cost_fields, estimate_cost
+from .pricing import (
+    _DEFAULT_PRICING,
+    CacheCost,
+    CachePricing,
+    _fragment_key,
+    cost_fields,
+    estimate_cost,
+)
 from .types import _SLOTS, ContextFragment, SkeletonMetadata, SkeletonResult
 from .validation import checked_budget, checked_fragments, checked_share
 
@@ -226,7 +233,7 @@ def _checked_children(children: object) -> list[Child]:
 
 def _checked_pricing(pricing: object) -> CachePricing:
     if pricing is None:
-        return CachePricing()
+        return _DEFAULT_PRICING
     if not isinstance(pricing, CachePricing):
         raise TypeError(f"pricing must be a CachePricing or None, got {type(pricing).__name__}")
     return pricing

@@ -22,6 +22,9 @@ pub const FIELD_NAMES: [&str; FIELDS] = [
     "variant_of",
 ];
 
+/// Where `relevance_score` stands in `FRAGMENT_NAMES`.
+pub const RELEVANCE_SCORE: usize = 2;
+
 pub struct Context {
     pub fragment_type: Py<PyType>,
     /// Byte offsets of the `fragment_id`, `token_count`, `relevance_score`, `required`,

@@ -9,15 +9,16 @@
 use std::cell::OnceCell;
 
 use pyo3::exceptions::PyException;
-use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
 use super::compress::{budget_value, fragment_reader, read_columns, read_fragments, ReleaseGil};
+use super::context::RELEVANCE_SCORE;
 use super::read::Read;
-use super::results::{kept_fragments, skeleton_result, Answer, Int};
+use super::results::{skeleton_result, Answer, Int};
 use super::signals;
+use super::slotted::Slotted;
 use super::text::IdText;
 use crate::core::{
     self, ChildAsk, Columns, Cost, Pricing, Refusal, Request, RowsById, Share, Siblings,
@@ -135,25 +136,9 @@ pub fn compress_siblings<'py>(
     for ((scores, (selection, relevance_kept)), budget) in
         children.iter().zip(&siblings.children).zip(budgets.iter())
     {
-        let kept = kept_fragments(fragments, &selection.kept)?;
-        for (position, &row) in selection.kept.iter().enumerate() {
-            let Some(score) = &scores.given[row as usize] else {
-                continue;
-            };
-            let Some(mut fields) = slots.fields(&kept.get_item(position)?) else {
-                return Ok(None);
-            };
-            fields[2] = score.clone();
-            let copy = slots.build(py, fields)?;
-            // SAFETY: `kept` is a new tuple no one else holds, `position` within it; the
-            // copy's reference moves into it and the parent fragment's is released.
-            let set = unsafe {
-                ffi::PyTuple_SetItem(kept.as_ptr(), position as ffi::Py_ssize_t, copy.into_ptr())
-            };
-            if set != 0 {
-                return Err(PyErr::fetch(py));
-            }
-        }
+        let Some(kept) = rescored(fragments, &selection.kept, &scores.given, slots)? else {
+            return Ok(None);
+        };
         results.push(skeleton_result(
             py,
             Answer {
@@ -177,6 +162,30 @@ pub fn compress_siblings<'py>(
         cost_fields(&siblings.independent_cost),
         PyBytes::new(py, &text),
     )))
+}
+
+/// The fragments at `kept` (rows of `fragments`), each one a child scored made anew with
+/// that score; `None` where one cannot be (a fragment not of exactly the class).
+fn rescored<'py>(
+    fragments: &Bound<'py, PyTuple>,
+    kept: &[u32],
+    given: &[Option<Bound<'py, PyAny>>],
+    slots: &Slotted<7>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let py = fragments.py();
+    let mut items = Vec::with_capacity(kept.len());
+    for (position, &row) in kept.iter().enumerate() {
+        signals::check_now_and_then(py, position)?;
+        let fragment = fragments.get_borrowed_item(row as usize)?;
+        match &given[row as usize] {
+            None => items.push(fragment.to_owned()),
+            Some(score) => match slots.copy_with(&fragment, RELEVANCE_SCORE, score)? {
+                Some(copy) => items.push(copy),
+                None => return Ok(None),
+            },
+        }
+    }
+    Ok(Some(PyTuple::new(py, items)?))
 }
 
 /// The text the prefix key of the shared fragments digests: their ids and contents (as read

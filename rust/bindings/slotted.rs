@@ -16,6 +16,8 @@ pub struct Slotted<const N: usize> {
     /// empty.
     alloc: ffi::allocfunc,
     offsets: [usize; N],
+    /// Whether the class's instances carry the cycle collector's header.
+    collected: bool,
 }
 
 impl<const N: usize> Slotted<N> {
@@ -83,13 +85,8 @@ impl<const N: usize> Slotted<N> {
             class: class.clone().unbind(),
             alloc,
             offsets,
+            collected: flags & ffi::Py_TPFLAGS_HAVE_GC != 0,
         }))
-    }
-
-    /// The fields of `instance` in the order of the names, when it is an instance of exactly
-    /// the class and every one is set; `None` otherwise.
-    pub fn fields<'py>(&self, instance: &Bound<'py, PyAny>) -> Option<[Bound<'py, PyAny>; N]> {
-        self.some_fields(instance, std::array::from_fn(|at| at))
     }
 
     /// The fields of `instance` named `at`, when it is an instance of exactly the class and
@@ -102,12 +99,15 @@ impl<const N: usize> Slotted<N> {
         if !instance.get_type().is(self.class.bind(instance.py())) {
             return None;
         }
-        let mut fields = Vec::with_capacity(K);
-        for at in at {
-            // SAFETY: `instance` is of exactly the class located, with the GIL held.
-            fields.push(unsafe { read_slot(instance, self.offsets[at]) }?);
+        // SAFETY: `instance` is of exactly the class located, with the GIL held.
+        let fields =
+            at.map(|at| unsafe { slot(instance.as_ptr(), self.offsets[at]).read_unaligned() });
+        if fields.iter().any(|field| field.is_null()) {
+            return None;
         }
-        fields.try_into().ok()
+        // SAFETY: each is a live object the instance holds; a new reference is taken before
+        // any Python code can run.
+        Some(fields.map(|field| unsafe { Bound::from_borrowed_ptr(instance.py(), field) }))
     }
 
     /// A new instance of the class with `values` as its fields, in the order of the names.
@@ -117,42 +117,105 @@ impl<const N: usize> Slotted<N> {
         values: [Bound<'py, PyAny>; N],
     ) -> PyResult<Bound<'py, PyAny>> {
         let instance = allocated(py, self.alloc, self.class.bind(py))?;
+        // SAFETY: each value is alive and the GIL is held.
+        let atomic = values
+            .iter()
+            .all(|value| unsafe { holds_nothing(value.as_ptr()) });
         for (offset, value) in self.offsets.into_iter().zip(values) {
             // SAFETY: `instance` is a new instance of exactly the class `locate` probed, made
             // as the probe was (every slot empty, as `locate` checked), so it holds an
             // object-pointer slot at `offset`, empty: it takes the new reference as the
             // member descriptor's setter would, and nothing held before is lost.
-            unsafe {
-                instance
-                    .as_ptr()
-                    .cast::<u8>()
-                    .add(offset)
-                    .cast::<*mut ffi::PyObject>()
-                    .write_unaligned(value.into_ptr());
-            }
+            unsafe { slot(instance.as_ptr(), offset).write_unaligned(value.into_ptr()) };
+        }
+        if atomic {
+            self.leave_to_refcounts(&instance);
         }
         Ok(instance)
     }
+
+    /// A new instance of the class with the fields of `instance`, but `value` as the field
+    /// named `at`; `None` when `instance` is not of exactly the class or a field is unset.
+    pub fn copy_with<'py>(
+        &self,
+        instance: &Bound<'py, PyAny>,
+        at: usize,
+        value: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let py = instance.py();
+        if !instance.get_type().is(self.class.bind(py)) {
+            return Ok(None);
+        }
+        let copy = allocated(py, self.alloc, self.class.bind(py))?;
+        let mut atomic = true;
+        for (index, &offset) in self.offsets.iter().enumerate() {
+            let field = if index == at {
+                value.as_ptr()
+            } else {
+                // SAFETY: `instance` is of exactly the class located, with the GIL held.
+                unsafe { slot(instance.as_ptr(), offset).read_unaligned() }
+            };
+            if field.is_null() {
+                // `copy` is dropped with the fields set so far, as an instance of the class
+                // with some slots empty is.
+                return Ok(None);
+            }
+            // SAFETY: `field` is a live object (`value`, or one `instance` holds), the GIL is
+            // held; `copy` is new, of the class, made with every slot empty: the slot at
+            // `offset` takes the new reference.
+            unsafe {
+                atomic &= holds_nothing(field);
+                ffi::Py_IncRef(field);
+                slot(copy.as_ptr(), offset).write_unaligned(field);
+            }
+        }
+        if atomic {
+            self.leave_to_refcounts(&copy);
+        }
+        Ok(Some(copy))
+    }
+
+    /// Leaves `instance` out of the cycle collector's visits: an instance that holds only
+    /// objects that hold nothing cannot be part of a cycle (a frozen class's fields are not
+    /// set again), as CPython leaves out tuples of such objects. Thousands of rescored
+    /// fragments otherwise make the collector run several times a call.
+    fn leave_to_refcounts(&self, instance: &Bound<'_, PyAny>) {
+        if self.collected {
+            // SAFETY: the instance's type has the collector's header, and the GIL is held.
+            unsafe { ffi::PyObject_GC_UnTrack(instance.as_ptr().cast()) };
+        }
+    }
 }
 
-/// The object in the slot at `offset` of `instance`, or `None` where it is empty.
+/// Where the object-pointer slot at `offset` of `instance` lies.
 ///
 /// # Safety
-/// `instance` is a live instance of a class located by `Slotted::locate`, `offset` one of
-/// the offsets found, and the GIL is held.
-unsafe fn read_slot<'py>(instance: &Bound<'py, PyAny>, offset: usize) -> Option<Bound<'py, PyAny>> {
-    // SAFETY: as the caller promises, an object-pointer slot lies at `offset`.
-    let field = unsafe {
+/// `instance` is a live instance of a class located by `Slotted::locate`, and `offset` one
+/// of the offsets found.
+unsafe fn slot(instance: *mut ffi::PyObject, offset: usize) -> *mut *mut ffi::PyObject {
+    // SAFETY: as the caller promises, the slot lies within the instance.
+    unsafe {
         instance
-            .as_ptr()
             .cast::<u8>()
             .add(offset)
             .cast::<*mut ffi::PyObject>()
-            .read_unaligned()
-    };
-    // SAFETY: a set slot holds a live object the instance keeps; a new reference is taken
-    // before any Python code can run.
-    (!field.is_null()).then(|| unsafe { Bound::from_borrowed_ptr(instance.py(), field) })
+    }
+}
+
+/// Whether `object` is `None`, a `bool`, or an exact `str`, `int` or `float`: objects that
+/// refer to no other.
+///
+/// # Safety
+/// `object` is alive and the GIL is held.
+unsafe fn holds_nothing(object: *mut ffi::PyObject) -> bool {
+    // SAFETY: as the caller promises.
+    unsafe {
+        object == ffi::Py_None()
+            || ffi::PyUnicode_CheckExact(object) != 0
+            || ffi::PyLong_CheckExact(object) != 0
+            || ffi::PyFloat_CheckExact(object) != 0
+            || ffi::PyBool_Check(object) != 0
+    }
 }
 
 /// A new instance of `class` made by its `alloc`, every slot empty.

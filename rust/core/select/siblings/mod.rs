@@ -246,7 +246,12 @@ fn shared_anchors(choices: &[&Choice]) -> Vec<u32> {
     };
     let mut shared = first.anchors.clone();
     for other in others {
-        shared.retain(|anchor| other.anchors.binary_search(anchor).is_ok());
+        // Both ascending: one walk through each.
+        let mut theirs = other.anchors.iter().peekable();
+        shared.retain(|&anchor| {
+            while theirs.next_if(|&&their| their < anchor).is_some() {}
+            theirs.peek() == Some(&&anchor)
+        });
     }
     shared
 }

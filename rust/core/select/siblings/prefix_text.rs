@@ -23,11 +23,32 @@ pub fn prefix_text<'a>(fragments: impl IntoIterator<Item = (&'a [u8], u64, &'a [
     text
 }
 
+/// The bytes JSON writes as they are: printable ASCII but the quote and the backslash.
+const PLAIN: [bool; 256] = {
+    let mut plain = [false; 256];
+    let mut byte = 0x20;
+    while byte <= 0x7e {
+        plain[byte] = byte != b'"' as usize && byte != b'\\' as usize;
+        byte += 1;
+    }
+    plain
+};
+
 /// `string` as a JSON string of ASCII characters.
 fn quoted(text: &mut Vec<u8>, string: &[u8]) {
     text.push(b'"');
     let mut at = 0;
     while at < string.len() {
+        // Most text is printable ASCII, written as it is: a run of it is copied whole.
+        let plain = string[at..]
+            .iter()
+            .position(|&byte| !PLAIN[usize::from(byte)])
+            .unwrap_or(string.len() - at);
+        text.extend_from_slice(&string[at..at + plain]);
+        at += plain;
+        if at == string.len() {
+            break;
+        }
         let (code, width) = code_point(&string[at..]);
         at += width;
         match code {
@@ -38,7 +59,6 @@ fn quoted(text: &mut Vec<u8>, string: &[u8]) {
             0x0a => text.extend_from_slice(b"\\n"),
             0x0d => text.extend_from_slice(b"\\r"),
             0x09 => text.extend_from_slice(b"\\t"),
-            0x20..=0x7e => text.push(code as u8),
             0x10000.. => {
                 let above = code - 0x10000;
                 escaped(text, 0xd800 | (above >> 10));
