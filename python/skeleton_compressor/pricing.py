@@ -229,7 +229,13 @@ def cost_fields(
 ) -> tuple[float, int, int, int]:
     """`estimate_cost`'s fields, billed first, unchecked: a billed total past the largest
     float is `inf` here, where `CacheCost` refuses it."""
-    keyed = _keyed_requests(requests)
+    return keyed_cost_fields(_keyed_requests(requests), pricing)
+
+
+def keyed_cost_fields(
+    keyed: Sequence[Sequence[FragmentKey]], pricing: CachePricing
+) -> tuple[float, int, int, int]:
+    """`cost_fields` of requests given as the keys of their fragments, already checked."""
     uncached = cached_total = written_total = 0
     floor = pricing.min_prefix
     for tokens, earlier, later in _shared_prefixes(keyed):
@@ -302,7 +308,7 @@ def _keyed_requests(requests: object) -> _Requests:
     return keyed
 
 
-def _shared_prefixes(requests: _Requests) -> list[tuple[int, int, int]]:
+def _shared_prefixes(requests: Sequence[Sequence[FragmentKey]]) -> list[tuple[int, int, int]]:
     """For each request: its tokens, and the tokens of its longest shared prefix with any
     earlier request and with any later one.
 

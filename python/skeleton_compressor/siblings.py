@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
@@ -26,6 +26,7 @@ from .pricing import (
     _DEFAULT_PRICING,
     CacheCost,
     CachePricing,
+    FragmentKey,
     _fragment_key,
     cost_fields,
     estimate_cost,
@@ -210,8 +211,12 @@ def prefix_key(shared: tuple[ContextFragment, ...]) -> str:
     """SHA-256 of the fragments' `(fragment_id, token_count, content)` as compact ASCII
     JSON: the same bytes on every platform and Python version."""
     keys = [_fragment_key(fragment, index, "shared") for index, fragment in enumerate(shared)]
-    text = json.dumps(keys, ensure_ascii=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    return hashlib.sha256(prefix_text(keys)).hexdigest()
+
+
+def prefix_text(keys: list[FragmentKey]) -> bytes:
+    """The text a prefix key digests: the shared fragments' keys as compact ASCII JSON."""
+    return json.dumps(keys, ensure_ascii=True, separators=(",", ":")).encode("ascii")
 
 
 def _checked_children(children: object) -> list[Child]:
@@ -270,27 +275,38 @@ def _rescored(
     return tuple(
         fragment
         if fragment_id is None or fragment_id not in named
-        else _replaced(fragment, relevance_score=named[fragment_id])
+        else rescored_copy(fragment, named[fragment_id])
         for fragment, fragment_id in zip(parent, ids)
     )
 
 
-def _replaced(fragment: ContextFragment, **changes: object) -> ContextFragment:
-    """`dataclasses.replace`, made directly for a plain `ContextFragment`: a child's context
-    is a copy of every fragment it rescores, and `replace` costs several times more."""
+def rescored_copy(fragment: ContextFragment, score: object) -> ContextFragment:
+    """The fragment with `score` as its relevance, made directly for a plain
+    `ContextFragment`: a child's context copies every fragment it rescores, and
+    `dataclasses.replace` costs several times more."""
     if type(fragment) is not ContextFragment:
-        return dataclasses.replace(fragment, **changes)  # type: ignore[arg-type]
-    fields = {
-        "relevance_score": fragment.relevance_score,
-        "required": fragment.required,
-        **changes,
-    }
+        return dataclasses.replace(fragment, relevance_score=score)  # type: ignore[arg-type]
     return ContextFragment(
         fragment.fragment_id,
         fragment.token_count,
-        fields["relevance_score"],  # type: ignore[arg-type]
+        score,  # type: ignore[arg-type]
         fragment.content,
-        fields["required"],  # type: ignore[arg-type]
+        fragment.required,
+        fragment.group,
+        fragment.variant_of,
+    )
+
+
+def _pinned(fragment: ContextFragment) -> ContextFragment:
+    """The fragment marked required, made directly as `rescored_copy` makes its copies."""
+    if type(fragment) is not ContextFragment:
+        return dataclasses.replace(fragment, required=True)
+    return ContextFragment(
+        fragment.fragment_id,
+        fragment.token_count,
+        fragment.relevance_score,
+        fragment.content,
+        True,
         fragment.group,
         fragment.variant_of,
     )
@@ -373,19 +389,31 @@ def _unit_rank_key(
 def _arrangement(
     sibling: _Sibling, kept: frozenset[int], shared: frozenset[int], units: _Units, order: str
 ) -> tuple[ContextFragment, ...]:
-    """The shared units' fragments in input order, then the child's other kept units as
-    `order` arranges them among themselves, members of a unit in input order."""
     context = sibling.context
-    head = sorted(_fragments_of(shared, units))
+    rows = arranged_rows(
+        kept, shared, units.members, lambda unit: _unit_rank_key(unit, units, context), order
+    )
+    return tuple(context[i] for i in rows)
+
+
+def arranged_rows(
+    kept: Iterable[int],
+    shared: frozenset[int],
+    members: list[list[int]],
+    rank_key: Callable[[int], tuple[float, str]],
+    order: str,
+) -> list[int]:
+    """The shared units' fragments in input order, then the other `kept` units' as `order`
+    arranges them among themselves (by `rank_key` for `ranking` and `edges`), members of a
+    unit in input order."""
+    head = sorted(index for unit in shared for index in members[unit])
     rest = [unit for unit in kept if unit not in shared]
     if order == "input":
-        tail = sorted(_fragments_of(rest, units))
-    else:
-        rest.sort(key=lambda unit: _unit_rank_key(unit, units, context))
-        if order == "edges":
-            rest = rest[::2] + rest[1::2][::-1]
-        tail = _fragments_of(rest, units)
-    return tuple(context[i] for i in head + tail)
+        return head + sorted(index for unit in rest for index in members[unit])
+    rest.sort(key=rank_key)
+    if order == "edges":
+        rest = rest[::2] + rest[1::2][::-1]
+    return head + [index for unit in rest for index in members[unit]]
 
 
 def _arranged(
@@ -544,7 +572,7 @@ def _trial(
             for index in forced_fragments:
                 copy = made.get(index)
                 if copy is None:
-                    copy = made[index] = _replaced(context[index], required=True)
+                    copy = made[index] = _pinned(context[index])
                 context[index] = copy
             kept, _, compressed, value, _, relevance, _ = compressor.compress(
                 tuple(context), sibling.budget

@@ -30,6 +30,14 @@ class Columns:
         self.variants: dict[int, str] = {}  # index: variant_of, for fragments that have one
         self.original_tokens = 0
 
+    def rescored(self, negated_scores: list[float]) -> Columns:
+        """The same fragments with other relevance (negated, as `negated_scores` holds it)."""
+        columns = Columns()
+        for name in Columns.__slots__:
+            setattr(columns, name, getattr(self, name))
+        columns.negated_scores = negated_scores
+        return columns
+
     def finish(self, container: str) -> Columns:
         """Rejects a repeated id (naming its first two places), then breaks of the variant
         rules; and totals the tokens."""

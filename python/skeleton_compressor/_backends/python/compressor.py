@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from math import fsum
 
 from ...policy import Policy
+from ...pricing import CachePricing
 from ...types import (
     ContextFragment,
     OnOverflowName,
@@ -24,6 +25,7 @@ from .columns import Columns
 from .compress import Selection, selections
 from .read import fragment_columns, row_columns
 from .records import compress_records
+from .siblings import packed_siblings
 from .turns import Turn, matched_rows, turn
 from .units import Decision
 
@@ -215,9 +217,18 @@ class Compressor:
         read: float,
         min_prefix: int,
     ) -> PackedSiblings | None:
-        """None: `siblings.py` packs the children over `compress`, the steps the compiled
-        core takes in one call."""
-        return None
+        """At `max_value_loss=0`, the children packed in one call; None otherwise (and for
+        what that call does not take): `siblings.py` packs them over `compress`."""
+        if max_value_loss:
+            return None
+        return packed_siblings(
+            lambda columns, budget: self._select(columns, [budget])[0][0],
+            self._policy.order,
+            fragments,
+            relevances,
+            skeleton_budgets,
+            CachePricing(write, read, min_prefix),
+        )
 
     def compress_arrays(
         self,
