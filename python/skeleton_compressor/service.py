@@ -192,11 +192,15 @@ class SkeletonCompressorService:
                 (naming `previous[i]`), or `max_value_loss` or `headroom` is not a real
                 number in [0, 1).
         """
-        fragments = checked_fragments(fragments)
-        budget = checked_budget(skeleton_budget)
+        # The checks inline where they pass at a glance: planners make this call many times
+        # a second, with a handful of fragments.
+        if type(fragments) is not tuple:
+            fragments = checked_fragments(fragments)
+        if type(skeleton_budget) is not int or skeleton_budget < 0:
+            skeleton_budget = checked_budget(skeleton_budget)
         if _reuses(previous, max_value_loss, headroom):
-            return self._turn(fragments, budget, previous, max_value_loss, headroom).result
-        return self._compressor.compress_result(fragments, budget)
+            return self._turn(fragments, skeleton_budget, previous, max_value_loss, headroom).result
+        return self._compressor.compress_result(fragments, skeleton_budget)
 
     def explain(
         self,

@@ -149,7 +149,7 @@ where
         )?;
     }
     while low < high {
-        checkpoint.check()?;
+        checkpoint.advance(high - low)?;
         // A pseudo-random pivot: no input order makes the selection quadratic by design.
         let pivot = weigh(&items[low + next_random(high - low)]);
         // Three parts: before the pivot, equal to it, after it.

@@ -60,7 +60,8 @@ pub fn optimal(
         }
         item.tokens > 0 && item.value > 0 && item.tokens <= capacity
     });
-    checkpoint.check()?;
+    // Each step below walks the open items once.
+    checkpoint.advance(open.len())?;
     let single = best_single(&open, capacity, rank_order);
     let best = single.map_or(0, |item| u128::from(item.value));
     // The walk's set, less its zero-token units, is a set of open items.
@@ -77,11 +78,11 @@ pub fn optimal(
         }
         _ => walk.chosen,
     };
-    checkpoint.check()?;
+    checkpoint.advance(open.len())?;
     let reduced = Reduction::new(&open, at_break, capacity);
-    checkpoint.check()?;
+    checkpoint.advance(open.len())?;
     let (mut core, fixed) = reduced.split(&open, lower);
-    checkpoint.check()?;
+    checkpoint.advance(open.len())?;
     chosen.units.extend_from_slice(&fixed.units);
     chosen.value += fixed.value;
     chosen.tokens += fixed.tokens;

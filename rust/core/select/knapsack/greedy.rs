@@ -20,7 +20,7 @@ pub fn density(
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Chosen, Interrupted> {
     let best = best_single(&items, capacity, rank_order);
-    checkpoint.check()?;
+    checkpoint.advance(items.len())?;
     let walk = walk_by_density(&mut items, capacity, rank_order, sort_piece, checkpoint)?;
     Ok(match best {
         Some(best) if u128::from(best.value) > walk.chosen.value => {

@@ -410,9 +410,9 @@ fn best_state(
     }];
     let mut grown: Vec<Grown> = Vec::new();
     for (level, class) in open.iter().enumerate() {
-        checkpoint.check()?;
         // A step per state and choice, each a state grown.
         let growing = states.len() * (class.members.len() + 1);
+        checkpoint.advance(growing)?;
         if !choices.work.take(growing as u64, growing) {
             break;
         }
