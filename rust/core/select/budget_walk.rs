@@ -73,6 +73,12 @@ impl BudgetWalk {
         }
     }
 
+    /// Ends the walk: nothing further down can be kept.
+    #[inline]
+    pub fn end(&mut self) {
+        self.done = true;
+    }
+
     #[inline]
     pub fn is_done(&self) -> bool {
         self.done

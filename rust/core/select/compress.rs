@@ -246,7 +246,7 @@ pub(super) fn policy_units(
     let len = entries.len();
     let per_bucket = request.tuning.members_per_bucket;
     let grouped = Groups::of(groups, &entries, token_counts, ids, per_bucket);
-    checkpoint.check()?;
+    checkpoint.advance(len)?;
     let names = Names {
         ids,
         groups,
@@ -257,7 +257,7 @@ pub(super) fn policy_units(
         if let Some(rule) = group_mismatch(&grouped, &sets.set_of_fragment, &names) {
             return Err(Refusal::VariantRule(rule));
         }
-        checkpoint.check()?;
+        checkpoint.advance(len)?;
     }
     let units = Units::new(
         entries,

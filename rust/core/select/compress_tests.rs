@@ -269,8 +269,15 @@ fn ids_whose_shared_prefix_shrinks_late_still_rank_by_id() {
 
 #[test]
 fn an_interrupted_optimal_says_so_over_anything_else_it_found() {
-    // "a" twice: a duplicate, which the check finds whether or not the packing stops.
-    let input = input_of(&["a", "b", "a", "c"], &[5, 4, 3, 6], &[0.5, 0.4, 0.3, 0.6]);
+    // "a" twice: a duplicate, which the check finds whether or not the packing stops. Enough
+    // fragments that the solver's steps come to a check.
+    let mut ids = vec!["a".to_string(), "b".to_string(), "a".to_string()];
+    ids.extend((0..300).map(|i| format!("x{i:03}")));
+    let input = Input {
+        tokens: (0..ids.len() as u64).map(|i| 3 + i % 7).collect(),
+        scores: (0..ids.len()).map(|i| (i % 10) as f64 / 10.0).collect(),
+        ids,
+    };
     let tuning = Tuning {
         interrupt_every: std::time::Duration::ZERO,
         ..Tuning::default()
@@ -287,7 +294,7 @@ fn an_interrupted_optimal_says_so_over_anything_else_it_found() {
         ),
     ] {
         let request = Request {
-            budgets: &[9],
+            budgets: &[90],
             strategy: Strategy::Optimal,
             policy: &Policy::default(),
             explain: false,

@@ -91,6 +91,7 @@ impl Ranking {
             loop {
                 let upto = self.ranked.min(fed.saturating_add(self.sort_piece.max(1)));
                 let wanting = feed(&self.entries[fed..upto]);
+                let piece = upto - fed;
                 fed = upto;
                 if !wanting {
                     return Ok(());
@@ -98,7 +99,7 @@ impl Ranking {
                 if fed == self.ranked {
                     break;
                 }
-                checkpoint.check()?;
+                checkpoint.advance(piece)?;
             }
             if self.is_complete() {
                 return Ok(());

@@ -316,8 +316,8 @@ fn solve_core(
     let mut next = Vec::new();
     let mut processed = 0;
     for (at, item) in core.iter().enumerate() {
-        checkpoint.check()?;
         // A step per state, merged with its flipped copy into at most twice as many.
+        checkpoint.advance(states.len())?;
         if !work.take(states.len() as u64, 2 * states.len()) {
             break;
         }

@@ -44,6 +44,8 @@ pub struct Units {
     set_of: Vec<u32>,
     /// How many variant sets there are.
     sets: usize,
+    /// The fewest tokens of any unit: a walk with less room left keeps nothing more.
+    fewest_tokens: u128,
 }
 
 impl Units {
@@ -108,6 +110,7 @@ impl Units {
             None => Vec::new(),
         };
         Ok(Units {
+            fewest_tokens: tokens.iter().copied().min().unwrap_or(0),
             unit_of,
             leads,
             tokens,
@@ -535,6 +538,12 @@ impl UnitPacker {
             // Explaining walks on: every unit gets its reason and what was left.
             if self.walked.is_none() {
                 self.walk.end_if_spent(candidates.zero_token_candidates);
+                // No unit further down fits: the rest of a long ranking is not walked (a
+                // turn walks it once per length of reuse it tries). Once a unit is kept,
+                // the first one walked and the smallest are not needed.
+                if self.walk.remaining() < units.fewest_tokens && !self.kept.is_empty() {
+                    self.walk.end();
+                }
             }
         }
         !self.walk.is_done()

@@ -38,7 +38,7 @@ const PLAIN: [bool; 256] = {
 fn quoted(text: &mut Vec<u8>, string: &[u8]) {
     text.push(b'"');
     let mut at = 0;
-    while at < string.len() {
+    loop {
         // Most text is printable ASCII, written as it is: a run of it is copied whole.
         let plain = string[at..]
             .iter()
