@@ -195,6 +195,24 @@ def test_siblings_at_100_000_fragments(loss: float) -> None:
     assert took <= 10.0
 
 
+@pytest.mark.parametrize("backend", ["rust", "python"])
+@pytest.mark.parametrize("spread", SPREADS)
+def test_siblings_time_targets(backend: str, spread: float) -> None:
+    """1,000 fragments, 5 children: at most 1.3x the solo calls with no value given up, at
+    most 20x at 0.01 (each the best of 15)."""
+    parent, children = family(1_000, spread)
+    service = SkeletonCompressorService(backend=backend, strategy="optimal")
+    contexts = [_rescored(parent, child) for child in children]
+    solo = _best(functools.partial(_solo_calls, service, contexts, children), 15)
+    zero = _best(functools.partial(service.compress_siblings, parent, children), 15)
+    some = _best(
+        functools.partial(service.compress_siblings, parent, children, max_value_loss=0.01), 15
+    )
+    print(f"\n{backend} spread {spread}: 0 {zero / solo:.2f}x, 0.01 {some / solo:.2f}x")
+    assert zero / solo <= 1.3, f"{zero / solo:.2f}x the solo calls"
+    assert some / solo <= 20, f"{some / solo:.2f}x the solo calls"
+
+
 def figures(size: int = 200, seeds: int = 10) -> None:
     """The cost ratios and the value lost, over `seeds` families per spread."""
     service = SkeletonCompressorService(strategy="optimal")

@@ -74,36 +74,31 @@ def _units(fragments: Any) -> int:
     return sum(round(float(f.relevance_score) * UNITS) for f in fragments)
 
 
-@settings(
+# Every strategy and policy option over generated families, with no value given up.
+_no_loss_examples = settings(
     max_examples=EXAMPLES,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-@given(
+_no_loss_cases = given(
     family=families(),
     strategy=st.sampled_from(STRATEGIES),
     floor=st.sampled_from([0.0, 0.3, 0.6]),
     on_overflow=st.sampled_from(ON_OVERFLOW),
     order=st.sampled_from(ORDERS),
 )
+
+
+@_no_loss_examples
+@_no_loss_cases
 def test_no_loss_is_each_solo_set_with_the_shared_units_first(
     backend: str, family: Any, strategy: str, floor: float, on_overflow: str, order: str
 ) -> None:
     _check_no_loss(backend, family, strategy, floor, on_overflow, order)
 
 
-@settings(
-    max_examples=EXAMPLES,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
-)
-@given(
-    family=families(),
-    strategy=st.sampled_from(STRATEGIES),
-    floor=st.sampled_from([0.0, 0.3, 0.6]),
-    on_overflow=st.sampled_from(ON_OVERFLOW),
-    order=st.sampled_from(ORDERS),
-)
+@_no_loss_examples
+@_no_loss_cases
 def test_no_loss_over_compress_is_each_solo_set_with_the_shared_units_first(
     monkeypatch: pytest.MonkeyPatch,
     family: Any,

@@ -711,6 +711,35 @@ fn a_rendering_kept_alone_over_budget_leaves_its_set_told_as_not_fitting() {
 }
 
 #[test]
+fn raise_names_the_smallest_unit_when_none_fits_not_the_first_walked() {
+    // The walk passes the first unit and goes on to find the smallest: a walk that has kept
+    // nothing does not end early.
+    let input = Input {
+        ids: vec!["big".into(), "small".into(), "mid".into()],
+        tokens: vec![9, 6, 7],
+        scores: vec![0.9, 0.5, 0.7],
+    };
+    let asked = Asked {
+        budgets: &[5],
+        strategy: Strategy::Greedy,
+        policy: Policy {
+            on_overflow: OnOverflow::Raise,
+            ..Policy::default()
+        },
+        explain: false,
+    };
+    let refused = run(&input, &Marks::plain(3), &asked, &Tuning::default()).err();
+    assert_eq!(
+        refused,
+        Some(Refusal::BudgetExceeded(BudgetExceeded {
+            budget: 5,
+            needed: 6,
+            required: false,
+        }))
+    );
+}
+
+#[test]
 fn a_worthless_unit_that_fits_exactly_is_not_chosen_and_raises_nothing() {
     // The only unit that fits fills the budget exactly and is worth nothing: `optimal` keeps
     // nothing, and since a unit fits, no overflow rule applies.
