@@ -275,38 +275,23 @@ def _rescored(
     return tuple(
         fragment
         if fragment_id is None or fragment_id not in named
-        else rescored_copy(fragment, named[fragment_id])
+        else remade(fragment, named[fragment_id], fragment.required)
         for fragment, fragment_id in zip(parent, ids)
     )
 
 
-def rescored_copy(fragment: ContextFragment, score: object) -> ContextFragment:
-    """The fragment with `score` as its relevance, made directly for a plain
-    `ContextFragment`: a child's context copies every fragment it rescores, and
+def remade(fragment: ContextFragment, score: object, required: object) -> ContextFragment:
+    """The fragment with `score` as its relevance and `required`, made directly for a plain
+    `ContextFragment`: a child's context copies every fragment it rescores (or pins), and
     `dataclasses.replace` costs several times more."""
     if type(fragment) is not ContextFragment:
-        return dataclasses.replace(fragment, relevance_score=score)  # type: ignore[arg-type]
+        return dataclasses.replace(fragment, relevance_score=score, required=required)  # type: ignore[arg-type]
     return ContextFragment(
         fragment.fragment_id,
         fragment.token_count,
         score,  # type: ignore[arg-type]
         fragment.content,
-        fragment.required,
-        fragment.group,
-        fragment.variant_of,
-    )
-
-
-def _pinned(fragment: ContextFragment) -> ContextFragment:
-    """The fragment marked required, made directly as `rescored_copy` makes its copies."""
-    if type(fragment) is not ContextFragment:
-        return dataclasses.replace(fragment, required=True)
-    return ContextFragment(
-        fragment.fragment_id,
-        fragment.token_count,
-        fragment.relevance_score,
-        fragment.content,
-        True,
+        required,  # type: ignore[arg-type]
         fragment.group,
         fragment.variant_of,
     )
@@ -572,7 +557,8 @@ def _trial(
             for index in forced_fragments:
                 copy = made.get(index)
                 if copy is None:
-                    copy = made[index] = _pinned(context[index])
+                    fragment = context[index]
+                    copy = made[index] = remade(fragment, fragment.relevance_score, True)
                 context[index] = copy
             kept, _, compressed, value, _, relevance, _ = compressor.compress(
                 tuple(context), sibling.budget

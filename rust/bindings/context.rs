@@ -22,9 +22,6 @@ pub const FIELD_NAMES: [&str; FIELDS] = [
     "variant_of",
 ];
 
-/// Where `relevance_score` stands in `FRAGMENT_NAMES`.
-pub const RELEVANCE_SCORE: usize = 2;
-
 pub struct Context {
     pub fragment_type: Py<PyType>,
     /// Byte offsets of the `fragment_id`, `token_count`, `relevance_score`, `required`,
@@ -56,6 +53,9 @@ pub const FRAGMENT_NAMES: [&str; 7] = [
     "group",
     "variant_of",
 ];
+
+/// Where `relevance_score` stands in `FRAGMENT_NAMES`.
+pub const RELEVANCE_SCORE: usize = 2;
 
 /// `SkeletonMetadata`'s fields, in the order `build_metadata` gives them.
 pub const METADATA_FIELDS: usize = 11;

@@ -69,17 +69,14 @@ impl<'a> Checkpoint<'a> {
     }
 
     /// [`Checkpoint::check`] once every [`TICKS_PER_CHECK`] calls: for a loop of quick steps.
+    #[inline]
     pub fn tick(&mut self) -> Result<(), Interrupted> {
-        self.ticks += 1;
-        if self.ticks < TICKS_PER_CHECK {
-            return Ok(());
-        }
-        self.ticks = 0;
-        self.check()
+        self.advance(1)
     }
 
     /// [`Checkpoint::tick`] for a step worth `ticks` of them (one per item it walks): a
     /// step over a few items reads no clock, one over thousands checks at once.
+    #[inline]
     pub fn advance(&mut self, ticks: usize) -> Result<(), Interrupted> {
         self.ticks = self
             .ticks

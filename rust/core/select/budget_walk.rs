@@ -23,6 +23,9 @@ pub struct BudgetWalk {
     prefix: bool,
     done: bool,
     zero_token_seen: usize,
+    /// Once an item is kept, the walk ends when less room is left than this: no item further
+    /// down has fewer tokens (0: it walks on).
+    fewest: u128,
     /// Per variant set, whether an item of it is kept; made at the first item in a set.
     taken: Vec<bool>,
 }
@@ -36,8 +39,16 @@ impl BudgetWalk {
             prefix,
             done,
             zero_token_seen: 0,
+            fewest: 0,
             taken: Vec::new(),
         }
+    }
+
+    /// The walk, ending once it has kept an item and less than `fewest` tokens are left, the
+    /// fewest any item further down has. (Before it keeps one, whatever it walks may count:
+    /// the first item, the smallest.)
+    pub fn ending_below(self, fewest: u128) -> Self {
+        BudgetWalk { fewest, ..self }
     }
 
     /// Walks one item of `tokens` in variant set `set` ([`NO_SET`] for none) of `sets`.
@@ -54,6 +65,7 @@ impl BudgetWalk {
         }
         if tokens <= self.remaining {
             self.remaining -= tokens;
+            self.done |= self.remaining < self.fewest;
             if set != NO_SET {
                 self.taken[set as usize] = true;
             }
@@ -71,12 +83,6 @@ impl BudgetWalk {
         if self.remaining == 0 && self.zero_token_seen == zero_token_items {
             self.done = true;
         }
-    }
-
-    /// Ends the walk: nothing further down can be kept.
-    #[inline]
-    pub fn end(&mut self) {
-        self.done = true;
     }
 
     #[inline]

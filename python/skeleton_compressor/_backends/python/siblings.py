@@ -13,12 +13,13 @@ from math import fsum
 
 from ... import _values
 from ...pricing import CachePricing, keyed_cost_fields
-from ...siblings import arranged_rows, prefix_text, rescored_copy
+from ...siblings import arranged_rows, prefix_text, remade
 from ...types import ContextFragment, SkeletonMetadata, SkeletonResult
 from ..protocol import PackedSiblings
 from .columns import Columns
 from .compress import Selection
 from .read import fragment_columns
+from .units import grouped_units
 
 __all__ = ["packed_siblings"]
 
@@ -53,7 +54,7 @@ def packed_siblings(
         except Exception:
             return None
         children.append((columns, given, budget, kept, compressed, value, bound, exact))
-    members, unit_of = _units(parent)
+    members, unit_of = grouped_units(len(parent.fragment_ids), parent.grouped)
     kept_units = [{unit_of[row] for row in child[3]} for child in children]
     shared = frozenset.intersection(*map(frozenset, kept_units)) if kept_units else frozenset()
     keys = [
@@ -69,7 +70,9 @@ def packed_siblings(
         outputs.append(rows)
         relevance = 0.0 - fsum(negated[row] for row in kept)
         kept_fragments = tuple(
-            rescored_copy(fragments[row], given[row]) if row in given else fragments[row]
+            remade(fragments[row], given[row], fragments[row].required)
+            if row in given
+            else fragments[row]
             for row in rows
         )
         metadata = SkeletonMetadata.of(
@@ -134,23 +137,6 @@ def _scores(
             return None
         scored[row] = value
     return parent.rescored(negated), scored
-
-
-def _units(columns: Columns) -> tuple[list[list[int]], list[int]]:
-    """The units' members (a group's in input order, numbered by their first) and each
-    row's unit."""
-    members: list[list[int]] = []
-    unit_of: list[int] = []
-    by_group: dict[str, int] = {}
-    grouped = columns.grouped
-    for row in range(len(columns.fragment_ids)):
-        group = grouped.get(row)
-        unit = len(members) if group is None else by_group.setdefault(group, len(members))
-        if unit == len(members):
-            members.append([])
-        members[unit].append(row)
-        unit_of.append(unit)
-    return members, unit_of
 
 
 def _rank_key(columns: Columns, members: list[list[int]]) -> Callable[[int], tuple[float, str]]:

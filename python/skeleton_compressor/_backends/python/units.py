@@ -18,7 +18,7 @@ from .variants.bound import multiple_choice_bound
 from .variants.optimal import multiple_choice_set
 from .work import Work
 
-__all__ = ["Decision", "Units", "Walk"]
+__all__ = ["Decision", "Units", "Walk", "grouped_units"]
 
 
 class Decision(NamedTuple):
@@ -42,6 +42,24 @@ class Walk(NamedTuple):
     required_overflow: bool
     # Whether the strategy's set is exact: False when `optimal` ran out of work.
     exact: bool = True
+
+
+def grouped_units(count: int, grouped: dict[int, str]) -> tuple[list[list[int]], list[int]]:
+    """The units of `count` fragments, `grouped` giving the group of those in one: each
+    unit's members in input order (units numbered by their first member's place), and each
+    fragment's unit."""
+    unit_of: list[int] = []
+    members: list[list[int]] = []
+    unit_of_group: dict[str, int] = {}
+    for index in range(count):
+        group = grouped.get(index)
+        unit = len(members) if group is None else unit_of_group.setdefault(group, len(members))
+        if unit == len(members):
+            members.append([index])
+        else:
+            members[unit].append(index)
+        unit_of.append(unit)
+    return members, unit_of
 
 
 class Units:
@@ -94,19 +112,7 @@ class Units:
         self.members: list[list[int]] | None = None
         self.unit_of: list[int] | None = None
         if grouped:
-            unit_of: list[int] = []
-            members: list[list[int]] = []
-            unit_of_group: dict[str, int] = {}
-            for index in range(count):
-                group = grouped.get(index)
-                unit = (
-                    len(members) if group is None else unit_of_group.setdefault(group, len(members))
-                )
-                if unit == len(members):
-                    members.append([index])
-                else:
-                    members[unit].append(index)
-                unit_of.append(unit)
+            members, unit_of = grouped_units(count, grouped)
             self.members, self.unit_of = members, unit_of
             self.tokens = [sum([token_counts[i] for i in unit]) for unit in members]
             self.values = [sum([values[i] for i in unit]) for unit in members]

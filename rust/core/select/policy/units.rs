@@ -430,11 +430,19 @@ impl UnitPacker {
         let required_overflow = candidates.required_tokens > budget;
         UnitPacker {
             budget,
+            // No unit further down fits once less room is left than the fewest tokens of
+            // any: the rest of a long ranking is not walked (a turn walks it once per length
+            // of reuse it tries). Explaining walks on.
             walk: BudgetWalk::new(
                 budget.saturating_sub(candidates.required_tokens),
                 candidates.strategy == Strategy::Prefix,
                 budget == 0 || required_overflow,
-            ),
+            )
+            .ending_below(if explain {
+                0
+            } else {
+                candidates.units.fewest_tokens
+            }),
             kept: Vec::new(),
             kept_tokens: 0,
             kept_value: 0,
@@ -538,12 +546,6 @@ impl UnitPacker {
             // Explaining walks on: every unit gets its reason and what was left.
             if self.walked.is_none() {
                 self.walk.end_if_spent(candidates.zero_token_candidates);
-                // No unit further down fits: the rest of a long ranking is not walked (a
-                // turn walks it once per length of reuse it tries). Once a unit is kept,
-                // the first one walked and the smallest are not needed.
-                if self.walk.remaining() < units.fewest_tokens && !self.kept.is_empty() {
-                    self.walk.end();
-                }
             }
         }
         !self.walk.is_done()
