@@ -55,20 +55,26 @@ def make_value_fragments(size: int, seed: int = 0) -> tuple[ContextFragment, ...
     )
 
 
-KNAPSACK_CLASSES = ("uncorrelated", "weakly", "strongly")
+KNAPSACK_CLASSES = ("uncorrelated", "weakly", "strongly", "inverse", "almost", "subset_sum")
 
 
 def make_knapsack_fragments(
     size: int, kind: str, seed: int = 0, spread: int = 1000
 ) -> tuple[tuple[ContextFragment, ...], int]:
-    """Pisinger's classic instance classes as fragments, with a budget of half the tokens:
-    token counts uniform in 1..spread; profit uniform in 1..spread (`uncorrelated`), within
-    spread/10 of the tokens (`weakly`), or the tokens plus spread/10 (`strongly`); relevance
-    is the profit over the largest possible one."""
+    """Pisinger's classic instance classes as fragments, with a budget of half the tokens.
+
+    Token counts uniform in 1..spread, and the profit: uniform in 1..spread (`uncorrelated`),
+    within spread/10 of the tokens (`weakly`), the tokens plus spread/10 (`strongly`), within
+    spread/500 of that (`almost` strongly correlated), or the tokens themselves
+    (`subset_sum`). `inverse` strongly correlated draws the profit uniform in 1..spread and
+    makes the tokens the profit plus spread/10. Relevance is the profit over the largest the
+    class can draw, as a user would scale it."""
     if kind not in KNAPSACK_CLASSES:
         raise ValueError(f"kind must be one of {', '.join(KNAPSACK_CLASSES)}, got {kind!r}")
     rng = random.Random(seed)
-    tenth = spread // 10
+    tenth, fiftieth = spread // 10, spread // 500
+    largest = spread if kind in ("uncorrelated", "inverse", "subset_sum") else spread + tenth
+    largest += fiftieth if kind == "almost" else 0
     fragments = []
     for number in range(size):
         tokens = rng.randint(1, spread)
@@ -76,9 +82,15 @@ def make_knapsack_fragments(
             profit = rng.randint(1, spread)
         elif kind == "weakly":
             profit = max(1, rng.randint(tokens - tenth, tokens + tenth))
+        elif kind == "almost":
+            profit = rng.randint(tokens + tenth - fiftieth, tokens + tenth + fiftieth)
+        elif kind == "subset_sum":
+            profit = tokens
+        elif kind == "inverse":
+            profit, tokens = tokens, tokens + tenth
         else:
             profit = tokens + tenth
-        fragments.append(ContextFragment(f"item-{number:08d}", tokens, profit / (spread + tenth)))
+        fragments.append(ContextFragment(f"item-{number:08d}", tokens, profit / largest))
     return tuple(fragments), sum(f.token_count for f in fragments) // 2
 
 

@@ -66,7 +66,8 @@ def multiple_choice_set(
         if (useful := _useful_members(members, values, tokens, rank))
     ]
     hulls = [upper_hull(members, values, tokens) for members in classes]
-    reached, (per, price) = _filled_by_steps(hulls, values, tokens, capacity)
+    filled, (per, price) = _filled_by_steps(hulls, values, tokens, capacity)
+    reached = sum(map(values.__getitem__, filled))
     # At any price per token, a class adds at most its best margin (value beyond the price
     # of its tokens, or 0 for none of it): a bound on every set (Lagrange), in ints scaled
     # by `per`. A choice whose margin falls short of its class's best by more than the
@@ -115,16 +116,18 @@ def multiple_choice_set(
         states = [
             state for state in pareto_states(grown) if price * state[0] + per * state[1] <= rest
         ]
+    if work.stopped and reached > -states[-1][1]:
+        return filled  # stopped short, and the climb's set is worth more than the states'
     digits = format(-states[-1][2], f"0{len(rank)}b")
     return [unit for members in classes for unit in members if digits[rank[unit]] == "1"]
 
 
 def _filled_by_steps(
     hulls: list[list[int]], values: Sequence[int], tokens: Sequence[int], capacity: int
-) -> tuple[int, tuple[int, int]]:
-    """The value of a set within `capacity` (each class climbs its hull a step at a time, the
-    steps of all classes by efficiency, while a step fits), and the price per token of the
-    relaxation's first step that does not fit, as (tokens, value): (1, 0) if all fit."""
+) -> tuple[list[int], tuple[int, int]]:
+    """A set within `capacity` (each class climbs its hull a step at a time, the steps of all
+    classes by efficiency, while a step fits), and the price per token of the relaxation's
+    first step that does not fit, as (tokens, value): (1, 0) if all fit."""
     steps = []  # (-efficiency, class, level, tokens, value)
     for number, hull in enumerate(hulls):
         last_tokens, last_value = 0, 0
@@ -143,5 +146,4 @@ def _filled_by_steps(
         elif levels[number] == level - 1:
             levels[number] = level
             left -= size
-    reached = sum(values[hull[level - 1]] for hull, level in zip(hulls, levels) if level)
-    return reached, price or (1, 0)
+    return [hull[level - 1] for hull, level in zip(hulls, levels) if level], price or (1, 0)

@@ -12,7 +12,10 @@
 //! reduction, for classes). The rest is a dynamic program over Pareto states (tokens, value),
 //! a class at a time, where a state the bound says cannot reach the set's value is cut. Every
 //! cut is strict, so no set of most value is lost; of two states alike in tokens and value,
-//! the one the tie rule prefers stays, found by walking their choices back to where they part.
+//! the one the tie rule prefers stays, found by walking their choices back to where they part
+//! (the classes come with their best-ranked members worst first, so that a tie the class at
+//! hand decides needs no walk). Stopped short by its work limit, it returns the better of its
+//! best state and the set found first.
 
 use std::cmp::Ordering;
 
@@ -68,9 +71,12 @@ pub fn optimal(
         bound,
         ..Chosen::default()
     };
-    let (reached, price) = filled_by_steps(&useful, capacity, sort_piece, checkpoint)?;
-    let prices = Prices::new(price, &useful, capacity, reached);
-    let (fixed, open) = prices.reduce(useful);
+    let (filled, price) = filled_by_steps(&useful, capacity, sort_piece, checkpoint)?;
+    let prices = Prices::new(price, &useful, capacity, filled.value);
+    let (fixed, mut open) = prices.reduce(useful);
+    // The class whose best-ranked member ranks worst first: a tie between two sets that
+    // differ in this class's best-ranked choice is then settled by it, without walking back.
+    open.sort_by_cached_key(|class| std::cmp::Reverse(class.best_rank(&ranks)));
     for item in &fixed {
         chosen.add(item);
     }
@@ -91,7 +97,11 @@ pub fn optimal(
         chosen.add(&item);
     }
     if !work.finished() {
-        // Stopped short: the best set found, unless `density`'s is worth as much.
+        // Stopped short: the best set found (the climb's, when the states' best is worth
+        // less), unless `density`'s is worth as much.
+        if filled.value > chosen.value {
+            chosen = Chosen { bound, ..filled };
+        }
         let by_density = density(
             all,
             (set_of, sets),
@@ -157,18 +167,18 @@ fn useful_members(members: &mut [Item], ranks: &Ranks) -> Vec<Item> {
     useful
 }
 
-/// The value of a set within `capacity` (each class climbs its hull a step at a time, the
-/// steps of all classes by value per token, while a step fits), and the step of the
-/// relaxation that first does not fit, as (value, tokens): its value per token is the price.
+/// A set within `capacity` (each class climbs its hull a step at a time, the steps of all
+/// classes by value per token, while a step fits), and the step of the relaxation that first
+/// does not fit, as (value, tokens): its value per token is the price.
 fn filled_by_steps(
     classes: &[Vec<Item>],
     capacity: u128,
     sort_piece: usize,
     checkpoint: &mut Checkpoint<'_>,
-) -> Result<(u128, Option<(u64, u128)>), Interrupted> {
+) -> Result<(Chosen, Option<(u64, u128)>), Interrupted> {
     // (step, class, level)
     let mut steps: Vec<(Item, u32, u32)> = Vec::new();
-    let mut hull_values: Vec<Vec<u64>> = Vec::with_capacity(classes.len());
+    let mut hulls: Vec<Vec<Item>> = Vec::with_capacity(classes.len());
     let mut class_steps = Vec::new();
     for (number, members) in classes.iter().enumerate() {
         checkpoint.tick()?;
@@ -178,7 +188,7 @@ fn filled_by_steps(
         for (level, step) in class_steps.iter().enumerate() {
             steps.push((*step, number as u32, level as u32 + 1));
         }
-        hull_values.push(hull.iter().map(|vertex| vertex.value).collect());
+        hulls.push(hull);
     }
     let order = |a: &(Item, u32, u32), b: &(Item, u32, u32)| {
         density_order(&a.0, &b.0).then((a.1, a.2).cmp(&(b.1, b.2)))
@@ -195,13 +205,13 @@ fn filled_by_steps(
             left -= step.tokens;
         }
     }
-    let reached = hull_values
-        .iter()
-        .zip(&levels)
-        .filter(|(_, &level)| level > 0)
-        .map(|(values, &level)| u128::from(values[level as usize - 1]))
-        .sum();
-    Ok((reached, price))
+    let mut filled = Chosen::default();
+    for (hull, &level) in hulls.iter().zip(&levels) {
+        if level > 0 {
+            filled.add(&hull[level as usize - 1]);
+        }
+    }
+    Ok((filled, price))
 }
 
 /// A price per token, `price / per`, and what it bounds: at it, a set keeps at most its
@@ -290,6 +300,16 @@ struct OpenClass {
     best: i128,
 }
 
+impl OpenClass {
+    fn best_rank(&self, ranks: &Ranks) -> u32 {
+        self.members
+            .iter()
+            .map(|member| ranks.of(member.unit))
+            .min()
+            .unwrap_or(NONE)
+    }
+}
+
 /// One set of the dynamic program: its tokens and value, and its choices (a chain of nodes).
 #[derive(Debug, Clone, Copy)]
 struct State {
@@ -336,21 +356,28 @@ struct Choices<'r> {
 impl Choices<'_> {
     /// Whether the tie rule prefers `a`'s set to `b`'s (the two alike in tokens and value):
     /// the one that keeps the better-ranked unit where they differ. A step of work, and one
-    /// per node walked.
-    fn prefers(&mut self, a: &Grown, b: &Grown) -> bool {
-        let mut best: Option<(u32, bool)> = None;
-        let mut differ = |unit: u32, in_a: bool| {
+    /// per node walked; none walked when this class's choices differ at a rank better than
+    /// `earlier`, the best rank of any unit in the classes before.
+    fn prefers(&mut self, a: &Grown, b: &Grown, earlier: u32) -> bool {
+        let ranks = self.ranks;
+        let note = |best: &mut Option<(u32, bool)>, unit: u32, in_a: bool| {
             if unit != NONE {
-                let rank = self.ranks.of(unit);
+                let rank = ranks.of(unit);
                 if best.is_none_or(|(best, _)| rank < best) {
-                    best = Some((rank, in_a));
+                    *best = Some((rank, in_a));
                 }
             }
         };
+        let mut best: Option<(u32, bool)> = None;
         if a.unit != b.unit {
-            differ(a.unit, true);
-            differ(b.unit, false);
+            note(&mut best, a.unit, true);
+            note(&mut best, b.unit, false);
         }
+        if let Some((_, in_a)) = best.filter(|&(rank, _)| rank < earlier) {
+            self.work.spend(1);
+            return in_a;
+        }
+        let mut differ = |unit: u32, in_a: bool| note(&mut best, unit, in_a);
         let level = |node: u32| {
             if node == NO_NODE {
                 -1
@@ -409,6 +436,8 @@ fn best_state(
         node: NO_NODE,
     }];
     let mut grown: Vec<Grown> = Vec::new();
+    // The best rank of any unit in the classes processed before.
+    let mut earlier = NONE;
     for (level, class) in open.iter().enumerate() {
         // A step per state and choice, each a state grown.
         let growing = states.len() * (class.members.len() + 1);
@@ -462,7 +491,7 @@ fn best_state(
             if last_value.is_none_or(|last| value > last) && reaches {
                 let mut pick = grown[at];
                 for other in &grown[at + 1..end] {
-                    if choices.prefers(other, &pick) {
+                    if choices.prefers(other, &pick, earlier) {
                         pick = *other;
                     }
                 }
@@ -487,6 +516,7 @@ fn best_state(
             at = end;
         }
         choices.nodes.collect(&mut states, |state| &mut state.node);
+        earlier = earlier.min(class.best_rank(choices.ranks));
     }
     let best = states
         .last()
@@ -541,6 +571,54 @@ mod tests {
     }
 
     #[test]
+    fn stopped_short_the_climbs_set_stands_when_worth_more_than_the_states_best() {
+        // Sets of three strongly correlated renderings: `density` keeps the smallest of
+        // each set, the climb keeps far more; ten steps stop the states at once.
+        let mut rng = crate::core::test_support::Lcg(7);
+        let items: Vec<Item> = (0..90)
+            .map(|unit| {
+                let tokens = 1 + rng.below(1000);
+                item(unit, (tokens + 100) * 1000, u128::from(tokens))
+            })
+            .collect();
+        let classes: Vec<Vec<Item>> = items.chunks(3).map(<[Item]>::to_vec).collect();
+        let capacity = items.iter().map(|item| item.tokens).sum::<u128>() / 4;
+        let (climb, _) = filled_by_steps(&classes, capacity, 5, &mut checkpoint()).unwrap();
+        let set_of = |unit: u32| unit / 3;
+        let by_number = |a: u32, b: u32| a.cmp(&b);
+        let sets = (&set_of, 30);
+        let by_density = density(
+            items.clone(),
+            sets,
+            capacity,
+            &by_number,
+            5,
+            &mut checkpoint(),
+        );
+        assert!(climb.value > by_density.unwrap().value);
+        let mut work = Work::new(Some(10), &Tuning::DEFAULT);
+        let tuning = Tuning::DEFAULT;
+        let chosen = optimal(
+            items,
+            sets,
+            capacity,
+            &by_number,
+            &tuning,
+            &mut work,
+            &mut checkpoint(),
+        );
+        let chosen = chosen.unwrap();
+        assert!(!work.finished());
+        let (mut kept, mut climbed) = (chosen.units.clone(), climb.units.clone());
+        kept.sort_unstable();
+        climbed.sort_unstable();
+        assert_eq!(
+            (chosen.value, chosen.tokens, kept),
+            (climb.value, climb.tokens, climbed)
+        );
+    }
+
+    #[test]
     fn the_first_set_climbs_hulls_by_value_per_token_while_steps_fit() {
         // A: steps (6 for 3), then (4 for 5); B: (8 for 4); C: (1 for 5). Within 8: A's
         // first step, B's (A's came first among equals), then A's second does not fit and
@@ -550,21 +628,22 @@ mod tests {
             vec![item(2, 8, 4)],
             vec![item(3, 1, 5)],
         ];
-        let found = filled_by_steps(&classes, 8, 2, &mut checkpoint()).unwrap();
-        assert_eq!(found, (14, Some((4, 5))));
-        let found = filled_by_steps(&classes, 20, 2, &mut checkpoint()).unwrap();
-        assert_eq!(found, (19, None));
+        let climb = |classes: &[Vec<Item>], capacity| {
+            let (mut set, price) =
+                filled_by_steps(classes, capacity, 2, &mut checkpoint()).unwrap();
+            set.units.sort_unstable();
+            (set.value, set.tokens, set.units, price)
+        };
+        assert_eq!(climb(&classes, 8), (14, 7, vec![0, 2], Some((4, 5))));
+        assert_eq!(climb(&classes, 20), (19, 17, vec![1, 2, 3], None));
         // B's step fits exactly what A's first leaves.
-        let found = filled_by_steps(&classes, 7, 2, &mut checkpoint()).unwrap();
-        assert_eq!(found, (14, Some((4, 5))));
+        assert_eq!(climb(&classes, 7), (14, 7, vec![0, 2], Some((4, 5))));
         // A step whose level before it did not fit is not taken, even where it fits.
         let classes = vec![vec![item(0, 8, 4), item(1, 9, 6)]];
-        let found = filled_by_steps(&classes, 3, 2, &mut checkpoint()).unwrap();
-        assert_eq!(found, (0, Some((8, 4))));
+        assert_eq!(climb(&classes, 3), (0, 0, vec![], Some((8, 4))));
         // A later class's step taken after one that did not fit.
         let classes = vec![vec![item(0, 9, 9)], vec![item(1, 2, 1), item(2, 3, 5)]];
-        let found = filled_by_steps(&classes, 5, 2, &mut checkpoint()).unwrap();
-        assert_eq!(found, (3, Some((9, 9))));
+        assert_eq!(climb(&classes, 5), (3, 5, vec![2], Some((9, 9))));
     }
 
     #[test]
@@ -627,20 +706,28 @@ mod tests {
             unit,
         };
         // Unit 1 is the best-ranked difference: a's.
-        assert!(choices.prefers(&grown(a, NONE), &grown(b, NONE)));
-        assert!(!choices.prefers(&grown(b, NONE), &grown(a, NONE)));
+        assert!(choices.prefers(&grown(a, NONE), &grown(b, NONE), 0));
+        assert!(!choices.prefers(&grown(b, NONE), &grown(a, NONE), 0));
         // This class's choices differ alone: unit 0 beats unit 7, and any unit none.
-        assert!(choices.prefers(&grown(shared, 0), &grown(shared, 7)));
-        assert!(choices.prefers(&grown(shared, 7), &grown(shared, NONE)));
-        assert!(!choices.prefers(&grown(shared, NONE), &grown(shared, 7)));
+        assert!(choices.prefers(&grown(shared, 0), &grown(shared, 7), 0));
+        assert!(choices.prefers(&grown(shared, 7), &grown(shared, NONE), 0));
+        assert!(!choices.prefers(&grown(shared, NONE), &grown(shared, 7), 0));
         // A choice this class made against an earlier one: unit 0 now beats a's unit 1.
-        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE)));
+        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE), 0));
         // Chains of different lengths: a (5, 1) against (4) with 6 now.
-        assert!(choices.prefers(&grown(a, NONE), &grown(c, NONE)));
+        assert!(choices.prefers(&grown(a, NONE), &grown(c, NONE), 0));
         // A comparison counts a step, and one per level walked back: three for a against b.
         let before = choices.work.left().expect("a limit");
-        choices.prefers(&grown(a, NONE), &grown(b, NONE));
+        choices.prefers(&grown(a, NONE), &grown(b, NONE), 0);
         assert_eq!(before - choices.work.left().expect("a limit"), 3);
+        // This class's unit 0 ranks above every unit of the classes before (1 and up): it
+        // decides at once, one step, where a walk back would have found the same.
+        let before = choices.work.left().expect("a limit");
+        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE), 1));
+        assert!(!choices.prefers(&grown(a, NONE), &grown(b, 0), 1));
+        assert_eq!(before - choices.work.left().expect("a limit"), 2);
+        // Unit 7 does not: the walk decides, for a's unit 1.
+        assert!(!choices.prefers(&grown(b, 7), &grown(a, NONE), 1));
     }
 
     #[test]
