@@ -11,6 +11,7 @@ use crate::core::select::policy::units::{
 };
 use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
+use crate::core::select::value::Item;
 use crate::core::sort_in_pieces::Sorting;
 
 /// Units ranked by their leads, as far as the budgets need (all of them when explaining,
@@ -261,6 +262,28 @@ impl UnitRanking {
         checkpoint: &mut Checkpoint,
     ) -> Result<u128, Interrupted> {
         self.candidates(request).value_bound(budget, checkpoint)
+    }
+
+    /// The candidates densest first, for `value_bound_along`; `None` with variant sets.
+    pub fn by_density(
+        &self,
+        request: Request<'_>,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<Option<Vec<Item>>, Interrupted> {
+        let sort_piece = request.tuning.sort_piece;
+        self.candidates(request).by_density(sort_piece, checkpoint)
+    }
+
+    /// `value_bound` along `by_density`, made by `by_density` with no more units pinned.
+    pub fn value_bound_along(
+        &self,
+        by_density: &[Item],
+        budget: u128,
+        request: Request<'_>,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<u128, Interrupted> {
+        self.candidates(request)
+            .value_bound_along(by_density, budget, checkpoint)
     }
 
     /// Every fragment's decision, in input order, given the kept units of an explained

@@ -19,8 +19,8 @@ use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Selection, Strategy};
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
 use crate::core::select::tuning::Tuning;
-use crate::core::select::value::{density_order, split_at_capacity, value_of, weigh, Item};
-use crate::core::sort_in_pieces::Sorting;
+use crate::core::select::value::{density_order, split_at_capacity, value_of, weigh, Item, Split};
+use crate::core::sort_in_pieces::{sort_in_pieces, Sorting};
 
 const NONE: u32 = u32::MAX;
 
@@ -335,6 +335,54 @@ impl Candidates<'_> {
         budget
             .checked_sub(self.required_tokens)
             .filter(|_| budget > 0)
+    }
+
+    /// The candidates, densest first, for `value_bound_along`; `None` with variant sets,
+    /// whose bound is not a walk by density.
+    pub fn by_density(
+        &self,
+        sort_piece: usize,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<Option<Vec<Item>>, Interrupted> {
+        if self.units.has_variants() {
+            return Ok(None);
+        }
+        let mut items = self.items(checkpoint)?;
+        sort_in_pieces(&mut items, density_order, sort_piece, false, checkpoint)?;
+        Ok(Some(items))
+    }
+
+    /// `value_bound`, walking `by_density` (from `by_density`, with fewer candidates since:
+    /// units pinned) to the first candidate that does not fit, instead of selecting it anew.
+    pub fn value_bound_along(
+        &self,
+        by_density: &[Item],
+        budget: u128,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<u128, Interrupted> {
+        let Some(room) = self.room(budget) else {
+            return Ok(self.required_value());
+        };
+        let mut split = Split {
+            taken: 0,
+            tokens: 0,
+            value: 0,
+            next: None,
+        };
+        for item in by_density {
+            if !self.candidate[item.unit as usize] {
+                continue;
+            }
+            checkpoint.tick()?;
+            if split.tokens + item.tokens > room {
+                split.next = Some((item.value, item.tokens));
+                break;
+            }
+            split.tokens += item.tokens;
+            split.value += u128::from(item.value);
+            split.taken += 1;
+        }
+        Ok(self.required_value() + split.fractional_optimum(room))
     }
 
     fn items(&self, checkpoint: &mut Checkpoint) -> Result<Vec<Item>, Interrupted> {
@@ -852,6 +900,66 @@ mod tests {
     use crate::core::select::entry::Entry;
     use crate::core::select::names::marks::NameMarks;
     use crate::core::Uninterrupted;
+
+    #[test]
+    fn a_bound_along_the_density_order_is_the_bound_selected_anew() {
+        // Units pinned and unpinned between calls, as a turn does, over ties of density,
+        // zero-token units, budgets from nothing to all, and required units that overflow.
+        let mut rng = crate::core::test_support::Lcg(11);
+        let mut checkpoint = Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO);
+        for _ in 0..300 {
+            let len = 1 + rng.below(40) as usize;
+            let tokens: Vec<u64> = (0..len).map(|_| rng.below(9)).collect();
+            let entries: Vec<Entry> = (0..len)
+                .map(|i| Entry::new(rng.below(5) as f64 / 4.0, i as u64, i as u32, tokens[i]))
+                .collect();
+            let required: Vec<u32> = (0..len as u32).filter(|_| rng.below(8) == 0).collect();
+            let units = Units::new(
+                entries,
+                &tokens,
+                &required,
+                Groups::default(),
+                None,
+                &mut checkpoint,
+            );
+            let units = units.unwrap();
+            let mut candidate: Vec<bool> = (0..len as u32)
+                .map(|unit| !units.is_required(unit))
+                .collect();
+            let policy = Policy::default();
+            fn candidates<'a>(
+                (units, policy): (&'a Units, &'a Policy),
+                candidate: &'a [bool],
+                required_tokens: u128,
+            ) -> Candidates<'a> {
+                Candidates {
+                    units,
+                    policy,
+                    strategy: Strategy::Optimal,
+                    max_work: None,
+                    candidate,
+                    settled: &[],
+                    required_tokens,
+                    zero_token_candidates: 0,
+                }
+            }
+            let required_tokens: u128 = required.iter().map(|&unit| units.tokens(unit)).sum();
+            let all = candidates((&units, &policy), &candidate, required_tokens);
+            let by_density = all.by_density(3, &mut checkpoint).unwrap().unwrap();
+            for _ in 0..5 {
+                for flag in candidate.iter_mut() {
+                    *flag &= rng.below(4) != 0;
+                }
+                let total: u64 = tokens.iter().sum();
+                let budget = u128::from(rng.below(total + 2));
+                let more = u128::from(rng.below(3));
+                let now = candidates((&units, &policy), &candidate, required_tokens + more);
+                let along = now.value_bound_along(&by_density, budget, &mut checkpoint);
+                let anew = now.value_bound(budget, &mut checkpoint);
+                assert_eq!(along.unwrap(), anew.unwrap());
+            }
+        }
+    }
 
     #[test]
     fn units_group_fragments_in_input_order() {

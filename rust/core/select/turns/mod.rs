@@ -171,9 +171,17 @@ impl Fills<'_> {
         checkpoint: &mut Checkpoint,
     ) -> Result<(usize, KeptUnits), Refusal> {
         let budget = request.budgets[0];
+        // Sorted once, walked to the break at each length.
+        let by_density = self.ranking.by_density(request, checkpoint)?;
         let most = longest_where(self.run.len(), |length| {
             self.pin_to(length);
-            let bound = self.ranking.value_bound(budget, request, checkpoint)?;
+            let bound = match &by_density {
+                Some(items) => {
+                    let ranking = &self.ranking;
+                    ranking.value_bound_along(items, budget, request, checkpoint)?
+                }
+                None => self.ranking.value_bound(budget, request, checkpoint)?,
+            };
             Ok::<bool, Refusal>(self.max_value_loss.keeps_enough(bound, self.best))
         })?;
         let mut found = ordinary;
