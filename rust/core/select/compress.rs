@@ -340,17 +340,25 @@ fn pack(
         .into_iter()
         .map(Packer::finish_with_relevance)
         .unzip();
-    // The ranking is done with: its entries are split in place, with no copy.
+    // The ranking is done with: its entries are split in place, with no copy. The largest
+    // budget first: what a smaller one takes, and the first it cannot, are among what the
+    // larger took and the first it could not, so each split searches only those.
     let entries = ranking.entries_mut();
     let weigh = |entry: &Entry| entry.item(token_counts);
-    for (selection, &budget) in selections.iter_mut().zip(request.budgets) {
+    let mut largest_first: Vec<usize> = (0..request.budgets.len()).collect();
+    largest_first.sort_unstable_by_key(|&at| std::cmp::Reverse(request.budgets[at]));
+    let mut within = entries.len();
+    for at in largest_first {
+        let budget = request.budgets[at];
         if budget == 0 {
             continue;
         }
-        selection.value_bound = match &mut steps {
+        selections[at].value_bound = match &mut steps {
             Some(steps) => steps_bound(steps, budget, checkpoint)?,
             None => {
-                let split = split_at_capacity(entries, budget, weigh, density_order, checkpoint)?;
+                let searched = &mut entries[..within];
+                let split = split_at_capacity(searched, budget, weigh, density_order, checkpoint)?;
+                within = within.min(split.taken + 1);
                 split.fractional_optimum(budget)
             }
         };
