@@ -21,7 +21,7 @@ use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
 use crate::core::select::turns::pack_turn;
 use crate::core::select::unit_ranking::UnitRanking;
-use crate::core::select::value::{density_order, split_at_capacity};
+use crate::core::select::value::{density_order, fractional_optima};
 use crate::core::select::variants::plain::PlainVariants;
 use crate::core::select::variants::rules::{group_mismatch, required_twice, Names};
 
@@ -340,28 +340,22 @@ fn pack(
         .into_iter()
         .map(Packer::finish_with_relevance)
         .unzip();
-    // The ranking is done with: its entries are split in place, with no copy. The largest
-    // budget first: what a smaller one takes, and the first it cannot, are among what the
-    // larger took and the first it could not, so each split searches only those.
+    // The ranking is done with: its entries are split in place, with no copy.
     let entries = ranking.entries_mut();
     let weigh = |entry: &Entry| entry.item(token_counts);
-    let mut largest_first: Vec<usize> = (0..request.budgets.len()).collect();
-    largest_first.sort_unstable_by_key(|&at| std::cmp::Reverse(request.budgets[at]));
-    let mut within = entries.len();
-    for at in largest_first {
-        let budget = request.budgets[at];
-        if budget == 0 {
-            continue;
-        }
-        selections[at].value_bound = match &mut steps {
-            Some(steps) => steps_bound(steps, budget, checkpoint)?,
-            None => {
-                let searched = &mut entries[..within];
-                let split = split_at_capacity(searched, budget, weigh, density_order, checkpoint)?;
-                within = within.min(split.taken + 1);
-                split.fractional_optimum(budget)
-            }
-        };
+    let asked: Vec<usize> = (0..request.budgets.len())
+        .filter(|&at| request.budgets[at] > 0)
+        .collect();
+    let budgets: Vec<u128> = asked.iter().map(|&at| request.budgets[at]).collect();
+    let bounds = match &mut steps {
+        Some(steps) => budgets
+            .iter()
+            .map(|&budget| steps_bound(steps, budget, checkpoint))
+            .collect::<Result<Vec<u128>, Interrupted>>()?,
+        None => fractional_optima(entries, &budgets, weigh, density_order, checkpoint)?,
+    };
+    for (at, bound) in asked.into_iter().zip(bounds) {
+        selections[at].value_bound = bound;
     }
     Ok((selections, relevance_kept))
 }

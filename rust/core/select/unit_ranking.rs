@@ -226,10 +226,7 @@ impl UnitRanking {
                 })?;
             packers
         };
-        packers
-            .into_iter()
-            .map(|packer| packer.finish(&candidates, bounded, checkpoint))
-            .collect()
+        UnitPacker::finish_all(packers, &candidates, bounded, checkpoint)
     }
 
     /// The selection of `kept`: the units `first` in their order, then the others in the

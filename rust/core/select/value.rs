@@ -107,6 +107,32 @@ impl Split {
     }
 }
 
+/// `split_at_capacity(..).fractional_optimum` at each of `capacities`, in their order. The
+/// largest first: what a smaller capacity takes, and the first item it cannot, are among what
+/// the next larger took and the first it could not, so each split searches only those.
+pub fn fractional_optima<T: Copy, W: Copy>(
+    items: &mut [T],
+    capacities: &[u128],
+    weigh: impl Fn(&T) -> W,
+    order: impl Fn(&W, &W) -> Ordering,
+    checkpoint: &mut Checkpoint,
+) -> Result<Vec<u128>, Interrupted>
+where
+    (u64, u128): From<W>,
+{
+    let mut largest_first: Vec<usize> = (0..capacities.len()).collect();
+    largest_first.sort_unstable_by_key(|&at| std::cmp::Reverse(capacities[at]));
+    let mut optima = vec![0; capacities.len()];
+    let mut within = items.len();
+    for at in largest_first {
+        let capacity = capacities[at];
+        let split = split_at_capacity(&mut items[..within], capacity, &weigh, &order, checkpoint)?;
+        within = within.min(split.taken + 1);
+        optima[at] = split.fractional_optimum(capacity);
+    }
+    Ok(optima)
+}
+
 /// Puts the densest items that fit `capacity` whole, walking by `order`, in `items[..taken]`
 /// (in no particular order) and the first that does not fit at `taken`: a weighted selection
 /// in expected linear time, not a sort. `weigh` gives an item's value and tokens, and `order`

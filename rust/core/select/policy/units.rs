@@ -19,7 +19,7 @@ use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Selection, Strategy};
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
 use crate::core::select::tuning::Tuning;
-use crate::core::select::value::{density_order, split_at_capacity, value_of, weigh, Item, Split};
+use crate::core::select::value::{density_order, fractional_optima, value_of, weigh, Item, Split};
 use crate::core::sort_in_pieces::{sort_in_pieces, Sorting};
 
 const NONE: u32 = u32::MAX;
@@ -430,6 +430,16 @@ impl Candidates<'_> {
         room: u128,
         checkpoint: &mut Checkpoint,
     ) -> Result<u128, Interrupted> {
+        Ok(self.candidates_bounds(&[room], checkpoint)?[0])
+    }
+
+    /// `candidates_bound` within each of `rooms`; without variant sets, one selection
+    /// narrowed from the largest room down.
+    fn candidates_bounds(
+        &self,
+        rooms: &[u128],
+        checkpoint: &mut Checkpoint,
+    ) -> Result<Vec<u128>, Interrupted> {
         let units = self.units;
         if units.has_variants() {
             let candidates = || {
@@ -442,11 +452,13 @@ impl Candidates<'_> {
                     })
             };
             let set_of = |unit| units.set_of(unit);
-            return bound_of_items(candidates, &set_of, units.sets(), room, checkpoint);
+            return rooms
+                .iter()
+                .map(|&room| bound_of_items(candidates, &set_of, units.sets(), room, checkpoint))
+                .collect();
         }
         let mut items = self.items(checkpoint)?;
-        let split = split_at_capacity(&mut items, room, weigh, density_order, checkpoint)?;
-        Ok(split.fractional_optimum(room))
+        fractional_optima(&mut items, rooms, weigh, density_order, checkpoint)
     }
 }
 
@@ -599,16 +611,36 @@ impl UnitPacker {
         !self.walk.is_done()
     }
 
-    /// The kept units (required ones first, then the walk's), or the refusal the overflow
-    /// policy asks for.
-    /// `bounded`: whether the bound on any selection is wanted (a turn's fills, told apart
-    /// by their value, skip it).
-    pub fn finish(
-        mut self,
+    /// Each packer's kept units (`finish`), the first refusal the overflow policy asks for
+    /// standing for all. `bounded`: whether the bound on any selection is wanted (a turn's
+    /// fills, told apart by their value, skip it); the bounds a value strategy did not find
+    /// are found together.
+    pub fn finish_all(
+        mut packers: Vec<UnitPacker>,
         candidates: &Candidates<'_>,
         bounded: bool,
         checkpoint: &mut Checkpoint,
-    ) -> Result<KeptUnits, Refusal> {
+    ) -> Result<Vec<KeptUnits>, Refusal> {
+        if bounded {
+            let unbounded: Vec<(usize, u128)> = (0..packers.len())
+                .filter(|&at| packers[at].candidates_bound.is_none())
+                .filter_map(|at| Some((at, candidates.room(packers[at].budget)?)))
+                .collect();
+            let rooms: Vec<u128> = unbounded.iter().map(|&(_, room)| room).collect();
+            let bounds = candidates.candidates_bounds(&rooms, checkpoint)?;
+            for ((at, _), bound) in unbounded.into_iter().zip(bounds) {
+                packers[at].candidates_bound = Some(bound);
+            }
+        }
+        packers
+            .into_iter()
+            .map(|packer| packer.finish(candidates))
+            .collect()
+    }
+
+    /// The kept units (required ones first, then the walk's), or the refusal the overflow
+    /// policy asks for.
+    fn finish(mut self, candidates: &Candidates<'_>) -> Result<KeptUnits, Refusal> {
         let on_overflow = candidates.policy.on_overflow;
         if self.required_overflow && on_overflow != OnOverflow::KeepTop {
             return Err(Refusal::BudgetExceeded(BudgetExceeded {
@@ -649,11 +681,7 @@ impl UnitPacker {
         let required_value = candidates.required_value();
         let compressed_tokens = candidates.required_tokens + self.kept_tokens;
         let value_kept = required_value + self.kept_value;
-        let candidates_bound = match (self.candidates_bound, candidates.room(self.budget)) {
-            (Some(bound), _) => bound,
-            (None, Some(room)) if bounded => candidates.candidates_bound(room, checkpoint)?,
-            (None, _) => 0,
-        };
+        let candidates_bound = self.candidates_bound.unwrap_or(0);
         Ok(KeptUnits {
             budget: self.budget,
             kept,
