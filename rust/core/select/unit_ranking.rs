@@ -271,7 +271,8 @@ impl UnitRanking {
         self.candidates(request).by_density(sort_piece, checkpoint)
     }
 
-    /// `value_bound` along `by_density`, made by `by_density` with no more units pinned.
+    /// `value_bound` along `by_density`, made by `by_density` with no unit pinned that is
+    /// not pinned now.
     pub fn value_bound_along(
         &self,
         by_density: &[Item],

@@ -72,9 +72,9 @@ def make_knapsack_fragments(
     if kind not in KNAPSACK_CLASSES:
         raise ValueError(f"kind must be one of {', '.join(KNAPSACK_CLASSES)}, got {kind!r}")
     rng = random.Random(seed)
-    tenth, fiftieth = spread // 10, spread // 500
+    tenth, five_hundredth = spread // 10, spread // 500
     largest = spread if kind in ("uncorrelated", "inverse", "subset_sum") else spread + tenth
-    largest += fiftieth if kind == "almost" else 0
+    largest += five_hundredth if kind == "almost" else 0
     fragments = []
     for number in range(size):
         tokens = rng.randint(1, spread)
@@ -83,7 +83,7 @@ def make_knapsack_fragments(
         elif kind == "weakly":
             profit = max(1, rng.randint(tokens - tenth, tokens + tenth))
         elif kind == "almost":
-            profit = rng.randint(tokens + tenth - fiftieth, tokens + tenth + fiftieth)
+            profit = rng.randint(tokens + tenth - five_hundredth, tokens + tenth + five_hundredth)
         elif kind == "subset_sum":
             profit = tokens
         elif kind == "inverse":

@@ -352,8 +352,9 @@ impl Candidates<'_> {
         Ok(Some(items))
     }
 
-    /// `value_bound`, walking `by_density` (from `by_density`, with fewer candidates since:
-    /// units pinned) to the first candidate that does not fit, instead of selecting it anew.
+    /// `value_bound`, walking `by_density` to the first candidate that does not fit instead
+    /// of selecting anew. `by_density` is what `by_density` gave when every unit that is a
+    /// candidate now was one (a turn makes it before pinning any of its run).
     pub fn value_bound_along(
         &self,
         by_density: &[Item],
