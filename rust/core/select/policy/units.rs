@@ -19,7 +19,9 @@ use crate::core::select::names::sets::{VariantSets, NO_SET};
 use crate::core::select::packing::{Selection, Strategy};
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
 use crate::core::select::tuning::Tuning;
-use crate::core::select::value::{density_order, fractional_optima, value_of, weigh, Item, Split};
+use crate::core::select::value::{
+    density_order, fraction_of, fractional_optima, value_of, weigh, Item,
+};
 use crate::core::sort_in_pieces::{sort_in_pieces, Sorting};
 
 const NONE: u32 = u32::MAX;
@@ -364,26 +366,19 @@ impl Candidates<'_> {
         let Some(room) = self.room(budget) else {
             return Ok(self.required_value());
         };
-        let mut split = Split {
-            taken: 0,
-            tokens: 0,
-            value: 0,
-            next: None,
-        };
+        let (mut tokens, mut value) = (0u128, self.required_value());
         for item in by_density {
             if !self.candidate[item.unit as usize] {
                 continue;
             }
             checkpoint.tick()?;
-            if split.tokens + item.tokens > room {
-                split.next = Some((item.value, item.tokens));
-                break;
+            if tokens + item.tokens > room {
+                return Ok(value + fraction_of(item.value, room - tokens, item.tokens));
             }
-            split.tokens += item.tokens;
-            split.value += u128::from(item.value);
-            split.taken += 1;
+            tokens += item.tokens;
+            value += u128::from(item.value);
         }
-        Ok(self.required_value() + split.fractional_optimum(room))
+        Ok(value)
     }
 
     fn items(&self, checkpoint: &mut Checkpoint) -> Result<Vec<Item>, Interrupted> {
