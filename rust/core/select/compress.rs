@@ -21,7 +21,7 @@ use crate::core::select::ranking::Ranking;
 use crate::core::select::request::Request;
 use crate::core::select::turns::pack_turn;
 use crate::core::select::unit_ranking::UnitRanking;
-use crate::core::select::value::{density_order, fractional_optima};
+use crate::core::select::value::{density_order, fractional_optima, split_at_capacity};
 use crate::core::select::variants::plain::PlainVariants;
 use crate::core::select::variants::rules::{group_mismatch, required_twice, Names};
 
@@ -343,21 +343,45 @@ fn pack(
     // The ranking is done with: its entries are split in place, with no copy.
     let entries = ranking.entries_mut();
     let weigh = |entry: &Entry| entry.item(token_counts);
+    if steps.is_none() && request.budgets.len() > 1 {
+        bound_several(&mut selections, entries, token_counts, request, checkpoint)?;
+        return Ok((selections, relevance_kept));
+    }
+    for (selection, &budget) in selections.iter_mut().zip(request.budgets) {
+        if budget == 0 {
+            continue;
+        }
+        selection.value_bound = match &mut steps {
+            Some(steps) => steps_bound(steps, budget, checkpoint)?,
+            None => {
+                let split = split_at_capacity(entries, budget, weigh, density_order, checkpoint)?;
+                split.fractional_optimum(budget)
+            }
+        };
+    }
+    Ok((selections, relevance_kept))
+}
+
+/// The value bound of each selection of several budgets (`pack`'s), each split from what the
+/// next larger budget took. Apart, so that the one-budget call stays as small as it was.
+#[inline(never)]
+fn bound_several(
+    selections: &mut [Selection],
+    entries: &mut [Entry],
+    token_counts: &[u64],
+    request: Request<'_>,
+    checkpoint: &mut Checkpoint,
+) -> Result<(), Interrupted> {
     let asked: Vec<usize> = (0..request.budgets.len())
         .filter(|&at| request.budgets[at] > 0)
         .collect();
     let budgets: Vec<u128> = asked.iter().map(|&at| request.budgets[at]).collect();
-    let bounds = match &mut steps {
-        Some(steps) => budgets
-            .iter()
-            .map(|&budget| steps_bound(steps, budget, checkpoint))
-            .collect::<Result<Vec<u128>, Interrupted>>()?,
-        None => fractional_optima(entries, &budgets, weigh, density_order, checkpoint)?,
-    };
+    let weigh = |entry: &Entry| entry.item(token_counts);
+    let bounds = fractional_optima(entries, &budgets, weigh, density_order, checkpoint)?;
     for (at, bound) in asked.into_iter().zip(bounds) {
         selections[at].value_bound = bound;
     }
-    Ok((selections, relevance_kept))
+    Ok(())
 }
 
 #[cfg(test)]

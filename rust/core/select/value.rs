@@ -109,7 +109,8 @@ impl Split {
 
 /// `split_at_capacity(..).fractional_optimum` at each of `capacities`, in their order. The
 /// largest first: what a smaller capacity takes, and the first item it cannot, are among what
-/// the next larger took and the first it could not, so each split searches only those.
+/// the next larger took and the first it could not, so each split searches only those,
+/// weighed once after the first.
 pub fn fractional_optima<T: Copy, W: Copy>(
     items: &mut [T],
     capacities: &[u128],
@@ -123,10 +124,20 @@ where
     let mut largest_first: Vec<usize> = (0..capacities.len()).collect();
     largest_first.sort_unstable_by_key(|&at| std::cmp::Reverse(capacities[at]));
     let mut optima = vec![0; capacities.len()];
-    let mut within = items.len();
-    for at in largest_first {
+    let Some((&largest, smaller)) = largest_first.split_first() else {
+        return Ok(optima);
+    };
+    let split = split_at_capacity(items, capacities[largest], &weigh, &order, checkpoint)?;
+    optima[largest] = split.fractional_optimum(capacities[largest]);
+    let mut weighed: Vec<W> = items[..(split.taken + 1).min(items.len())]
+        .iter()
+        .map(&weigh)
+        .collect();
+    let mut within = weighed.len();
+    for &at in smaller {
         let capacity = capacities[at];
-        let split = split_at_capacity(&mut items[..within], capacity, &weigh, &order, checkpoint)?;
+        let searched = &mut weighed[..within];
+        let split = split_at_capacity(searched, capacity, |w: &W| *w, &order, checkpoint)?;
         within = within.min(split.taken + 1);
         optima[at] = split.fractional_optimum(capacity);
     }

@@ -20,7 +20,7 @@ use crate::core::select::packing::{Selection, Strategy};
 use crate::core::select::policy::options::{OnOverflow, Order, Policy};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{
-    density_order, fraction_of, fractional_optima, value_of, weigh, Item,
+    density_order, fraction_of, fractional_optima, split_at_capacity, value_of, weigh, Item,
 };
 use crate::core::sort_in_pieces::{sort_in_pieces, Sorting};
 
@@ -426,7 +426,13 @@ impl Candidates<'_> {
         room: u128,
         checkpoint: &mut Checkpoint,
     ) -> Result<u128, Interrupted> {
-        Ok(self.candidates_bounds(&[room], checkpoint)?[0])
+        let units = self.units;
+        if units.has_variants() {
+            return Ok(self.candidates_bounds(&[room], checkpoint)?[0]);
+        }
+        let mut items = self.items(checkpoint)?;
+        let split = split_at_capacity(&mut items, room, weigh, density_order, checkpoint)?;
+        Ok(split.fractional_optimum(room))
     }
 
     /// `candidates_bound` within each of `rooms`; without variant sets, one selection
@@ -609,15 +615,16 @@ impl UnitPacker {
 
     /// Each packer's kept units (`finish`), the first refusal the overflow policy asks for
     /// standing for all. `bounded`: whether the bound on any selection is wanted (a turn's
-    /// fills, told apart by their value, skip it); the bounds a value strategy did not find
-    /// are found together.
+    /// fills, told apart by their value, skip it); of several packers, the bounds a value
+    /// strategy did not find are found together.
     pub fn finish_all(
         mut packers: Vec<UnitPacker>,
         candidates: &Candidates<'_>,
         bounded: bool,
         checkpoint: &mut Checkpoint,
     ) -> Result<Vec<KeptUnits>, Refusal> {
-        if bounded {
+        // One packer (most calls) finds its own bound, with nothing to share.
+        if bounded && packers.len() > 1 {
             let unbounded: Vec<(usize, u128)> = (0..packers.len())
                 .filter(|&at| packers[at].candidates_bound.is_none())
                 .filter_map(|at| Some((at, candidates.room(packers[at].budget)?)))
@@ -630,13 +637,18 @@ impl UnitPacker {
         }
         packers
             .into_iter()
-            .map(|packer| packer.finish(candidates))
+            .map(|packer| packer.finish(candidates, bounded, checkpoint))
             .collect()
     }
 
     /// The kept units (required ones first, then the walk's), or the refusal the overflow
     /// policy asks for.
-    fn finish(mut self, candidates: &Candidates<'_>) -> Result<KeptUnits, Refusal> {
+    fn finish(
+        mut self,
+        candidates: &Candidates<'_>,
+        bounded: bool,
+        checkpoint: &mut Checkpoint,
+    ) -> Result<KeptUnits, Refusal> {
         let on_overflow = candidates.policy.on_overflow;
         if self.required_overflow && on_overflow != OnOverflow::KeepTop {
             return Err(Refusal::BudgetExceeded(BudgetExceeded {
@@ -677,7 +689,11 @@ impl UnitPacker {
         let required_value = candidates.required_value();
         let compressed_tokens = candidates.required_tokens + self.kept_tokens;
         let value_kept = required_value + self.kept_value;
-        let candidates_bound = self.candidates_bound.unwrap_or(0);
+        let candidates_bound = match (self.candidates_bound, candidates.room(self.budget)) {
+            (Some(bound), _) => bound,
+            (None, Some(room)) if bounded => candidates.candidates_bound(room, checkpoint)?,
+            (None, _) => 0,
+        };
         Ok(KeptUnits {
             budget: self.budget,
             kept,
