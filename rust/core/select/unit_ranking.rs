@@ -272,10 +272,10 @@ impl UnitRanking {
     }
 
     /// `value_bound` along `by_density`, made by `by_density` with no unit pinned that is
-    /// not pinned now.
+    /// not pinned now (`value_bound` itself when that gave none).
     pub fn value_bound_along(
         &self,
-        by_density: &[Item],
+        by_density: Option<&[Item]>,
         budget: u128,
         request: Request<'_>,
         checkpoint: &mut Checkpoint,

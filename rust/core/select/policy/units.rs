@@ -355,14 +355,18 @@ impl Candidates<'_> {
     }
 
     /// `value_bound`, walking `by_density` to the first candidate that does not fit instead
-    /// of selecting anew. `by_density` is what `by_density` gave when every unit that is a
-    /// candidate now was one (a turn makes it before pinning any of its run).
+    /// of selecting anew (selecting when there is none: variant sets). `by_density` is what
+    /// `by_density` gave when every unit that is a candidate now was one (a turn makes it
+    /// before pinning any of its run).
     pub fn value_bound_along(
         &self,
-        by_density: &[Item],
+        by_density: Option<&[Item]>,
         budget: u128,
         checkpoint: &mut Checkpoint,
     ) -> Result<u128, Interrupted> {
+        let Some(by_density) = by_density else {
+            return self.value_bound(budget, checkpoint);
+        };
         let Some(room) = self.room(budget) else {
             return Ok(self.required_value());
         };
@@ -428,7 +432,17 @@ impl Candidates<'_> {
     ) -> Result<u128, Interrupted> {
         let units = self.units;
         if units.has_variants() {
-            return Ok(self.candidates_bounds(&[room], checkpoint)?[0]);
+            let candidates = || {
+                (0..units.len() as u32)
+                    .filter(|&unit| self.candidate[unit as usize])
+                    .map(|unit| Item {
+                        unit,
+                        value: units.value(unit),
+                        tokens: units.tokens(unit),
+                    })
+            };
+            let set_of = |unit| units.set_of(unit);
+            return bound_of_items(candidates, &set_of, units.sets(), room, checkpoint);
         }
         let mut items = self.items(checkpoint)?;
         let split = split_at_capacity(&mut items, room, weigh, density_order, checkpoint)?;
@@ -442,21 +456,10 @@ impl Candidates<'_> {
         rooms: &[u128],
         checkpoint: &mut Checkpoint,
     ) -> Result<Vec<u128>, Interrupted> {
-        let units = self.units;
-        if units.has_variants() {
-            let candidates = || {
-                (0..units.len() as u32)
-                    .filter(|&unit| self.candidate[unit as usize])
-                    .map(|unit| Item {
-                        unit,
-                        value: units.value(unit),
-                        tokens: units.tokens(unit),
-                    })
-            };
-            let set_of = |unit| units.set_of(unit);
+        if self.units.has_variants() {
             return rooms
                 .iter()
-                .map(|&room| bound_of_items(candidates, &set_of, units.sets(), room, checkpoint))
+                .map(|&room| self.candidates_bound(room, checkpoint))
                 .collect();
         }
         let mut items = self.items(checkpoint)?;
@@ -623,32 +626,39 @@ impl UnitPacker {
         bounded: bool,
         checkpoint: &mut Checkpoint,
     ) -> Result<Vec<KeptUnits>, Refusal> {
-        // One packer (most calls) finds its own bound, with nothing to share.
-        if bounded && packers.len() > 1 {
-            let unbounded: Vec<(usize, u128)> = (0..packers.len())
-                .filter(|&at| packers[at].candidates_bound.is_none())
-                .filter_map(|at| Some((at, candidates.room(packers[at].budget)?)))
-                .collect();
-            let rooms: Vec<u128> = unbounded.iter().map(|&(_, room)| room).collect();
-            let bounds = candidates.candidates_bounds(&rooms, checkpoint)?;
-            for ((at, _), bound) in unbounded.into_iter().zip(bounds) {
-                packers[at].candidates_bound = Some(bound);
+        if bounded {
+            let unbounded = |packer: &UnitPacker| {
+                packer
+                    .candidates_bound
+                    .is_none()
+                    .then(|| candidates.room(packer.budget))
+                    .flatten()
+            };
+            if let [packer] = &mut packers[..] {
+                // One packer (most calls): its bound alone, with nothing to share.
+                if let Some(room) = unbounded(packer) {
+                    packer.candidates_bound = Some(candidates.candidates_bound(room, checkpoint)?);
+                }
+            } else {
+                let rooms: Vec<(usize, u128)> = (0..packers.len())
+                    .filter_map(|at| Some((at, unbounded(&packers[at])?)))
+                    .collect();
+                let only_rooms: Vec<u128> = rooms.iter().map(|&(_, room)| room).collect();
+                let bounds = candidates.candidates_bounds(&only_rooms, checkpoint)?;
+                for ((at, _), bound) in rooms.into_iter().zip(bounds) {
+                    packers[at].candidates_bound = Some(bound);
+                }
             }
         }
         packers
             .into_iter()
-            .map(|packer| packer.finish(candidates, bounded, checkpoint))
+            .map(|packer| packer.finish(candidates))
             .collect()
     }
 
     /// The kept units (required ones first, then the walk's), or the refusal the overflow
     /// policy asks for.
-    fn finish(
-        mut self,
-        candidates: &Candidates<'_>,
-        bounded: bool,
-        checkpoint: &mut Checkpoint,
-    ) -> Result<KeptUnits, Refusal> {
+    fn finish(mut self, candidates: &Candidates<'_>) -> Result<KeptUnits, Refusal> {
         let on_overflow = candidates.policy.on_overflow;
         if self.required_overflow && on_overflow != OnOverflow::KeepTop {
             return Err(Refusal::BudgetExceeded(BudgetExceeded {
@@ -689,11 +699,8 @@ impl UnitPacker {
         let required_value = candidates.required_value();
         let compressed_tokens = candidates.required_tokens + self.kept_tokens;
         let value_kept = required_value + self.kept_value;
-        let candidates_bound = match (self.candidates_bound, candidates.room(self.budget)) {
-            (Some(bound), _) => bound,
-            (None, Some(room)) if bounded => candidates.candidates_bound(room, checkpoint)?,
-            (None, _) => 0,
-        };
+        // Not wanted, or no room for any candidate: 0.
+        let candidates_bound = self.candidates_bound.unwrap_or(0);
         Ok(KeptUnits {
             budget: self.budget,
             kept,
@@ -994,9 +1001,12 @@ mod tests {
                 let budget = u128::from(rng.below(total + 2));
                 let more = u128::from(rng.below(3));
                 let now = candidates((&units, &policy), &candidate, required_tokens + more);
-                let along = now.value_bound_along(&by_density, budget, &mut checkpoint);
-                let anew = now.value_bound(budget, &mut checkpoint);
-                assert_eq!(along.unwrap(), anew.unwrap());
+                let along = now.value_bound_along(Some(&by_density), budget, &mut checkpoint);
+                let anew = now.value_bound(budget, &mut checkpoint).unwrap();
+                assert_eq!(along.unwrap(), anew);
+                // With no order to walk (variant sets), the selection itself.
+                let selected = now.value_bound_along(None, budget, &mut checkpoint);
+                assert_eq!(selected.unwrap(), anew);
             }
         }
     }

@@ -175,13 +175,10 @@ impl Fills<'_> {
         let by_density = self.ranking.by_density(request, checkpoint)?;
         let most = longest_where(self.run.len(), |length| {
             self.pin_to(length);
-            let bound = match &by_density {
-                Some(items) => {
-                    let ranking = &self.ranking;
-                    ranking.value_bound_along(items, budget, request, checkpoint)?
-                }
-                None => self.ranking.value_bound(budget, request, checkpoint)?,
-            };
+            let along = by_density.as_deref();
+            let bound = self
+                .ranking
+                .value_bound_along(along, budget, request, checkpoint)?;
             Ok::<bool, Refusal>(self.max_value_loss.keeps_enough(bound, self.best))
         })?;
         let mut found = ordinary;
