@@ -3,10 +3,12 @@ without it.
 
 The loop: 200 turns; each adds one to three fragments (tokens log-normal around 250,
 relevance uniform in [0.2, 1)), and every fragment's relevance decays 1.5% a turn; each turn
-packs the whole context to the budget (8,000 or 16,000 tokens), `order="input"`. Priced with
+packs the whole context to the budget (8,000 or 16,000 tokens), `order="input"` or
+`order="ranking"` (the order docs/turns.md advises for a loop). Priced with
 `estimate_cost` at `CachePricing()` (write 1.25, read 0.1, 1,024 tokens at least). The
-append-only limit prices each turn as if it only appended to the last one: the last turn's
-tokens read, the new ones written.
+append-only limit prices the selections made without `previous` as if each turn appended
+what it adds to the last turn's request and dropped nothing from its front: what it keeps
+of the last turn read, what it adds written.
 
 `python benches/test_turns.py` prints the whole grid of `max_value_loss` and `headroom`.
 """
@@ -32,6 +34,7 @@ from skeleton_compressor import (
 BUDGETS = (8_000, 16_000)
 LOSSES = (0.0, 0.01, 0.02, 0.05)
 HEADROOMS = (0.0, 0.1, 0.2, 0.3)
+ORDERS = ("input", "ranking")
 # The targets: (cost ratio at most, value lost at most) at the best point of the grid.
 TARGETS = {"greedy": (0.25, 0.01), "optimal": (0.45, 0.02)}
 PRICING = CachePricing()
@@ -66,10 +69,15 @@ class Run(NamedTuple):
 
 
 def run_loop(
-    strategy: str, budget: int, loss: float | None, headroom: float = 0.0, backend: str = "rust"
+    strategy: str,
+    budget: int,
+    loss: float | None,
+    headroom: float = 0.0,
+    backend: str = "rust",
+    order: str = "input",
 ) -> Run:
     """The loop's outputs and the value they kept; `loss` None: calls without `previous`."""
-    service = SkeletonCompressorService(backend=backend, strategy=strategy, order="input")
+    service = SkeletonCompressorService(backend=backend, strategy=strategy, order=order)
     outputs: list[tuple[ContextFragment, ...]] = []
     value = 0.0
     for context in agent_loop():
@@ -85,12 +93,20 @@ def run_loop(
 
 
 def append_only_limit(outputs: Sequence[Sequence[ContextFragment]]) -> float:
-    """Each turn reads the last turn's tokens and writes only what it adds to them."""
-    tokens = [sum(f.token_count for f in output) for output in outputs]
-    billed = tokens[0] * PRICING.write
-    for before, now in zip(tokens, tokens[1:]):
-        billed += PRICING.read * min(before, now) + PRICING.write * max(0, now - before)
-    return billed / sum(tokens)
+    """Each turn's selection as if appended to the last turn's request: what it keeps of
+    that request read from the cache, what it adds written."""
+    billed, total = 0.0, 0
+    before: set[tuple[str, int, str]] = set()
+    for output in outputs:
+        now = {(f.fragment_id, f.token_count, f.content) for f in output}
+        tokens = sum(f.token_count for f in output)
+        added = sum(
+            f.token_count for f in output if (f.fragment_id, f.token_count, f.content) not in before
+        )
+        billed += PRICING.read * (tokens - added) + PRICING.write * added
+        total += tokens
+        before = now
+    return billed / total
 
 
 class Point(NamedTuple):
@@ -101,31 +117,32 @@ class Point(NamedTuple):
 
 
 @functools.cache
-def grid(strategy: str, budget: int) -> tuple[Run, tuple[Point, ...]]:
-    without = run_loop(strategy, budget, None)
+def grid(strategy: str, budget: int, order: str) -> tuple[Run, tuple[Point, ...]]:
+    without = run_loop(strategy, budget, None, order=order)
     points = []
     for loss in LOSSES:
         for headroom in HEADROOMS:
-            run = run_loop(strategy, budget, loss, headroom)
+            run = run_loop(strategy, budget, loss, headroom, order=order)
             points.append(Point(loss, headroom, run.cost, 1 - run.value / without.value))
     return without, tuple(points)
 
 
-def best_point(strategy: str, budget: int) -> Point:
+def best_point(strategy: str, budget: int, order: str) -> Point:
     """The cheapest point within the value the target allows."""
-    _, points = grid(strategy, budget)
+    _, points = grid(strategy, budget, order)
     allowed = TARGETS[strategy][1]
     return min((p for p in points if p.value_lost <= allowed), key=lambda p: p.cost)
 
 
+@pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("budget", BUDGETS)
 @pytest.mark.parametrize("strategy", sorted(TARGETS))
-def test_turns_cost_target(strategy: str, budget: int) -> None:
-    without, _ = grid(strategy, budget)
-    best = best_point(strategy, budget)
+def test_turns_cost_target(strategy: str, budget: int, order: str) -> None:
+    without, _ = grid(strategy, budget, order)
+    best = best_point(strategy, budget, order)
     limit = append_only_limit(without.outputs)
     print(
-        f"\n{strategy} budget {budget}: without previous {without.cost:.3f}x; best "
+        f"\n{strategy} budget {budget} order {order}: without previous {without.cost:.3f}x; best "
         f"{best.cost:.3f}x at max_value_loss {best.loss} headroom {best.headroom} "
         f"({best.value_lost:.2%} value lost); append-only limit {limit:.3f}x"
     )
@@ -192,20 +209,21 @@ def test_turns_time_target(strategy: str, size: int, ceiling: float) -> None:
 
 
 def print_grid() -> None:
-    for strategy in sorted(TARGETS):
-        for budget in BUDGETS:
-            without, points = grid(strategy, budget)
-            limit = append_only_limit(without.outputs)
-            print(
-                f"{strategy}, budget {budget}: without previous {without.cost:.3f}x, "
-                f"append-only limit {limit:.3f}x"
-            )
-            print("  max_value_loss headroom   cost  value lost  cost / limit")
-            for p in points:
+    for order in ORDERS:
+        for strategy in sorted(TARGETS):
+            for budget in BUDGETS:
+                without, points = grid(strategy, budget, order)
+                limit = append_only_limit(without.outputs)
                 print(
-                    f"  {p.loss:>14} {p.headroom:>8} {p.cost:6.3f}x {p.value_lost:10.2%}"
-                    f" {p.cost / limit:12.2f}"
+                    f"order {order}, {strategy}, budget {budget}: without previous "
+                    f"{without.cost:.3f}x, append-only limit {limit:.3f}x"
                 )
+                print("  max_value_loss headroom   cost  value lost  cost / limit")
+                for p in points:
+                    print(
+                        f"  {p.loss:>14} {p.headroom:>8} {p.cost:6.3f}x {p.value_lost:10.2%}"
+                        f" {p.cost / limit:12.2f}"
+                    )
 
 
 if __name__ == "__main__":
