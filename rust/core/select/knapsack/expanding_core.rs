@@ -356,16 +356,16 @@ fn solve_core(
             floor = floor.max(i128::try_from(best.value).unwrap_or(i128::MAX));
         }
         if ratio.is_some() {
-            let (above_next, below_next) = (next_above[at], next_below[at]);
-            states.retain(|state| {
-                may_reach(
-                    state,
-                    capacity,
-                    floor,
-                    above_next.map(|at| &core[at]),
-                    below_next.map(|at| &core[at]),
-                )
-            });
+            let (above_next, below_next) = (
+                next_above[at].map(|at| &core[at]),
+                next_below[at].map(|at| &core[at]),
+            );
+            match Reach::narrow(&states, capacity, floor, above_next, below_next) {
+                Some(reach) => states.retain(|state| reach.may_reach(state)),
+                None => {
+                    states.retain(|state| may_reach(state, capacity, floor, above_next, below_next))
+                }
+            }
         }
         if (at + 1) % BLOCK == 0 {
             flips.end_block(&mut states, (at / BLOCK) as u32);
@@ -412,6 +412,75 @@ fn may_reach(
         }
     };
     reach().unwrap_or(true)
+}
+
+/// [`may_reach`] for one item's states when every product it forms is below 2**124: each
+/// then fits in one 64-bit multiplication, and none overflows, so both decide alike. It is
+/// most of the work on a core of many states.
+struct Reach {
+    capacity: u64,
+    floor: u128,
+    /// The next sparser item's value and tokens, and the floor times its tokens.
+    below: Option<(u64, u64, u128)>,
+    above: Option<(u64, u64, u128)>,
+}
+
+impl Reach {
+    const LIMIT: u128 = 1 << 62;
+
+    /// Its bound for `states` (sorted by tokens, so the last holds the most tokens and
+    /// value), or none when a product may not fit.
+    fn narrow(
+        states: &[State],
+        capacity: u128,
+        floor: i128,
+        next_above: Option<&Item>,
+        next_below: Option<&Item>,
+    ) -> Option<Reach> {
+        let last = states.last()?;
+        let small = |n: u128| (n < Reach::LIMIT).then_some(n as u64);
+        let floor = u128::try_from(floor).ok().and_then(small)?;
+        small(last.value)?;
+        small(last.tokens)?;
+        let capacity = small(capacity)?;
+        let next = |item: Option<&Item>| -> Option<Option<(u64, u64, u128)>> {
+            let Some(item) = item else {
+                return Some(None);
+            };
+            let (value, tokens) = (small(u128::from(item.value))?, small(item.tokens)?);
+            Some(Some((
+                value,
+                tokens,
+                u128::from(floor) * u128::from(tokens),
+            )))
+        };
+        Some(Reach {
+            capacity,
+            floor: u128::from(floor),
+            below: next(next_below)?,
+            above: next(next_above)?,
+        })
+    }
+
+    fn may_reach(&self, state: &State) -> bool {
+        let (value, tokens) = (state.value as u64, state.tokens as u64);
+        let times = |a: u64, b: u64| u128::from(a) * u128::from(b);
+        if tokens <= self.capacity {
+            match self.below {
+                None => u128::from(value) >= self.floor,
+                Some((v_n, t_n, floor)) => {
+                    times(value, t_n) + times(self.capacity - tokens, v_n) >= floor
+                }
+            }
+        } else {
+            match self.above {
+                None => false,
+                Some((v_n, t_n, floor)) => {
+                    times(value, t_n) >= floor + times(tokens - self.capacity, v_n)
+                }
+            }
+        }
+    }
 }
 
 /// What processing an item does to a set: adds it, or, for an item the set holds unflipped,
@@ -526,5 +595,78 @@ mod tests {
             flips.first_difference((a2, 0), (a2, 0), 3, &rank),
             (None, 1)
         );
+    }
+
+    #[test]
+    fn the_narrow_bound_decides_as_the_checked_one_and_stands_aside_when_a_product_may_not_fit() {
+        use crate::core::test_support::{item, Lcg};
+        let mut rng = Lcg(17);
+        // Small numbers meet every equality; the big ones sit on either side of the limit.
+        let pick = |rng: &mut Lcg, big: bool| -> u128 {
+            if big && rng.below(3) == 0 {
+                Reach::LIMIT - 2 + u128::from(rng.below(4))
+            } else {
+                u128::from(rng.below(40))
+            }
+        };
+        let (mut narrowed, mut kept, mut dropped, mut aside) = (0, 0, 0, 0);
+        for case in 0..20_000 {
+            let big = case % 4 == 0;
+            let mut states = Vec::new();
+            let (mut tokens, mut value) = (pick(&mut rng, false), pick(&mut rng, false));
+            for _ in 0..1 + rng.below(5) {
+                states.push(State {
+                    value,
+                    tokens,
+                    node: NO_NODE,
+                    block_flips: 0,
+                });
+                tokens += 1 + pick(&mut rng, false);
+                value += 1 + pick(&mut rng, false);
+            }
+            let last = states.last_mut().expect("one state at least");
+            last.tokens = last.tokens.max(pick(&mut rng, big));
+            last.value = last.value.max(pick(&mut rng, big));
+            let capacity = pick(&mut rng, big);
+            let floor = pick(&mut rng, big) as i128 - if rng.below(5) == 0 { 45 } else { 0 };
+            let next = |rng: &mut Lcg| {
+                (rng.below(4) != 0).then(|| item(0, pick(rng, big) as u64, pick(rng, big)))
+            };
+            let (above, below) = (next(&mut rng), next(&mut rng));
+            let (above, below) = (above.as_ref(), below.as_ref());
+            let last = states.last().expect("one state at least");
+            let small = [capacity, last.value, last.tokens]
+                .into_iter()
+                .chain(
+                    above
+                        .into_iter()
+                        .chain(below)
+                        .flat_map(|item| [u128::from(item.value), item.tokens]),
+                )
+                .all(|n| n < Reach::LIMIT);
+            let fits = small && (0..Reach::LIMIT as i128).contains(&floor);
+            let narrow = Reach::narrow(&states, capacity, floor, above, below);
+            assert_eq!(narrow.is_some(), fits);
+            let Some(reach) = narrow else {
+                aside += 1;
+                continue;
+            };
+            narrowed += 1;
+            for state in &states {
+                let checked = may_reach(state, capacity, floor, above, below);
+                assert_eq!(
+                    reach.may_reach(state),
+                    checked,
+                    "{state:?} {capacity} {floor}"
+                );
+                if checked {
+                    kept += 1;
+                } else {
+                    dropped += 1;
+                }
+            }
+        }
+        assert!(narrowed > 10_000 && aside > 1_000, "{narrowed} {aside}");
+        assert!(kept > 5_000 && dropped > 5_000, "{kept} {dropped}");
     }
 }
