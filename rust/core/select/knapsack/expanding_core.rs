@@ -428,8 +428,7 @@ struct Reach {
 impl Reach {
     const LIMIT: u128 = 1 << 62;
 
-    /// Its bound for `states` (sorted by tokens, so the last holds the most tokens and
-    /// value), or none when a product may not fit.
+    /// Its bound for `states`, or none when a product may not fit.
     fn narrow(
         states: &[State],
         capacity: u128,
@@ -437,11 +436,12 @@ impl Reach {
         next_above: Option<&Item>,
         next_below: Option<&Item>,
     ) -> Option<Reach> {
-        let last = states.last()?;
         let small = |n: u128| (n < Reach::LIMIT).then_some(n as u64);
         let floor = u128::try_from(floor).ok().and_then(small)?;
-        small(last.value)?;
-        small(last.tokens)?;
+        states
+            .iter()
+            .all(|state| state.value < Reach::LIMIT && state.tokens < Reach::LIMIT)
+            .then_some(())?;
         let capacity = small(capacity)?;
         let next = |item: Option<&Item>| -> Option<Option<(u64, u64, u128)>> {
             let Some(item) = item else {
@@ -624,9 +624,10 @@ mod tests {
                 tokens += 1 + pick(&mut rng, false);
                 value += 1 + pick(&mut rng, false);
             }
-            let last = states.last_mut().expect("one state at least");
-            last.tokens = last.tokens.max(pick(&mut rng, big));
-            last.value = last.value.max(pick(&mut rng, big));
+            // Any state may be the large one: the bound does not rely on their order.
+            let at = rng.below(states.len() as u64) as usize;
+            states[at].tokens = states[at].tokens.max(pick(&mut rng, big));
+            states[at].value = states[at].value.max(pick(&mut rng, big));
             let capacity = pick(&mut rng, big);
             let floor = pick(&mut rng, big) as i128 - if rng.below(5) == 0 { 45 } else { 0 };
             let next = |rng: &mut Lcg| {
@@ -634,9 +635,9 @@ mod tests {
             };
             let (above, below) = (next(&mut rng), next(&mut rng));
             let (above, below) = (above.as_ref(), below.as_ref());
-            let last = states.last().expect("one state at least");
-            let small = [capacity, last.value, last.tokens]
+            let small = [capacity]
                 .into_iter()
+                .chain(states.iter().flat_map(|state| [state.value, state.tokens]))
                 .chain(
                     above
                         .into_iter()
