@@ -45,6 +45,10 @@ pub struct Tuning {
     /// `optimal` asks the request's interrupt at most this often: often enough that Ctrl-C
     /// stops it well within a tenth of a second, seldom enough to cost nothing.
     pub interrupt_every: Duration,
+    /// `optimal` keeps its states' value and tokens in 64 bits where the core's sums fit
+    /// (half the memory each merge moves), else in 128; off, always in 128, so that tests
+    /// can check that both widths decide alike.
+    pub narrow_states: bool,
 }
 
 impl Default for Tuning {
@@ -67,6 +71,7 @@ impl Tuning {
         work_per_state: 64,
         visit_in_input_order_from: 1 << 19,
         interrupt_every: Duration::from_millis(20),
+        narrow_states: true,
     };
 
     /// How many entries to rank first for these budgets.

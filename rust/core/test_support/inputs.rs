@@ -93,7 +93,7 @@ pub(crate) fn generated(rng: &mut Lcg) -> Input {
 
 /// Thresholds small enough that a few fragments cross every one.
 pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
-    Tuning {
+    let tuning = Tuning {
         detach_from: rng.below(40) as usize,
         parallel_from: rng.below(40) as usize,
         first_sort_margin: rng.below(300) as f64 / 100.0,
@@ -107,6 +107,12 @@ pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         collect_slack: 0,
         work_per_state: 1,
         visit_in_input_order_from: 0,
+        narrow_states: true,
+    };
+    // Both widths of states, without a draw of its own (see above).
+    Tuning {
+        narrow_states: tuning.sort_piece % 2 == 0,
+        ..tuning
     }
 }
 

@@ -7,6 +7,7 @@
 
 use std::cell::Cell;
 use std::cmp::Ordering;
+use std::ops::{Add, Sub};
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::knapsack::chosen::Chosen;
@@ -90,7 +91,7 @@ pub fn optimal(
     let mut flips = SolutionVectors(ParentTree::new(tuning.collect_slack));
     let solved = solve_core(
         &mut core,
-        capacity - fixed.tokens,
+        (capacity - fixed.tokens, tuning.narrow_states),
         reduced.ratio,
         floor,
         (&mut flips, work),
@@ -122,14 +123,41 @@ pub fn optimal(
 /// One state of the dynamic program: the fractional optimum's set over the core (the items
 /// denser than the break in, the others out), with the processed items it flips.
 #[derive(Debug, Clone, Copy)]
-struct State {
-    value: u128,
-    tokens: u128,
+struct State<W = u128> {
+    value: W,
+    tokens: W,
     /// The items this set flipped in earlier blocks, in `SolutionVectors`; `NO_NODE` for none.
     node: u32,
     /// The items it flipped in the current block: bit `i` for the block's `i`-th item.
     block_flips: u64,
 }
+
+impl<W: Word> State<W> {
+    fn widen(self) -> State {
+        State {
+            value: self.value.into(),
+            tokens: self.tokens.into(),
+            node: self.node,
+            block_flips: self.block_flips,
+        }
+    }
+}
+
+/// A state's value and tokens: `u64` where the core's sums fit (half the memory each merge
+/// moves), `u128` otherwise.
+trait Word:
+    Copy + Ord + std::fmt::Debug + Add<Output = Self> + Sub<Output = Self> + Into<u128> + TryFrom<u128>
+{
+    /// `n`, within the sums [`solve_core`] checked fit.
+    fn of(n: u128) -> Self {
+        Self::try_from(n)
+            .ok()
+            .expect("solve_core checked that the core's sums fit")
+    }
+}
+
+impl Word for u64 {}
+impl Word for u128 {}
 
 /// The core is processed in blocks of this many items, one bit each in a state.
 const BLOCK: usize = 64;
@@ -157,7 +185,7 @@ struct SolutionVectors(ParentTree<Node>);
 
 impl SolutionVectors {
     /// Ends block `block`: what each state flipped in it becomes a node.
-    fn end_block(&mut self, states: &mut [State], block: u32) {
+    fn end_block<W>(&mut self, states: &mut [State<W>], block: u32) {
         for state in states.iter_mut().filter(|state| state.block_flips != 0) {
             state.node = self.0.push(Node {
                 parent: state.node,
@@ -276,6 +304,38 @@ fn expanding_order(core: &mut Vec<Item>, ratio: Option<(i128, i128)>) -> Vec<boo
 /// processed yet).
 fn solve_core(
     core: &mut Vec<Item>,
+    (capacity, narrow): (u128, bool),
+    ratio: Option<(i128, i128)>,
+    floor: i128,
+    flips_and_work: (&mut SolutionVectors, &mut Work),
+    rank_order: &impl Fn(u32, u32) -> Ordering,
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<Option<(State, Vec<bool>, usize)>, Interrupted> {
+    // A state holds at most every core item's value and tokens; the merge's limit is the
+    // capacity plus the denser items' tokens.
+    let tokens = core
+        .iter()
+        .fold(capacity, |sum, item| sum.saturating_add(item.tokens));
+    let value: u128 = core.iter().map(|item| u128::from(item.value)).sum();
+    let solve = if narrow && tokens.max(value) <= u128::from(u64::MAX) {
+        solve_in::<u64>
+    } else {
+        solve_in::<u128>
+    };
+    solve(
+        core,
+        capacity,
+        ratio,
+        floor,
+        flips_and_work,
+        rank_order,
+        checkpoint,
+    )
+}
+
+/// [`solve_core`] with states of `W` value and tokens, which hold the core's sums.
+fn solve_in<W: Word>(
+    core: &mut Vec<Item>,
     capacity: u128,
     ratio: Option<(i128, i128)>,
     mut floor: i128,
@@ -307,6 +367,8 @@ fn solve_core(
         above_tokens += item.tokens;
         above_value += u128::from(item.value);
     }
+    let (capacity, mut above_tokens, above_value) =
+        (W::of(capacity), W::of(above_tokens), W::of(above_value));
     let mut states = vec![State {
         value: above_value,
         tokens: above_tokens,
@@ -323,13 +385,13 @@ fn solve_core(
         }
         let bit = 1 << (at % BLOCK);
         if above[at] {
-            above_tokens -= item.tokens;
+            above_tokens = above_tokens - W::of(item.tokens);
         }
         // A set over the capacity by more than the denser items still to come never fits.
         let limit = capacity + above_tokens;
         let flip = if above[at] { Flip::Remove } else { Flip::Add };
         let walked = Cell::new(0u64);
-        let prefer = |source: &State, other: &State| {
+        let prefer = |source: &State<W>, other: &State<W>| {
             let a = (source.node, source.block_flips | bit);
             let b = (other.node, other.block_flips);
             let (first, steps) = flips.first_difference(a, b, at / BLOCK, &rank);
@@ -353,13 +415,14 @@ fn solve_core(
         std::mem::swap(&mut states, &mut next);
         let fits = states.partition_point(|state| state.tokens <= capacity);
         if let Some(best) = fits.checked_sub(1).map(|best| &states[best]) {
-            floor = floor.max(i128::try_from(best.value).unwrap_or(i128::MAX));
+            floor = floor.max(i128::try_from(best.value.into()).unwrap_or(i128::MAX));
         }
         if ratio.is_some() {
             let (above_next, below_next) = (
                 next_above[at].map(|at| &core[at]),
                 next_below[at].map(|at| &core[at]),
             );
+            let capacity = capacity.into();
             match Reach::narrow(&states, capacity, floor, above_next, below_next) {
                 Some(reach) => states.retain(|state| reach.may_reach(state)),
                 None => {
@@ -374,27 +437,30 @@ fn solve_core(
     }
     let fits = states.partition_point(|state| state.tokens <= capacity);
     let block = processed.saturating_sub(1) / BLOCK;
-    Ok(fits.checked_sub(1).map(|best| (states[best], above, block)))
+    Ok(fits
+        .checked_sub(1)
+        .map(|best| (states[best].widen(), above, block)))
 }
 
 /// Whether a set may still reach `floor`: at best it fills what is left of the capacity at
 /// the density of the next sparser item to come, or, over the capacity, gives up the excess
 /// at the density of the next denser one. Kept when the products do not fit.
-fn may_reach(
-    state: &State,
+fn may_reach<W: Word>(
+    state: &State<W>,
     capacity: u128,
     floor: i128,
     next_above: Option<&Item>,
     next_below: Option<&Item>,
 ) -> bool {
+    let (value, tokens): (u128, u128) = (state.value.into(), state.tokens.into());
     let reach = || -> Option<bool> {
-        let value = i128::try_from(state.value).ok()?;
-        if state.tokens <= capacity {
+        let value = i128::try_from(value).ok()?;
+        if tokens <= capacity {
             let Some(next) = next_below else {
                 return Some(value >= floor);
             };
             let (v_n, t_n) = (i128::from(next.value), i128::try_from(next.tokens).ok()?);
-            let room = i128::try_from(capacity - state.tokens).ok()?;
+            let room = i128::try_from(capacity - tokens).ok()?;
             let bound = value
                 .checked_mul(t_n)?
                 .checked_add(room.checked_mul(v_n)?)?;
@@ -404,7 +470,7 @@ fn may_reach(
                 return Some(false);
             };
             let (v_n, t_n) = (i128::from(next.value), i128::try_from(next.tokens).ok()?);
-            let excess = i128::try_from(state.tokens - capacity).ok()?;
+            let excess = i128::try_from(tokens - capacity).ok()?;
             let bound = value
                 .checked_mul(t_n)?
                 .checked_sub(excess.checked_mul(v_n)?)?;
@@ -429,8 +495,8 @@ impl Reach {
     const LIMIT: u128 = 1 << 62;
 
     /// Its bound for `states`, or none when a product may not fit.
-    fn narrow(
-        states: &[State],
+    fn narrow<W: Word>(
+        states: &[State<W>],
         capacity: u128,
         floor: i128,
         next_above: Option<&Item>,
@@ -440,7 +506,7 @@ impl Reach {
         let floor = u128::try_from(floor).ok().and_then(small)?;
         states
             .iter()
-            .all(|state| state.value < Reach::LIMIT && state.tokens < Reach::LIMIT)
+            .all(|state| state.value.into() < Reach::LIMIT && state.tokens.into() < Reach::LIMIT)
             .then_some(())?;
         let capacity = small(capacity)?;
         let next = |item: Option<&Item>| -> Option<Option<(u64, u64, u128)>> {
@@ -462,8 +528,8 @@ impl Reach {
         })
     }
 
-    fn may_reach(&self, state: &State) -> bool {
-        let (value, tokens) = (state.value as u64, state.tokens as u64);
+    fn may_reach<W: Word>(&self, state: &State<W>) -> bool {
+        let (value, tokens) = (state.value.into() as u64, state.tokens.into() as u64);
         let times = |a: u64, b: u64| u128::from(a) * u128::from(b);
         if tokens <= self.capacity {
             match self.below {
@@ -494,22 +560,22 @@ enum Flip {
 /// `states` and the same sets with `item` flipped (those within `limit` tokens), merged by
 /// tokens, keeping only the sets no other dominates; of two with equal value and tokens,
 /// the flipped one if `prefer` says so. `bit` marks `item` in the current block.
-fn merge_with_item(
-    states: &[State],
+fn merge_with_item<W: Word>(
+    states: &[State<W>],
     item: &Item,
     (flip, bit): (Flip, u64),
-    limit: u128,
-    prefer: impl Fn(&State, &State) -> bool,
-    merged: &mut Vec<State>,
+    limit: W,
+    prefer: impl Fn(&State<W>, &State<W>) -> bool,
+    merged: &mut Vec<State<W>>,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<(), Interrupted> {
     merged.clear();
-    let value = u128::from(item.value);
-    let flipped = |state: &State| match flip {
-        Flip::Add => (state.tokens + item.tokens, state.value + value),
-        Flip::Remove => (state.tokens - item.tokens, state.value - value),
+    let (value, tokens) = (W::of(u128::from(item.value)), W::of(item.tokens));
+    let flipped = |state: &State<W>| match flip {
+        Flip::Add => (state.tokens + tokens, state.value + value),
+        Flip::Remove => (state.tokens - tokens, state.value - value),
     };
-    let room = limit.checked_sub(item.tokens);
+    let room = (limit >= tokens).then(|| limit - tokens);
     let with_item = states
         .iter()
         .take_while(|state| flip == Flip::Remove || room.is_some_and(|room| state.tokens <= room));
@@ -517,10 +583,10 @@ fn merge_with_item(
     let mut without = states.iter().peekable();
     // A later set has at least the tokens of every earlier one: it survives only with
     // strictly more value.
-    let push = |state: State, merged: &mut Vec<State>| {
+    let push = |state: State<W>, merged: &mut Vec<State<W>>| {
         if merged
             .last()
-            .is_none_or(|last: &State| state.value > last.value)
+            .is_none_or(|last: &State<W>| state.value > last.value)
         {
             merged.push(state);
         }

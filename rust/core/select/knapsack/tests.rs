@@ -628,3 +628,34 @@ fn the_steps_optimal_counts_are_pinned() {
     };
     assert_eq!(least_work_on(&items, capacity, &one_per_step), 2_891);
 }
+
+#[test]
+fn states_in_64_bits_decide_and_count_as_states_in_128() {
+    let wide = Tuning {
+        narrow_states: false,
+        ..tuning()
+    };
+    let mut random = Lcg(29);
+    let mut cases: Vec<(Vec<Item>, u128)> = (0..300)
+        .map(|case| {
+            let items = random_items(&mut random, 60, [2, 3, 1000][case % 3], 40);
+            let capacity = items.iter().map(|i| i.tokens).sum::<u128>() / 2;
+            (items, capacity)
+        })
+        .collect();
+    // Todd's sets: tokens of 2**47, far past 32 bits and still within 64.
+    cases.push(todd(40));
+    let mut stopped = 0;
+    for (case, (items, capacity)) in cases.into_iter().enumerate() {
+        for max_work in [50, 1 << 12, 1 << 20] {
+            let mut narrow_work = Work::new(Some(max_work), &tuning());
+            let mut wide_work = Work::new(Some(max_work), &wide);
+            let narrow = solve_within(items.clone(), capacity, &tuning(), &mut narrow_work);
+            let in_128 = solve_within(items.clone(), capacity, &wide, &mut wide_work);
+            assert_eq!(narrow, in_128, "case {case}, work {max_work}");
+            assert_eq!(narrow_work, wide_work, "case {case}, work {max_work}");
+            stopped += usize::from(!narrow_work.finished());
+        }
+    }
+    assert!(stopped > 50, "{stopped} calls stopped short");
+}
