@@ -154,9 +154,36 @@ trait Word:
             .ok()
             .expect("solve_core checked that the core's sums fit")
     }
+
+    /// Keeps the states that may still reach `floor` ([`may_reach`]).
+    fn keep_reaching(
+        states: &mut Vec<State<Self>>,
+        capacity: u128,
+        floor: i128,
+        next_above: Option<&Item>,
+        next_below: Option<&Item>,
+    ) {
+        states.retain(|state| may_reach(state, capacity, floor, next_above, next_below));
+    }
 }
 
-impl Word for u64 {}
+impl Word for u64 {
+    fn keep_reaching(
+        states: &mut Vec<State<u64>>,
+        capacity: u128,
+        floor: i128,
+        next_above: Option<&Item>,
+        next_below: Option<&Item>,
+    ) {
+        match Reach::narrow(capacity, floor, next_above, next_below) {
+            Some(reach) => states.retain(|state| reach.may_reach(state)),
+            None => {
+                states.retain(|state| may_reach(state, capacity, floor, next_above, next_below))
+            }
+        }
+    }
+}
+
 impl Word for u128 {}
 
 /// The core is processed in blocks of this many items, one bit each in a state.
@@ -422,13 +449,7 @@ fn solve_in<W: Word>(
                 next_above[at].map(|at| &core[at]),
                 next_below[at].map(|at| &core[at]),
             );
-            let capacity = capacity.into();
-            match Reach::narrow(&states, capacity, floor, above_next, below_next) {
-                Some(reach) => states.retain(|state| reach.may_reach(state)),
-                None => {
-                    states.retain(|state| may_reach(state, capacity, floor, above_next, below_next))
-                }
-            }
+            W::keep_reaching(&mut states, capacity.into(), floor, above_next, below_next);
         }
         if (at + 1) % BLOCK == 0 {
             flips.end_block(&mut states, (at / BLOCK) as u32);
@@ -480,9 +501,10 @@ fn may_reach<W: Word>(
     reach().unwrap_or(true)
 }
 
-/// [`may_reach`] for one item's states when every product it forms is below 2**124: each
-/// then fits in one 64-bit multiplication, and none overflows, so both decide alike. It is
-/// most of the work on a core of many states.
+/// [`may_reach`] for one item's 64-bit states, in one 64-bit multiplication per product
+/// where the capacity, the floor and the next items are below 2**62: with a state's value and
+/// tokens below 2**64, every product and sum is then below 2**127, so neither form overflows
+/// and both decide alike. It is most of the work on a core of many states.
 struct Reach {
     capacity: u64,
     floor: u128,
@@ -494,9 +516,8 @@ struct Reach {
 impl Reach {
     const LIMIT: u128 = 1 << 62;
 
-    /// Its bound for `states`, or none when a product may not fit.
-    fn narrow<W: Word>(
-        states: &[State<W>],
+    /// The bound, or none when the capacity, the floor or the next items are too large.
+    fn narrow(
         capacity: u128,
         floor: i128,
         next_above: Option<&Item>,
@@ -504,10 +525,6 @@ impl Reach {
     ) -> Option<Reach> {
         let small = |n: u128| (n < Reach::LIMIT).then_some(n as u64);
         let floor = u128::try_from(floor).ok().and_then(small)?;
-        states
-            .iter()
-            .all(|state| state.value.into() < Reach::LIMIT && state.tokens.into() < Reach::LIMIT)
-            .then_some(())?;
         let capacity = small(capacity)?;
         let next = |item: Option<&Item>| -> Option<Option<(u64, u64, u128)>> {
             let Some(item) = item else {
@@ -528,8 +545,8 @@ impl Reach {
         })
     }
 
-    fn may_reach<W: Word>(&self, state: &State<W>) -> bool {
-        let (value, tokens) = (state.value.into() as u64, state.tokens.into() as u64);
+    fn may_reach(&self, state: &State<u64>) -> bool {
+        let (value, tokens) = (state.value, state.tokens);
         let times = |a: u64, b: u64| u128::from(a) * u128::from(b);
         if tokens <= self.capacity {
             match self.below {
@@ -675,11 +692,11 @@ mod tests {
                 u128::from(rng.below(40))
             }
         };
-        let (mut narrowed, mut kept, mut dropped, mut aside) = (0, 0, 0, 0);
+        let (mut narrowed, mut kept, mut dropped, mut aside, mut large) = (0, 0, 0, 0, 0);
         for case in 0..20_000 {
             let big = case % 4 == 0;
-            let mut states = Vec::new();
-            let (mut tokens, mut value) = (pick(&mut rng, false), pick(&mut rng, false));
+            let mut states: Vec<State<u64>> = Vec::new();
+            let (mut tokens, mut value) = (rng.below(40), rng.below(40));
             for _ in 0..1 + rng.below(5) {
                 states.push(State {
                     value,
@@ -687,13 +704,15 @@ mod tests {
                     node: NO_NODE,
                     block_flips: 0,
                 });
-                tokens += 1 + pick(&mut rng, false);
-                value += 1 + pick(&mut rng, false);
+                tokens += 1 + rng.below(40);
+                value += 1 + rng.below(40);
             }
-            // Any state may be the large one: the bound does not rely on their order.
-            let at = rng.below(states.len() as u64) as usize;
-            states[at].tokens = states[at].tokens.max(pick(&mut rng, big));
-            states[at].value = states[at].value.max(pick(&mut rng, big));
+            // A state may be as large as 64 bits allow: its products still fit.
+            if big && rng.below(2) == 0 {
+                let at = rng.below(states.len() as u64) as usize;
+                states[at].tokens = u64::MAX - rng.below(4);
+                states[at].value = u64::MAX - rng.below(4);
+            }
             let capacity = pick(&mut rng, big);
             let floor = pick(&mut rng, big) as i128 - if rng.below(5) == 0 { 45 } else { 0 };
             let next = |rng: &mut Lcg| {
@@ -703,7 +722,6 @@ mod tests {
             let (above, below) = (above.as_ref(), below.as_ref());
             let small = [capacity]
                 .into_iter()
-                .chain(states.iter().flat_map(|state| [state.value, state.tokens]))
                 .chain(
                     above
                         .into_iter()
@@ -712,7 +730,7 @@ mod tests {
                 )
                 .all(|n| n < Reach::LIMIT);
             let fits = small && (0..Reach::LIMIT as i128).contains(&floor);
-            let narrow = Reach::narrow(&states, capacity, floor, above, below);
+            let narrow = Reach::narrow(capacity, floor, above, below);
             assert_eq!(narrow.is_some(), fits);
             let Some(reach) = narrow else {
                 aside += 1;
@@ -726,7 +744,9 @@ mod tests {
                     checked,
                     "{state:?} {capacity} {floor}"
                 );
-                if checked {
+                if u128::from(state.value.max(state.tokens)) >= Reach::LIMIT {
+                    large += 1;
+                } else if checked {
                     kept += 1;
                 } else {
                     dropped += 1;
@@ -735,5 +755,6 @@ mod tests {
         }
         assert!(narrowed > 10_000 && aside > 1_000, "{narrowed} {aside}");
         assert!(kept > 5_000 && dropped > 5_000, "{kept} {dropped}");
+        assert!(large > 100, "{large} states past 2**62");
     }
 }
