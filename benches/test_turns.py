@@ -7,8 +7,8 @@ packs the whole context to the budget (8,000 or 16,000 tokens), `order="input"` 
 `order="ranking"` (the order docs/turns.md advises for a loop). Priced with
 `estimate_cost` at `CachePricing()` (write 1.25, read 0.1, 1,024 tokens at least). The
 append-only limit prices the selections made without `previous` as if each turn appended
-what it adds to the last turn's request and dropped nothing from its front: what it keeps
-of the last turn read, what it adds written.
+what it adds to the last turn's request: what it keeps of the last turn read, wherever it
+stood, what it adds written.
 
 `python benches/test_turns.py` prints the whole grid of `max_value_loss` and `headroom`.
 """
@@ -98,14 +98,12 @@ def append_only_limit(outputs: Sequence[Sequence[ContextFragment]]) -> float:
     billed, total = 0.0, 0
     before: set[tuple[str, int, str]] = set()
     for output in outputs:
-        now = {(f.fragment_id, f.token_count, f.content) for f in output}
-        tokens = sum(f.token_count for f in output)
-        added = sum(
-            f.token_count for f in output if (f.fragment_id, f.token_count, f.content) not in before
-        )
+        now = {(f.fragment_id, f.token_count, f.content): f.token_count for f in output}
+        tokens = sum(now.values())
+        added = sum(count for key, count in now.items() if key not in before)
         billed += PRICING.read * (tokens - added) + PRICING.write * added
         total += tokens
-        before = now
+        before = set(now)
     return billed / total
 
 
