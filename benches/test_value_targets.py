@@ -23,6 +23,7 @@ from skeleton_compressor.cli.bench.fragments import (
     tenth_of_tokens,
 )
 from skeleton_compressor.cli.bench.timing import best_times
+from support.ctrl_c import as_a_terminal_delivers
 
 MILLION = 1_000_000
 RUST = {
@@ -101,7 +102,9 @@ INTERRUPTED_CALL = Path(__file__).resolve().parents[1] / "tests" / "support" / "
 def answer_to_ctrl_c(backend: str, size: int) -> float:
     """Seconds from SIGINT to the child's word that the call stopped."""
     command = [sys.executable, str(INTERRUPTED_CALL), backend, str(size)]
-    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True) as child:
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, text=True, preexec_fn=as_a_terminal_delivers
+    ) as child:
         assert child.stdout is not None
         assert child.stdout.readline() == "ready\n"
         time.sleep(0.5)

@@ -29,6 +29,7 @@ from typing import IO, Any, Union
 
 import pytest
 from support.cli_runner import CLOSED, run_cli
+from support.ctrl_c import as_a_terminal_delivers
 
 pytestmark = pytest.mark.skipif(
     sys.platform == "win32", reason="closes descriptors and sends SIGINT (POSIX)"
@@ -77,7 +78,7 @@ def arranged(closed: Sequence[int] = (), memory: int | None = None) -> Callable[
     and take Ctrl-C as a terminal would deliver it even when the runner ignores SIGINT."""
 
     def arrange() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        as_a_terminal_delivers()
         for descriptor in closed:
             os.close(descriptor)
         if memory is not None:

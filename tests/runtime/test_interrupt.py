@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from skeleton_compressor.cli.bench.fragments import make_knapsack_fragments
+from support.ctrl_c import as_a_terminal_delivers
 from support.interrupted_call import SPREAD
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
@@ -47,7 +48,10 @@ def interrupt(process: subprocess.Popen[str]) -> tuple[str, str]:
 @pytest.mark.parametrize("size", [15_000, 30_000])
 def test_ctrl_c_stops_a_long_optimal_call(backend: str, size: int) -> None:
     process = subprocess.Popen(
-        [sys.executable, str(CHILD), backend, str(size)], stdout=subprocess.PIPE, text=True
+        [sys.executable, str(CHILD), backend, str(size)],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_a_terminal_delivers,
     )
     assert process.stdout is not None
     assert process.stdout.readline() == "ready\n"
@@ -68,7 +72,11 @@ def test_ctrl_c_ends_the_command_line_with_status_130(backend: str, tmp_path: Pa
     options = ["--budget", str(budget), "--strategy", "optimal", "--backend", backend]
     options += ["--max-work", "none"]
     process = subprocess.Popen(
-        command + options, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command + options,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_a_terminal_delivers,
     )
     # The interpreter starts and reads the file well within this.
     time.sleep(2)
@@ -91,7 +99,10 @@ def interrupted_midway(kind: str, backend: str) -> tuple[float, float, float]:
     """How long the call takes uninterrupted, how long it ran when Ctrl-C came a quarter of
     the way in, and how long after Ctrl-C it stopped."""
     process = subprocess.Popen(
-        [sys.executable, str(MIDWAY), kind, backend], stdout=subprocess.PIPE, text=True
+        [sys.executable, str(MIDWAY), kind, backend],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_a_terminal_delivers,
     )
     try:
         whole = line_after(process, "took")

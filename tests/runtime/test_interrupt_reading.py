@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from support.ctrl_c import as_a_terminal_delivers
 from support.reading import has_proc, wait_for_position, wait_for_whole_read
 
 # The Rust reader asks every 20 ms of work; the rest is the interpreter's exit.
@@ -54,7 +55,11 @@ def _interrupted_while_reading(backend: str, path: Path, form: str) -> float:
     command = [sys.executable, "-m", "skeleton_compressor", "compress", str(path)]
     options = ["--budget", "1000", "--backend", backend]
     process = subprocess.Popen(
-        command + options, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        command + options,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_a_terminal_delivers,
     )
     if backend == "rust" and form == "lines":
         # Read a chunk at a time: past the first one.
