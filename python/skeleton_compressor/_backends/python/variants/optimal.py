@@ -78,19 +78,17 @@ def multiple_choice_set(
     ]
     best = [max(0, *margin) for margin in margins]
     slack = sum(best) + price * capacity - reached * per
-    top = len(rank) - 1
+    fixed: set[int] = set()
     fixed_tokens = fixed_value = 0
-    # A mask's digits, the best rank first: built once, not added up bit by bit (quadratic).
-    fixed_digits = bytearray(b"0" * len(rank))
     open_classes: list[list[int]] = []
     open_best: list[int] = []
     for members, margin, most in zip(classes, margins, best):
         kept = [unit for unit, gain in zip(members, margin) if most - gain <= slack]
         if len(kept) == 1 and most > slack:  # keeping none of the class is ruled out too
             unit = kept[0]
+            fixed.add(unit)
             fixed_tokens += tokens[unit]
             fixed_value += values[unit]
-            fixed_digits[rank[unit]] = ord("1")
         elif kept:
             open_classes.append(kept)
             open_best.append(most)
@@ -98,9 +96,13 @@ def multiple_choice_set(
     for position in range(len(open_classes) - 1, -1, -1):
         after[position] = after[position + 1] + open_best[position]
     floor = reached * per
-    fixed_mask = int(fixed_digits or b"0", 2)
-    states = [(fixed_tokens, -fixed_value, -fixed_mask)]  # sorted: the better state first
-    per_state = state_cost(len(rank))
+    # Masks of the open classes' units alone, the best-ranked the highest bit: every state
+    # keeps the fixed units, so they would decide no tie, and a mask as wide as the core
+    # costs far less than one over every unit.
+    by_rank = sorted((unit for members in open_classes for unit in members), key=rank.__getitem__)
+    place = {unit: place for place, unit in enumerate(reversed(by_rank))}
+    states = [(fixed_tokens, -fixed_value, 0)]  # sorted: the better state first
+    per_state = state_cost(len(by_rank))
     for position, members in enumerate(open_classes, 1):
         # A step per state and choice, each a state grown (and held).
         growing = len(states) * (len(members) + 1) * per_state
@@ -108,7 +110,7 @@ def multiple_choice_set(
             break
         grown = list(states)
         for unit in members:
-            size, value, bit = tokens[unit], values[unit], 1 << (top - rank[unit])
+            size, value, bit = tokens[unit], values[unit], 1 << place[unit]
             room = bisect_right(states, (capacity - size + 1,))
             grown += [(t + size, v - value, m - bit) for t, v, m in islice(states, room)]
         # A state that cannot reach a value already reached is cut, strictly.
@@ -118,8 +120,9 @@ def multiple_choice_set(
         ]
     if work.stopped and reached > -states[-1][1]:
         return filled  # stopped short, and the climb's set is worth more than the states'
-    digits = format(-states[-1][2], f"0{len(rank)}b")
-    return [unit for members in classes for unit in members if digits[rank[unit]] == "1"]
+    digits = format(-states[-1][2], f"0{len(by_rank)}b")  # the best-ranked first
+    chosen = fixed.union(unit for unit, digit in zip(by_rank, digits) if digit == "1")
+    return [unit for members in classes for unit in members if unit in chosen]
 
 
 def _filled_by_steps(
