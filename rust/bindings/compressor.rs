@@ -9,7 +9,7 @@ use super::columns;
 use super::compress::{budget_value, compress_read, fragment_reader, read_fragments};
 use super::records;
 use super::results::{
-    decision_columns, kept_fragments, skeleton_result, Answer, Explained, Int, Packed,
+    decision_columns, kept_fragments, skeleton_result, Answer, Explained, Int, Packed, Rooms,
 };
 use super::siblings;
 use super::signals::PythonSignals;
@@ -322,6 +322,8 @@ impl Compressor {
                     .collect(),
                 max_value_loss: turn::share(max_value_loss, "max_value_loss")?,
                 headroom: turn::share(headroom, "headroom")?,
+                headroom_room: turn::headroom_past_u128(skeleton_budget, budgets[0], headroom)?
+                    .map(|room| room.given),
             }),
             None => None,
         };
@@ -384,7 +386,7 @@ impl Compressor {
             };
             // `compress` has no decisions to give back.
             let decisions = if explain {
-                decision_columns(py, &compression, budgets[0], skeleton_budget)?
+                decision_columns(py, &compression, Rooms::of(budgets[0], skeleton_budget))?
             } else {
                 PyTuple::empty(py)
             };

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use super::context::context;
-use super::results::{decision_columns, int_of};
+use super::results::{decision_columns, int_of, Rooms};
 use super::signals;
 use super::text::id_from_bytes;
 use crate::core::records::read::{fragment_ids, record_keys, record_names};
@@ -56,7 +56,11 @@ pub fn compress_records<'py>(
             .iter()
             .map(|id| id_from_bytes(py, id))
             .collect::<PyResult<Vec<_>>>()?;
-        let columns = decision_columns(py, &done.compression, request.budgets[0], skeleton_budget)?;
+        let columns = decision_columns(
+            py,
+            &done.compression,
+            Rooms::of(request.budgets[0], skeleton_budget),
+        )?;
         Some((PyList::new(py, ids)?, columns))
     } else {
         None

@@ -190,14 +190,51 @@ pub type Explained<'py> = (
     bool,
 );
 
+/// The room a turn's headroom left of a budget past `u128::MAX`: what the core was given
+/// (at most `u128::MAX / 2`, below every budget_left counted down from the whole budget),
+/// and the real one.
+pub struct HeadroomRoom<'py> {
+    pub given: u128,
+    pub real: Bound<'py, PyAny>,
+}
+
+/// The room the decisions' budget_left count down from: `budget` as the core read it,
+/// `skeleton_budget` as given, and the room a turn's headroom left of a budget past
+/// `u128::MAX`.
+pub struct Rooms<'a, 'py> {
+    pub budget: u128,
+    pub skeleton_budget: &'a Bound<'py, PyAny>,
+    pub headroom: Option<&'a HeadroomRoom<'py>>,
+}
+
+impl<'a, 'py> Rooms<'a, 'py> {
+    pub fn of(budget: u128, skeleton_budget: &'a Bound<'py, PyAny>) -> Self {
+        Rooms {
+            budget,
+            skeleton_budget,
+            headroom: None,
+        }
+    }
+
+    /// What is left of the real room where the core counted `left`.
+    fn shown(&self, py: Python<'py>, left: u128) -> PyResult<Bound<'py, PyAny>> {
+        match self.headroom {
+            Some(room) if left <= room.given => room.real.sub(room.given - left),
+            // A budget past u128::MAX was read as u128::MAX: what is left of the real one
+            // is that budget less what the walk spent, in Python's exact ints.
+            _ if self.budget == u128::MAX => self.skeleton_budget.sub(u128::MAX - left),
+            _ => int_of(py, left),
+        }
+    }
+}
+
 /// The decisions as four lists (kept, reason, rank, budget_left), of values that need no
 /// tracking by Python's garbage collector (bools, interned names, ints): the caller pairs them
 /// with the fragments.
 pub fn decision_columns<'py>(
     py: Python<'py>,
     compression: &Compression,
-    budget: u128,
-    skeleton_budget: &Bound<'py, PyAny>,
+    rooms: Rooms<'_, 'py>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let reasons = Reason::ALL.map(|reason| PyString::intern(py, reason.name()));
     let count = compression.decisions.len();
@@ -213,14 +250,7 @@ pub fn decision_columns<'py>(
         why.push(reasons[d.reason as usize].clone());
         ranks.push(d.rank);
         let shown = match d.budget_left {
-            // A budget past u128::MAX was read as u128::MAX: what is left of the real one
-            // is that budget less what the walk spent, in Python's exact ints.
-            Some(value) if budget == u128::MAX => Some(
-                skeleton_budget
-                    .call_method1("__sub__", (u128::MAX - value,))?
-                    .into_any(),
-            ),
-            Some(value) => Some(int_of(py, value)?),
+            Some(value) => Some(rooms.shown(py, value)?),
             None => None,
         };
         left.push(shown);

@@ -4,11 +4,11 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyFloat, PyTuple};
 
 use super::compress::{compress_columns, fragment_reader, read_columns, read_fragments};
 use super::read::{exact_str, Read};
-use super::results::{decision_columns, kept_fragments};
+use super::results::{decision_columns, kept_fragments, HeadroomRoom, Rooms};
 use super::text::IdText;
 use crate::core::{Columns, Compression, Request, Reuse, RowsById, Share};
 
@@ -36,7 +36,9 @@ pub fn compress_turn<'py>(
 ) -> PyResult<Turned<'py>> {
     let py = fragments.py();
     let max_value_loss = share(max_value_loss, "max_value_loss")?;
+    let share_of_room = headroom;
     let headroom = share(headroom, "headroom")?;
+    let past = headroom_past_u128(skeleton_budget, request.budgets[0], share_of_room)?;
     let reader = fragment_reader(py)?;
     let turn = || -> Read<'py, Turned<'py>> {
         let read = read_fragments(&reader, fragments);
@@ -45,6 +47,7 @@ pub fn compress_turn<'py>(
             matched: matched_rows(fragments, previous, &columns)?,
             max_value_loss,
             headroom,
+            headroom_room: past.as_ref().map(|room| room.given),
         };
         let request = Request {
             reuse: Some(&reuse),
@@ -56,7 +59,12 @@ pub fn compress_turn<'py>(
             };
             let decisions = if request.explain {
                 let budget = request.budgets[0];
-                Some(decision_columns(py, &compression, budget, skeleton_budget)?)
+                let rooms = Rooms {
+                    budget,
+                    skeleton_budget,
+                    headroom: past.as_ref(),
+                };
+                Some(decision_columns(py, &compression, rooms)?)
             } else {
                 None
             };
@@ -75,6 +83,36 @@ pub fn compress_turn<'py>(
         compress_columns(&reader, columns, request, build)
     };
     turn().map_err(|failure| failure.into_pyerr(py, reader.ctx))
+}
+
+/// Past all the tokens of any call (each under 2**63, at most 2**32 of them): a room of
+/// more is as good as this much.
+const AMPLE_ROOM: u128 = u128::MAX / 2;
+
+/// The room `headroom` leaves of a budget read as `u128::MAX` (one past it, or that very
+/// number), from the real budget in Python's ints; `None` otherwise or without headroom.
+pub fn headroom_past_u128<'py>(
+    skeleton_budget: &Bound<'py, PyAny>,
+    budget: u128,
+    headroom: f64,
+) -> PyResult<Option<HeadroomRoom<'py>>> {
+    if budget != u128::MAX || headroom == 0.0 {
+        return Ok(None);
+    }
+    let py = skeleton_budget.py();
+    let (numerator, denominator): (Bound<'py, PyAny>, Bound<'py, PyAny>) =
+        PyFloat::new(py, headroom)
+            .call_method0(intern!(py, "as_integer_ratio"))?
+            .extract()?;
+    let left_free = skeleton_budget.mul(numerator)?.floor_div(denominator)?;
+    let real = skeleton_budget.sub(left_free)?;
+    // Given more than `AMPLE_ROOM`, the core packs as it would to the real room, and every
+    // budget_left it counts down from that room stays below those from the whole budget.
+    let given = match real.extract::<u128>() {
+        Ok(room) if room <= AMPLE_ROOM => room,
+        _ => AMPLE_ROOM,
+    };
+    Ok(Some(HeadroomRoom { given, real }))
 }
 
 /// What the Python layer checked, checked again so that the core is safe on its own.

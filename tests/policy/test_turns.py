@@ -530,6 +530,48 @@ def test_headroom_when_nothing_is_reused(backend: str) -> None:
     assert most.result.metadata.reused_tokens == 0
 
 
+def test_headroom_of_a_budget_past_u128(backend: str) -> None:
+    # Reusing b settles its variant set with the worse rendering, so no budget makes the
+    # run worth keeping: k = 0 < |R|, and headroom applies however large the budget. The
+    # room it leaves is measured from the real budget, past what the compiled core holds.
+    whole = F("a", 5, 0.9, variant_of="doc")
+    part = F("b", 3, 0.1, variant_of="doc")
+    note = F("c", 4, 0.4)
+    budget = 2**200
+    share, scale = (0.3).as_integer_ratio()
+    room = budget - share * budget // scale
+    explanation = explain(
+        (whole, part, note), budget, backend=backend, previous=(part,), headroom=0.3
+    )
+    assert same_objects(explanation.result.fragments, (whole, note))
+    assert decided(explanation) == [
+        ("a", True, "fits", 0, room),
+        ("b", False, "variant_kept", 2, room - 9),
+        ("c", True, "fits", 1, room - 5),
+    ]
+    # Near 1, the room binds: 2**129 less all but 2**-53 of it is 2**76 tokens, 8,192
+    # fragments of 2**63 - 1 (measured from u128's largest, the room would hold half as many).
+    many = tuple(F(f"f{i:05d}", 2**63 - 1, 0.5) for i in range(8_200))
+    near_one = math.nextafter(1.0, 0.0)
+    kept = compress(
+        (whole, part, *many), 2**129, backend=backend, previous=(part,), headroom=near_one
+    )
+    assert same_objects(kept.fragments, (whole, *many[:8_192]))
+    assert kept.metadata.compressed_tokens == 5 + 8_192 * (2**63 - 1)
+    context = (whole, part, *many)
+    rows = compress_arrays(
+        [f.fragment_id for f in context],
+        [f.token_count for f in context],
+        [f.relevance_score for f in context],
+        2**129,
+        variants=[f.variant_of for f in context],
+        backend=backend,
+        previous=[1],
+        headroom=near_one,
+    )
+    assert list(rows.indices) == [0, *range(2, 8_194)]
+
+
 def test_previous_in_its_own_order(backend: str) -> None:
     got = compress(SECOND, 120, backend=backend, previous=(C, A))
     assert same_objects(got.fragments, (C, A, D, B, TASK))

@@ -34,4 +34,8 @@ pub struct Reuse {
     pub max_value_loss: Share,
     /// The share of the budget left free when the reused run breaks anyway.
     pub headroom: Share,
+    /// The room that leaves, where the caller measured it (a budget past u128 is read as
+    /// `u128::MAX`, so only the caller knows the real one); `None`: the budget less
+    /// `headroom` of it.
+    pub headroom_room: Option<u128>,
 }

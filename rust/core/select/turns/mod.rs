@@ -58,7 +58,9 @@ pub fn pack_turn(
     let first = &run[..reused];
     // The cached prompt breaks anyway: room is left for the next turns to append to.
     if reused < run.len() && !reuse.headroom.is_zero() {
-        let smaller = budget - reuse.headroom.of_amount(budget);
+        let smaller = reuse
+            .headroom_room
+            .unwrap_or_else(|| budget - reuse.headroom.of_amount(budget));
         if ranking.units().required_tokens() <= smaller {
             let strict = Policy {
                 on_overflow: OnOverflow::Strict,

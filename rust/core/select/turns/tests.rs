@@ -210,7 +210,9 @@ fn expected(case: &Case, reuse: &Reuse) -> Result<Compression, Refusal> {
     let mut budget = case.budget;
     let mut fill_policy = policy;
     if reused < run.len() && !reuse.headroom.is_zero() {
-        let smaller = budget - reuse.headroom.of_amount(budget);
+        let smaller = reuse
+            .headroom_room
+            .unwrap_or_else(|| budget - reuse.headroom.of_amount(budget));
         let strict = Policy {
             on_overflow: OnOverflow::Strict,
             ..policy
@@ -355,6 +357,7 @@ fn a_turn_is_its_rule_read_plainly() {
             matched: matched_rows(&case, &mut rng),
             max_value_loss: Share::of([0.0, 0.01, 0.3][rng.below(3) as usize]).unwrap(),
             headroom: Share::of([0.0, 0.1, 0.5][rng.below(3) as usize]).unwrap(),
+            headroom_room: None,
         };
         let got = case.compress(
             &vec![false; case.input.ids.len()],
@@ -424,6 +427,7 @@ fn headroom_never_raises_and_keeps_nothing_alone_over_its_room() {
         matched: vec![1],
         max_value_loss: Share::ZERO,
         headroom: Share::of(0.5).unwrap(),
+        headroom_room: None,
     };
     for on_overflow in OnOverflow::ALL {
         case.policy.on_overflow = on_overflow;
@@ -458,11 +462,12 @@ fn headroom_leaves_room_once_the_run_breaks() {
         tuning: Tuning::DEFAULT,
     };
     // Reusing `c` costs `b`'s value, which no loss is allowed: the run breaks at once.
-    let kept = |headroom: f64| {
+    let kept = |headroom: f64, headroom_room: Option<u128>| {
         let reuse = Reuse {
             matched: vec![2],
             max_value_loss: Share::ZERO,
             headroom: Share::of(headroom).unwrap(),
+            headroom_room,
         };
         let turn = case
             .compress(&[false; 3], 100, &case.policy, Some(&reuse))
@@ -470,8 +475,16 @@ fn headroom_leaves_room_once_the_run_breaks() {
         assert_eq!(turn.selections[0].reused_tokens, 0);
         turn.selections[0].kept.clone()
     };
-    assert_eq!(kept(0.5), [0]);
-    assert_eq!(kept(0.0), [0, 1]);
+    assert_eq!(kept(0.5, None), [0]);
+    assert_eq!(kept(0.0, None), [0, 1]);
+    // The room the caller measured (from a budget past u128) is the one the fill has.
+    assert_eq!(kept(0.5, Some(80)), [0, 1]);
+    assert_eq!(
+        kept(0.5, Some(39)),
+        [0, 1],
+        "nothing fits: the whole budget's fill stands"
+    );
+    assert_eq!(kept(0.5, Some(40)), [0]);
 }
 
 fn case_of(tokens: Vec<u64>, scores: Vec<f64>, required: Vec<bool>, budget: u128) -> Case {
@@ -498,6 +511,7 @@ fn reusing(matched: Vec<u32>) -> Reuse {
         matched,
         max_value_loss: Share::ZERO,
         headroom: Share::ZERO,
+        headroom_room: None,
     }
 }
 
