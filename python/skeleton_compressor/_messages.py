@@ -180,6 +180,12 @@ def fragment_error(
     return _error(error_type, kind, index, fragment_id, container, detail)
 
 
+def rescored_error(error: FragmentError, position: int) -> FragmentError:
+    """`error`, on a score that `children[position].relevance` gave the fragment."""
+    detail = f"{error.detail}, as children[{position}].relevance scores it"
+    return _error(type(error), error.kind, error.index, error.fragment_id, error.container, detail)
+
+
 def unreadable_error(
     index: int,
     fragment_id: str | None,

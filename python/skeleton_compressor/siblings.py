@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, NamedTuple
 
-from . import _values
+from . import _messages, _values
 from ._messages import describe
+from .errors import FragmentError
 from .policy import Policy
 from .pricing import (
     _DEFAULT_PRICING,
@@ -101,6 +102,10 @@ class _Selection(NamedTuple):
     relevance: float  # summed exactly
 
 
+# The checks of a score, which a child's relevance may fail for a fragment of the parent.
+_SCORE_KINDS = frozenset({"relevance_type", "relevance_range"})
+
+
 class _Sibling(NamedTuple):
     """A child, checked: its context as it scores it, its budget, its solo result."""
 
@@ -124,6 +129,46 @@ def pack_siblings(
 ) -> SiblingsResult:
     """See `SkeletonCompressorService.compress_siblings`."""
     wanted = _checked_children(children)
+    try:
+        return _packed(compressor, policy, fragments, wanted, max_value_loss, pricing)
+    except FragmentError as error:
+        try:
+            said = _said_of_the_child(error, fragments, wanted)
+        except Exception:  # a mapping that fails when asked again: the error stands as it is
+            said = None
+        if said is None:
+            raise
+        raise said from None
+
+
+def _said_of_the_child(
+    error: FragmentError, fragments: object, children: list[Child]
+) -> FragmentError | None:
+    """`error` named after the child whose score it is about, when it is: each child's
+    context is checked in turn, so it is the first child that gives that fragment a bad
+    score (its own, or when it names none, the parent's; then None)."""
+    if error.kind not in _SCORE_KINDS or not isinstance(fragments, tuple):
+        return None
+    fragment_id, index = error.fragment_id, error.index
+    for position, child in enumerate(children):
+        scores = child.relevance
+        named = bool(scores) and fragment_id in scores  # type: ignore[operator]
+        score = scores[fragment_id] if named else fragments[index].relevance_score  # type: ignore[index]
+        try:
+            _values.relevance(score, index, "", "fragments")
+        except FragmentError:
+            return _messages.rescored_error(error, position) if named else None
+    return None
+
+
+def _packed(
+    compressor: BackendCompressor,
+    policy: Policy,
+    fragments: object,
+    wanted: list[Child],
+    max_value_loss: object,
+    pricing: object,
+) -> SiblingsResult:
     share = checked_share(max_value_loss, "max_value_loss")
     prices = _checked_pricing(pricing)
     parent = checked_fragments(fragments)

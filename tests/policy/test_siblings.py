@@ -20,6 +20,7 @@ from skeleton_compressor import (
     CachePricing,
     Child,
     ContextFragment,
+    FragmentTypeError,
     FragmentValueError,
     Plan,
     SiblingsResult,
@@ -383,6 +384,27 @@ def test_every_child_is_checked_before_any_is_compressed(backend: str) -> None:
         service.compress_siblings(parent, [Child(5), Child(-3)])
     with pytest.raises(BudgetExceededError):
         service.compress_siblings(parent, [Child(20), Child(5)])
+
+
+def test_a_bad_score_is_told_as_the_child_gave_it(backend: str) -> None:
+    service = SkeletonCompressorService(backend=backend)
+    parent = (F("a", 10, 0.5), F("b", 10, 0.4))
+    children = [Child(5, {"a": 0.7}), Child(5, {"a": 0.2, "b": math.nan})]
+    with pytest.raises(FragmentValueError) as raised:
+        service.compress_siblings(parent, children)
+    assert str(raised.value) == (
+        "fragments[1] (id 'b'): relevance_score must be in [0, 1], got nan, as "
+        "children[1].relevance scores it"
+    )
+    error = raised.value
+    assert (error.kind, error.index, error.fragment_id) == ("relevance_range", 1, "b")
+    with pytest.raises(FragmentTypeError, match=r"got 'x' \(str\), as children\[0\]"):
+        service.compress_siblings(parent, [Child(5, {"a": "x"}), Child(5, {"a": 2.0})])
+    # The parent's own bad score, which the first child keeps, is told as the parent's.
+    bad_parent = (F("a", 10, 0.5), F("b", 10, 2.0))
+    with pytest.raises(FragmentValueError) as raised:
+        service.compress_siblings(bad_parent, [Child(5), Child(5, {"b": math.nan})])
+    assert str(raised.value) == "fragments[1] (id 'b'): relevance_score must be in [0, 1], got 2.0"
 
 
 def test_bad_context_is_refused_as_compress_refuses_it(service: SkeletonCompressorService) -> None:
