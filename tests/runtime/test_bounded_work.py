@@ -22,7 +22,7 @@ from skeleton_compressor import (
 from support.adversarial import adversarial
 
 # Large enough that no exact solver finishes within the default limit.
-LARGE = {"todd": 40, "avis": 400, "subset_sum": 20_000, "variants": 1500}
+LARGE = {"todd": 40, "avis": 400, "subset_sum": 20_000, "variants": 3000}
 # Small enough that `optimal` finishes.
 SMALL = {"todd": 8, "avis": 12, "subset_sum": 12, "variants": 4}
 

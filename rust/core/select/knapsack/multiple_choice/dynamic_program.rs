@@ -77,6 +77,7 @@ pub fn optimal(
     // The class whose best-ranked member ranks worst first: a tie between two sets that
     // differ in this class's best-ranked choice is then settled by it, without walking back.
     open.sort_by_cached_key(|class| std::cmp::Reverse(class.best_rank(&ranks)));
+    let level_best: Vec<u32> = open.iter().map(|class| class.best_rank(&ranks)).collect();
     for item in &fixed {
         chosen.add(item);
     }
@@ -88,9 +89,9 @@ pub fn optimal(
         Choices {
             nodes: ParentTree::new(tuning.collect_slack),
             ranks: &ranks,
+            level_best: &level_best,
             work,
         },
-        sort_piece,
         checkpoint,
     )?;
     for item in best {
@@ -350,15 +351,18 @@ struct Grown {
 struct Choices<'r> {
     nodes: ParentTree<Node>,
     ranks: &'r Ranks,
+    /// The best rank of each open class's units, by level: it only improves level by level,
+    /// as the classes come with their best-ranked members worst first.
+    level_best: &'r [u32],
     work: &'r mut Work,
 }
 
 impl Choices<'_> {
     /// Whether the tie rule prefers `a`'s set to `b`'s (the two alike in tokens and value):
     /// the one that keeps the better-ranked unit where they differ. A step of work, and one
-    /// per node walked; none walked when this class's choices differ at a rank better than
-    /// `earlier`, the best rank of any unit in the classes before.
-    fn prefers(&mut self, a: &Grown, b: &Grown, earlier: u32) -> bool {
+    /// per node walked: the walk back ends at the first level whose class ranks no unit
+    /// above a difference already found (this class's own, often: then it walks none).
+    fn prefers(&mut self, a: &Grown, b: &Grown) -> bool {
         let ranks = self.ranks;
         let note = |best: &mut Option<(u32, bool)>, unit: u32, in_a: bool| {
             if unit != NONE {
@@ -373,11 +377,6 @@ impl Choices<'_> {
             note(&mut best, a.unit, true);
             note(&mut best, b.unit, false);
         }
-        if let Some((_, in_a)) = best.filter(|&(rank, _)| rank < earlier) {
-            self.work.spend(1);
-            return in_a;
-        }
-        let mut differ = |unit: u32, in_a: bool| note(&mut best, unit, in_a);
         let level = |node: u32| {
             if node == NO_NODE {
                 -1
@@ -388,30 +387,74 @@ impl Choices<'_> {
         let (mut x, mut y) = (a.parent, b.parent);
         let mut steps = 1;
         while x != y {
-            steps += 1;
             let (lx, ly) = (level(x), level(y));
+            let below = self.level_best[lx.max(ly) as usize];
+            if best.is_some_and(|(rank, _)| rank < below) {
+                break;
+            }
+            steps += 1;
             if lx >= ly {
                 let node = self.nodes[x];
                 if lx == ly {
                     let other = self.nodes[y];
                     if node.unit != other.unit {
-                        differ(node.unit, true);
-                        differ(other.unit, false);
+                        note(&mut best, node.unit, true);
+                        note(&mut best, other.unit, false);
                     }
                     y = other.parent;
                 } else {
-                    differ(node.unit, true);
+                    note(&mut best, node.unit, true);
                 }
                 x = node.parent;
             } else {
                 let node = self.nodes[y];
-                differ(node.unit, false);
+                note(&mut best, node.unit, false);
                 y = node.parent;
             }
         }
         self.work.spend(steps);
         best.is_some_and(|(_, in_a)| in_a)
     }
+}
+
+/// `grown`'s runs (each from one of `runs` to the next) merged by tokens, the more valuable
+/// first among equal tokens, two at a time, level by level, into `grown` again (`spare` the
+/// room between levels). Each run is the states grown by one choice: in the states' order, by
+/// tokens and so by value (the states are Pareto), so merging orders them with a comparison
+/// or two per state and level, where a sort compares each many times.
+fn merge_by_tokens(
+    grown: &mut Vec<Grown>,
+    runs: &mut Vec<usize>,
+    spare: &mut Vec<Grown>,
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<(), Interrupted> {
+    let before = |a: &Grown, b: &Grown| (a.tokens, b.value) < (b.tokens, a.value);
+    while runs.len() > 2 {
+        spare.clear();
+        let mut merged = vec![0];
+        let count = runs.len() - 1;
+        for first in (0..count).step_by(2) {
+            let (start, middle) = (runs[first], runs[first + 1]);
+            let end = runs[(first + 2).min(count)];
+            let (mut left, mut right) = (start, middle);
+            while left < middle && right < end {
+                checkpoint.tick()?;
+                if before(&grown[right], &grown[left]) {
+                    spare.push(grown[right]);
+                    right += 1;
+                } else {
+                    spare.push(grown[left]);
+                    left += 1;
+                }
+            }
+            spare.extend_from_slice(&grown[left..middle]);
+            spare.extend_from_slice(&grown[right..end]);
+            merged.push(spare.len());
+        }
+        std::mem::swap(grown, spare);
+        *runs = merged;
+    }
+    Ok(())
 }
 
 /// The canonical best set of the open classes, after fixed items of `tokens` and `value`;
@@ -422,7 +465,6 @@ fn best_state(
     capacity: u128,
     prices: &Prices,
     mut choices: Choices,
-    sort_piece: usize,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Vec<Item>, Interrupted> {
     // What the classes after each could add at most, in margins.
@@ -436,8 +478,9 @@ fn best_state(
         node: NO_NODE,
     }];
     let mut grown: Vec<Grown> = Vec::new();
-    // The best rank of any unit in the classes processed before.
-    let mut earlier = NONE;
+    // Where each choice's run of `grown` starts, and room to merge them.
+    let mut runs: Vec<usize> = Vec::new();
+    let mut spare: Vec<Grown> = Vec::new();
     for (level, class) in open.iter().enumerate() {
         // A step per state and choice, each a state grown.
         let growing = states.len() * (class.members.len() + 1);
@@ -452,7 +495,10 @@ fn best_state(
             parent: state.node,
             unit: NONE,
         }));
+        runs.clear();
+        runs.push(0);
         for member in &class.members {
+            runs.push(grown.len());
             for state in &states {
                 checkpoint.tick()?;
                 if state.tokens + member.tokens > capacity {
@@ -466,8 +512,8 @@ fn best_state(
                 });
             }
         }
-        let by_tokens = |a: &Grown, b: &Grown| a.tokens.cmp(&b.tokens).then(b.value.cmp(&a.value));
-        sort_in_pieces(&mut grown, by_tokens, sort_piece, false, checkpoint)?;
+        runs.push(grown.len());
+        merge_by_tokens(&mut grown, &mut runs, &mut spare, checkpoint)?;
         states.clear();
         let rest = after[level + 1];
         let mut last_value = None;
@@ -491,7 +537,7 @@ fn best_state(
             if last_value.is_none_or(|last| value > last) && reaches {
                 let mut pick = grown[at];
                 for other in &grown[at + 1..end] {
-                    if choices.prefers(other, &pick, earlier) {
+                    if choices.prefers(other, &pick) {
                         pick = *other;
                     }
                 }
@@ -516,7 +562,6 @@ fn best_state(
             at = end;
         }
         choices.nodes.collect(&mut states, |state| &mut state.node);
-        earlier = earlier.min(class.best_rank(choices.ranks));
     }
     let best = states
         .last()
@@ -682,6 +727,8 @@ mod tests {
         let mut choices = Choices {
             nodes: ParentTree::new(0),
             ranks: &ranks(8),
+            // Level 0's units below are 5, 2 and 4; level 1's 1, 3 and 6.
+            level_best: &[2, 1],
             work: &mut work,
         };
         fn chain(nodes: &mut ParentTree<Node>, units: &[(u32, u32)]) -> u32 {
@@ -706,28 +753,38 @@ mod tests {
             unit,
         };
         // Unit 1 is the best-ranked difference: a's.
-        assert!(choices.prefers(&grown(a, NONE), &grown(b, NONE), 0));
-        assert!(!choices.prefers(&grown(b, NONE), &grown(a, NONE), 0));
+        assert!(choices.prefers(&grown(a, NONE), &grown(b, NONE)));
+        assert!(!choices.prefers(&grown(b, NONE), &grown(a, NONE)));
         // This class's choices differ alone: unit 0 beats unit 7, and any unit none.
-        assert!(choices.prefers(&grown(shared, 0), &grown(shared, 7), 0));
-        assert!(choices.prefers(&grown(shared, 7), &grown(shared, NONE), 0));
-        assert!(!choices.prefers(&grown(shared, NONE), &grown(shared, 7), 0));
+        assert!(choices.prefers(&grown(shared, 0), &grown(shared, 7)));
+        assert!(choices.prefers(&grown(shared, 7), &grown(shared, NONE)));
+        assert!(!choices.prefers(&grown(shared, NONE), &grown(shared, 7)));
         // A choice this class made against an earlier one: unit 0 now beats a's unit 1.
-        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE), 0));
+        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE)));
         // Chains of different lengths: a (5, 1) against (4) with 6 now.
-        assert!(choices.prefers(&grown(a, NONE), &grown(c, NONE), 0));
-        // A comparison counts a step, and one per level walked back: three for a against b.
+        assert!(choices.prefers(&grown(a, NONE), &grown(c, NONE)));
+        // A comparison counts a step, and one per level walked back, up to a level whose
+        // class ranks no unit above the difference found: two for a against b, whose unit 1
+        // ranks above all of level 0's (2 and below).
         let before = choices.work.left().expect("a limit");
-        choices.prefers(&grown(a, NONE), &grown(b, NONE), 0);
+        choices.prefers(&grown(a, NONE), &grown(b, NONE));
+        assert_eq!(before - choices.work.left().expect("a limit"), 2);
+        // A difference a level below may still beat is walked past: unit 3 at level 1, then
+        // unit 2 at level 0, three steps.
+        let d = chain(&mut choices.nodes, &[(2, 0), (6, 1)]);
+        let e = chain(&mut choices.nodes, &[(4, 0), (3, 1)]);
+        let before = choices.work.left().expect("a limit");
+        assert!(choices.prefers(&grown(d, NONE), &grown(e, NONE)));
         assert_eq!(before - choices.work.left().expect("a limit"), 3);
-        // This class's unit 0 ranks above every unit of the classes before (1 and up): it
+        assert!(!choices.prefers(&grown(e, NONE), &grown(d, NONE)));
+        // This class's unit 0 ranks above every unit of the classes before (1 and below): it
         // decides at once, one step, where a walk back would have found the same.
         let before = choices.work.left().expect("a limit");
-        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE), 1));
-        assert!(!choices.prefers(&grown(a, NONE), &grown(b, 0), 1));
+        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE)));
+        assert!(!choices.prefers(&grown(a, NONE), &grown(b, 0)));
         assert_eq!(before - choices.work.left().expect("a limit"), 2);
         // Unit 7 does not: the walk decides, for a's unit 1.
-        assert!(!choices.prefers(&grown(b, 7), &grown(a, NONE), 1));
+        assert!(!choices.prefers(&grown(b, 7), &grown(a, NONE)));
     }
 
     #[test]
