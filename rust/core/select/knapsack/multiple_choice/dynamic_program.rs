@@ -488,34 +488,52 @@ fn best_state(
         if !choices.work.take(growing as u64, growing) {
             break;
         }
+        let rest = after[level + 1];
+        // Whether a set can still reach the set found first. One that cannot is dropped
+        // before the merge: a set it would dominate (no fewer tokens, no more value) cannot
+        // either.
+        let reaches = |tokens: u128, value: u128| {
+            value as i128 * prices.per
+                + prices.price * (capacity - tokens).min(prices.capacity as u128) as i128
+                + rest
+                >= prices.floor
+        };
         grown.clear();
-        grown.extend(states.iter().map(|state| Grown {
-            tokens: state.tokens,
-            value: state.value,
-            parent: state.node,
-            unit: NONE,
-        }));
+        grown.extend(
+            states
+                .iter()
+                .filter(|state| reaches(state.tokens, state.value))
+                .map(|state| Grown {
+                    tokens: state.tokens,
+                    value: state.value,
+                    parent: state.node,
+                    unit: NONE,
+                }),
+        );
         runs.clear();
         runs.push(0);
         for member in &class.members {
             runs.push(grown.len());
             for state in &states {
                 checkpoint.tick()?;
-                if state.tokens + member.tokens > capacity {
+                let tokens = state.tokens + member.tokens;
+                if tokens > capacity {
                     break; // states come by tokens
                 }
-                grown.push(Grown {
-                    tokens: state.tokens + member.tokens,
-                    value: state.value + u128::from(member.value),
-                    parent: state.node,
-                    unit: member.unit,
-                });
+                let value = state.value + u128::from(member.value);
+                if reaches(tokens, value) {
+                    grown.push(Grown {
+                        tokens,
+                        value,
+                        parent: state.node,
+                        unit: member.unit,
+                    });
+                }
             }
         }
         runs.push(grown.len());
         merge_by_tokens(&mut grown, &mut runs, &mut spare, checkpoint)?;
         states.clear();
-        let rest = after[level + 1];
         let mut last_value = None;
         let mut at = 0;
         while at < grown.len() {
@@ -529,12 +547,8 @@ fn best_state(
             }
             let (tokens, value) = (grown[at].tokens, grown[at].value);
             // A later set has at least the tokens of every earlier one: it survives only with
-            // strictly more value; and only while it can still reach the set found first.
-            let reaches = value as i128 * prices.per
-                + prices.price * (capacity - tokens).min(prices.capacity as u128) as i128
-                + rest
-                >= prices.floor;
-            if last_value.is_none_or(|last| value > last) && reaches {
+            // strictly more value.
+            if last_value.is_none_or(|last| value > last) {
                 let mut pick = grown[at];
                 for other in &grown[at + 1..end] {
                     if choices.prefers(other, &pick) {
@@ -555,8 +569,6 @@ fn best_state(
                     value,
                     node,
                 });
-            }
-            if last_value.is_none_or(|last| value > last) {
                 last_value = Some(value);
             }
             at = end;
