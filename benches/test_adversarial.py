@@ -2,7 +2,9 @@
 subset sums, subset sums at scale, sets of strongly correlated variants): each call in a fresh
 process, its time and the growth of the process's peak resident memory (`ru_maxrss`) across
 the call, with the default work limit, on both backends. Targets: about a second, under 256
-MiB, flagged `exact=False` where it did not finish (docs/performance.md#bounded-work)."""
+MiB, flagged `exact=False` where it did not finish (docs/performance.md#bounded-work). And the
+multiple-choice target on five seeds of the variants family, in process: exact within 0.5 s,
+Rust no slower than the fallback."""
 
 from __future__ import annotations
 
@@ -11,6 +13,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from skeleton_compressor import SkeletonCompressorService
+from skeleton_compressor.cli.bench.timing import best_times
+from support.adversarial import variants
 
 TESTS = str(Path(__file__).resolve().parents[1] / "tests")
 
@@ -40,6 +45,7 @@ CASES = [
     ("avis", 2000),
     ("subset_sum", 100_000),
     ("variants", 1500),
+    ("variants", 3000),
 ]
 
 
@@ -64,3 +70,21 @@ def test_adversarial_families_within_the_default_limit(
     assert no_worse == "True"
     assert grown < 256, f"{grown:.0f} MiB"
     assert seconds < 3, f"{seconds:.2f}s"
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_variants_exact_within_half_a_second(seed: int) -> None:
+    """The multiple-choice target: 1,500 sets of three strongly correlated renderings (4,500
+    fragments, a quarter of the tokens as the budget) exact within 0.5 s at the default
+    limit, Rust no slower than the fallback."""
+    fragments, budget = variants(1500, seed)
+    rust = SkeletonCompressorService(backend="rust", strategy="optimal")
+    python = SkeletonCompressorService(backend="python", strategy="optimal")
+    ours, fallback = best_times(
+        lambda: rust.compress(fragments, budget), lambda: python.compress(fragments, budget)
+    )
+    exact = rust.compress(fragments, budget).metadata.exact
+    print(f"\nvariants seed {seed}: rust {ours:.3f}s exact={exact}, python {fallback:.3f}s")
+    assert exact, "stopped at the default limit"
+    assert ours <= 0.5, f"{ours:.2f}s"
+    assert ours <= fallback, f"{ours / fallback:.2f}x the fallback"
