@@ -163,7 +163,7 @@ trait Word:
         next_above: Option<&Item>,
         next_below: Option<&Item>,
     ) {
-        states.retain(|state| may_reach(state, capacity, floor, next_above, next_below));
+        retain_reaching(states, capacity, floor, next_above, next_below);
     }
 }
 
@@ -177,11 +177,21 @@ impl Word for u64 {
     ) {
         match Reach::narrow(capacity, floor, next_above, next_below) {
             Some(reach) => states.retain(|state| reach.may_reach(state)),
-            None => {
-                states.retain(|state| may_reach(state, capacity, floor, next_above, next_below))
-            }
+            None => retain_reaching(states, capacity, floor, next_above, next_below),
         }
     }
+}
+
+/// The states that [`may_reach`] `floor`, by the checked bound: what every width does where
+/// the 64-bit one does not apply.
+fn retain_reaching<W: Word>(
+    states: &mut Vec<State<W>>,
+    capacity: u128,
+    floor: i128,
+    next_above: Option<&Item>,
+    next_below: Option<&Item>,
+) {
+    states.retain(|state| may_reach(state, capacity, floor, next_above, next_below));
 }
 
 impl Word for u128 {}
