@@ -431,7 +431,6 @@ fn merge_by_tokens(
     let before = |a: &Grown, b: &Grown| (a.tokens, b.value) < (b.tokens, a.value);
     while runs.len() > 2 {
         spare.clear();
-        let mut merged = vec![0];
         let count = runs.len() - 1;
         for first in (0..count).step_by(2) {
             let (start, middle) = (runs[first], runs[first + 1]);
@@ -449,10 +448,18 @@ fn merge_by_tokens(
             }
             spare.extend_from_slice(&grown[left..middle]);
             spare.extend_from_slice(&grown[right..end]);
-            merged.push(spare.len());
         }
         std::mem::swap(grown, spare);
-        *runs = merged;
+        // Each pair is now one run where the pair stood: every other bound, and the end.
+        let end = runs[count];
+        let mut at = 0;
+        runs.retain(|_| {
+            at += 1;
+            at % 2 == 1
+        });
+        if count % 2 == 1 {
+            runs.push(end);
+        }
     }
     Ok(())
 }
