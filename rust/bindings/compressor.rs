@@ -314,17 +314,21 @@ impl Compressor {
     ) -> PyResult<columns::KeptRows<'py>> {
         let budgets = [budget_value(skeleton_budget)?];
         let reuse = match previous {
-            Some(rows) => Some(Reuse {
-                // A row past u32 is no row of these columns: the run ends there.
-                matched: rows
-                    .into_iter()
-                    .map(|row| u32::try_from(row).unwrap_or(u32::MAX))
-                    .collect(),
-                max_value_loss: turn::share(max_value_loss, "max_value_loss")?,
-                headroom: turn::share(headroom, "headroom")?,
-                headroom_room: turn::headroom_past_u128(skeleton_budget, budgets[0], headroom)?
-                    .map(|room| room.given),
-            }),
+            Some(rows) => {
+                let max_value_loss = turn::share(max_value_loss, "max_value_loss")?;
+                let headroom = turn::share(headroom, "headroom")?;
+                let past = turn::headroom_past_u128(skeleton_budget, budgets[0], headroom)?;
+                Some(Reuse {
+                    // A row past u32 is no row of these columns: the run ends there.
+                    matched: rows
+                        .into_iter()
+                        .map(|row| u32::try_from(row).unwrap_or(u32::MAX))
+                        .collect(),
+                    max_value_loss,
+                    headroom,
+                    headroom_room: past.map(|room| room.given),
+                })
+            }
             None => None,
         };
         let request = Request {

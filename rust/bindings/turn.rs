@@ -4,7 +4,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyFloat, PyTuple};
+use pyo3::types::PyTuple;
 
 use super::compress::{compress_columns, fragment_reader, read_columns, read_fragments};
 use super::read::{exact_str, Read};
@@ -36,9 +36,8 @@ pub fn compress_turn<'py>(
 ) -> PyResult<Turned<'py>> {
     let py = fragments.py();
     let max_value_loss = share(max_value_loss, "max_value_loss")?;
-    let share_of_room = headroom;
     let headroom = share(headroom, "headroom")?;
-    let past = headroom_past_u128(skeleton_budget, request.budgets[0], share_of_room)?;
+    let past = headroom_past_u128(skeleton_budget, request.budgets[0], headroom)?;
     let reader = fragment_reader(py)?;
     let turn = || -> Read<'py, Turned<'py>> {
         let read = read_fragments(&reader, fragments);
@@ -94,17 +93,13 @@ const AMPLE_ROOM: u128 = u128::MAX / 2;
 pub fn headroom_past_u128<'py>(
     skeleton_budget: &Bound<'py, PyAny>,
     budget: u128,
-    headroom: f64,
+    headroom: Share,
 ) -> PyResult<Option<HeadroomRoom<'py>>> {
-    if budget != u128::MAX || headroom == 0.0 {
+    if budget != u128::MAX || headroom.is_zero() {
         return Ok(None);
     }
-    let py = skeleton_budget.py();
-    let (numerator, denominator): (Bound<'py, PyAny>, Bound<'py, PyAny>) =
-        PyFloat::new(py, headroom)
-            .call_method0(intern!(py, "as_integer_ratio"))?
-            .extract()?;
-    let left_free = skeleton_budget.mul(numerator)?.floor_div(denominator)?;
+    let (numerator, shift) = headroom.ratio();
+    let left_free = skeleton_budget.mul(numerator)?.rshift(shift)?;
     let real = skeleton_budget.sub(left_free)?;
     // Given more than `AMPLE_ROOM`, the core packs as it would to the real room, and every
     // budget_left it counts down from that room stays below those from the whole budget.

@@ -43,6 +43,11 @@ impl Share {
         self.numerator == 0
     }
 
+    /// The share exactly: `numerator / 2**shift`.
+    pub fn ratio(self) -> (u64, u32) {
+        (self.numerator, self.shift)
+    }
+
     /// Whether `kept` is at least (1 - share) x `best`: (best - kept) x 2**shift <=
     /// numerator x best, in 256 bits.
     pub fn keeps_enough(self, kept: u128, best: u128) -> bool {
@@ -122,8 +127,8 @@ mod tests {
     use crate::core::test_support::Lcg;
 
     fn exact(value: f64) -> (u128, u32) {
-        let share = Share::of(value).unwrap();
-        (u128::from(share.numerator), share.shift)
+        let (numerator, shift) = Share::of(value).unwrap().ratio();
+        (u128::from(numerator), shift)
     }
 
     #[test]
