@@ -10,7 +10,8 @@
 //! it): choices that would lose more than that bound exceeds the set's value are dropped, and
 //! a class left with one choice, none of it ruled out too, is decided (Dembo and Hammer's
 //! reduction, for classes). The rest is a dynamic program over Pareto states (tokens, value),
-//! a class at a time, where a state the bound says cannot reach the set's value is cut. Every
+//! a class at a time, where a state is cut that cannot reach the set's value even with the
+//! fractional best of the classes to come in the tokens it has left ([`RestBound`]). Every
 //! cut is strict, so no set of most value is lost; of two states alike in tokens and value,
 //! the one the tie rule prefers stays, found by walking their choices back to where they part
 //! (the classes come with their best-ranked members worst first, so that a tie the class at
@@ -26,6 +27,7 @@ use crate::core::select::knapsack::multiple_choice::greedy::density;
 use crate::core::select::knapsack::multiple_choice::relaxation::{
     hull_steps, multiple_choice_bound, upper_hull,
 };
+use crate::core::select::knapsack::multiple_choice::rest_bound::{RestBound, Stretch, Sweep};
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::work::Work;
 use crate::core::select::tuning::Tuning;
@@ -81,11 +83,13 @@ pub fn optimal(
     for item in &fixed {
         chosen.add(item);
     }
+    let members: Vec<&[Item]> = open.iter().map(|class| &class.members[..]).collect();
+    let rest = RestBound::new(&members, sort_piece, checkpoint)?;
     let best = best_state(
         &open,
         (chosen.tokens, chosen.value),
         capacity,
-        &prices,
+        (rest, filled.value),
         Choices {
             nodes: ParentTree::new(tuning.collect_slack),
             ranks: &ranks,
@@ -285,10 +289,7 @@ impl Prices {
             match &kept[..] {
                 [only] if most > slack => fixed.push(*only),
                 [] => {}
-                _ => open.push(OpenClass {
-                    members: kept,
-                    best: most,
-                }),
+                _ => open.push(OpenClass { members: kept }),
             }
         }
         (fixed, open)
@@ -297,8 +298,6 @@ impl Prices {
 
 struct OpenClass {
     members: Vec<Item>,
-    /// The class's best margin.
-    best: i128,
 }
 
 impl OpenClass {
@@ -470,15 +469,10 @@ fn best_state(
     open: &[OpenClass],
     (tokens, value): (u128, u128),
     capacity: u128,
-    prices: &Prices,
+    (mut rest, floor): (RestBound, u128),
     mut choices: Choices,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Vec<Item>, Interrupted> {
-    // What the classes after each could add at most, in margins.
-    let mut after = vec![0i128; open.len() + 1];
-    for at in (0..open.len()).rev() {
-        after[at] = after[at + 1] + open[at].best;
-    }
     let mut states = vec![State {
         tokens,
         value,
@@ -488,6 +482,7 @@ fn best_state(
     // Where each choice's run of `grown` starts, and room to merge them.
     let mut runs: Vec<usize> = Vec::new();
     let mut spare: Vec<Grown> = Vec::new();
+    let mut stretch = Stretch::default();
     for (level, class) in open.iter().enumerate() {
         // A step per state and choice, each a state grown.
         let growing = states.len() * (class.members.len() + 1);
@@ -495,21 +490,23 @@ fn best_state(
         if !choices.work.take(growing as u64, growing) {
             break;
         }
-        let rest = after[level + 1];
+        rest.leave(level);
+        let largest = class.members.iter().map(|member| member.tokens).max();
+        let most_tokens = states.last().map_or(0, |state| state.tokens) + largest.unwrap_or(0);
+        let rooms = (
+            capacity - most_tokens.min(capacity),
+            capacity - states.first().map_or(0, |state| state.tokens),
+        );
+        rest.stretch(rooms, growing, &mut stretch);
         // Whether a set can still reach the set found first. One that cannot is dropped
         // before the merge: a set it would dominate (no fewer tokens, no more value) cannot
         // either.
-        let reaches = |tokens: u128, value: u128| {
-            value as i128 * prices.per
-                + prices.price * (capacity - tokens).min(prices.capacity as u128) as i128
-                + rest
-                >= prices.floor
-        };
+        let mut sweep = Sweep::new(&rest, &stretch);
         grown.clear();
         grown.extend(
             states
                 .iter()
-                .filter(|state| reaches(state.tokens, state.value))
+                .filter(|state| sweep.reaches(capacity - state.tokens, state.value, floor))
                 .map(|state| Grown {
                     tokens: state.tokens,
                     value: state.value,
@@ -521,6 +518,7 @@ fn best_state(
         runs.push(0);
         for member in &class.members {
             runs.push(grown.len());
+            let mut sweep = Sweep::new(&rest, &stretch);
             for state in &states {
                 checkpoint.tick()?;
                 let tokens = state.tokens + member.tokens;
@@ -528,7 +526,7 @@ fn best_state(
                     break; // states come by tokens
                 }
                 let value = state.value + u128::from(member.value);
-                if reaches(tokens, value) {
+                if sweep.reaches(capacity - tokens, value, floor) {
                     grown.push(Grown {
                         tokens,
                         value,
@@ -729,7 +727,7 @@ mod tests {
         let (fixed, open) = prices.reduce(classes);
         assert_eq!(units(&fixed), [2]);
         assert_eq!(open.len(), 1);
-        assert_eq!((units(&open[0].members), open[0].best), (vec![0, 1], 18));
+        assert_eq!(units(&open[0].members), [0, 1]);
         // The capacity counts no further than all the tokens.
         let prices = Prices::new(Some((4, 5)), &[vec![item(0, 6, 3)]], 1 << 100, 6);
         assert_eq!(prices.capacity, 3);

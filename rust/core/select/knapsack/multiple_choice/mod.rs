@@ -8,6 +8,7 @@ pub mod classes;
 pub mod dynamic_program;
 pub mod greedy;
 pub mod relaxation;
+pub mod rest_bound;
 
 #[cfg(test)]
 mod tests;

@@ -556,5 +556,5 @@ fn the_steps_optimal_counts_are_pinned() {
             work.finished()
         })
     };
-    assert_eq!((least_work_with(1), least_work_with(64)), (1_714, 7_936));
+    assert_eq!((least_work_with(1), least_work_with(64)), (1_146, 6_400));
 }
