@@ -21,6 +21,8 @@ pub(crate) struct ParentTree<N> {
     reached: usize,
     /// See `Tuning::collect_slack`.
     slack: usize,
+    /// Each node's new place at a collection; kept, so that its pages are not made anew.
+    moved: Vec<u32>,
 }
 
 impl<N: Child> ParentTree<N> {
@@ -29,6 +31,7 @@ impl<N: Child> ParentTree<N> {
             nodes: Vec::new(),
             reached: 0,
             slack,
+            moved: Vec::new(),
         }
     }
 
@@ -55,12 +58,23 @@ impl<N: Child> ParentTree<N> {
         if self.nodes.len() < wanted.saturating_add(self.slack) {
             return;
         }
-        let mut moved = vec![NO_NODE; self.nodes.len()];
+        let moved = &mut self.moved;
+        moved.clear();
+        moved.resize(self.nodes.len(), NO_NODE);
         for state in states.iter_mut() {
-            let mut node = *node_of(state);
-            while node != NO_NODE && moved[node as usize] == NO_NODE {
+            let node = *node_of(state);
+            if node != NO_NODE {
                 moved[node as usize] = 0;
-                node = self.nodes[node as usize].parent();
+            }
+        }
+        // Children come after their parents: one pass back marks every chain, in the order
+        // of the nodes, where following each chain would jump about.
+        for at in (0..self.nodes.len()).rev() {
+            if moved[at] != NO_NODE {
+                let parent = self.nodes[at].parent();
+                if parent != NO_NODE {
+                    moved[parent as usize] = 0;
+                }
             }
         }
         // A parent comes before its children, so its new place is known first.

@@ -60,12 +60,6 @@ impl Work {
         }
     }
 
-    /// The steps left, for tests that count what a solver spent.
-    #[cfg(test)]
-    pub(crate) fn left(&self) -> Option<u64> {
-        self.left
-    }
-
     /// Whether every solver that used this work ran to its end (its set is exact).
     pub fn finished(&self) -> bool {
         !self.stopped

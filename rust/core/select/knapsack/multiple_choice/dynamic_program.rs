@@ -13,10 +13,9 @@
 //! a class at a time, where a state is cut that cannot reach the set's value even with the
 //! fractional best of the classes to come in the tokens it has left ([`RestBound`]). Every
 //! cut is strict, so no set of most value is lost; of two states alike in tokens and value,
-//! the one the tie rule prefers stays, found by walking their choices back to where they part
-//! (the classes come with their best-ranked members worst first, so that a tie the class at
-//! hand decides needs no walk). Stopped short by its work limit, it returns the better of its
-//! best state and the set found first.
+//! the one the tie rule prefers stays: the one placed first in the states' tie order
+//! ([`TieOrder`]), kept class by class beside them. Stopped short by its work limit, it
+//! returns the better of its best state and the set found first.
 
 use std::cmp::Ordering;
 
@@ -28,13 +27,12 @@ use crate::core::select::knapsack::multiple_choice::relaxation::{
     hull_steps, multiple_choice_bound, upper_hull,
 };
 use crate::core::select::knapsack::multiple_choice::rest_bound::{RestBound, Stretch, Sweep};
+use crate::core::select::knapsack::multiple_choice::tie_order::{TieOrder, NONE};
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::work::Work;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 use crate::core::sort_in_pieces::sort_in_pieces;
-
-const NONE: u32 = u32::MAX;
 
 /// The canonical optimal set of `items` within `capacity`; `set_of` gives a unit's variant set
 /// among `sets` and `rank_order` compares two units' ranks.
@@ -76,10 +74,10 @@ pub fn optimal(
     let (filled, price) = filled_by_steps(&useful, capacity, sort_piece, checkpoint)?;
     let prices = Prices::new(price, &useful, capacity, filled.value);
     let (fixed, mut open) = prices.reduce(useful);
-    // The class whose best-ranked member ranks worst first: a tie between two sets that
-    // differ in this class's best-ranked choice is then settled by it, without walking back.
+    // The class whose best-ranked member ranks worst first. Measured on sets of strongly
+    // correlated renderings (relevance rising with tokens): fewer states than the classes'
+    // own order (1.7x the time) or by their spread of tokens, either way (1.3x).
     open.sort_by_cached_key(|class| std::cmp::Reverse(class.best_rank(&ranks)));
-    let level_best: Vec<u32> = open.iter().map(|class| class.best_rank(&ranks)).collect();
     for item in &fixed {
         chosen.add(item);
     }
@@ -93,7 +91,6 @@ pub fn optimal(
         Choices {
             nodes: ParentTree::new(tuning.collect_slack),
             ranks: &ranks,
-            level_best: &level_best,
             work,
         },
         checkpoint,
@@ -336,84 +333,23 @@ impl Child for Node {
     }
 }
 
-/// A state grown from one of the states before: `parent`'s choices and `unit` ([`NONE`]: none
-/// of this class).
+/// A state grown from one of the states before (`from`): `parent`'s choices and `unit`
+/// ([`NONE`]: none of this class), and its place in the tie order.
 #[derive(Debug, Clone, Copy)]
 struct Grown {
     tokens: u128,
     value: u128,
     parent: u32,
     unit: u32,
+    from: u32,
+    place: u32,
 }
 
 /// The states' choices, the ranks that break their ties, and the work left.
 struct Choices<'r> {
     nodes: ParentTree<Node>,
     ranks: &'r Ranks,
-    /// The best rank of each open class's units, by level: it only improves level by level,
-    /// as the classes come with their best-ranked members worst first.
-    level_best: &'r [u32],
     work: &'r mut Work,
-}
-
-impl Choices<'_> {
-    /// Whether the tie rule prefers `a`'s set to `b`'s (the two alike in tokens and value):
-    /// the one that keeps the better-ranked unit where they differ. A step of work, and one
-    /// per node walked: the walk back ends at the first level whose class ranks no unit
-    /// above a difference already found (this class's own, often: then it walks none).
-    fn prefers(&mut self, a: &Grown, b: &Grown) -> bool {
-        let ranks = self.ranks;
-        let note = |best: &mut Option<(u32, bool)>, unit: u32, in_a: bool| {
-            if unit != NONE {
-                let rank = ranks.of(unit);
-                if best.is_none_or(|(best, _)| rank < best) {
-                    *best = Some((rank, in_a));
-                }
-            }
-        };
-        let mut best: Option<(u32, bool)> = None;
-        if a.unit != b.unit {
-            note(&mut best, a.unit, true);
-            note(&mut best, b.unit, false);
-        }
-        let level = |node: u32| {
-            if node == NO_NODE {
-                -1
-            } else {
-                i64::from(self.nodes[node].level)
-            }
-        };
-        let (mut x, mut y) = (a.parent, b.parent);
-        let mut steps = 1;
-        while x != y {
-            let (lx, ly) = (level(x), level(y));
-            let below = self.level_best[lx.max(ly) as usize];
-            if best.is_some_and(|(rank, _)| rank < below) {
-                break;
-            }
-            steps += 1;
-            if lx >= ly {
-                let node = self.nodes[x];
-                if lx == ly {
-                    let other = self.nodes[y];
-                    if node.unit != other.unit {
-                        note(&mut best, node.unit, true);
-                        note(&mut best, other.unit, false);
-                    }
-                    y = other.parent;
-                } else {
-                    note(&mut best, node.unit, true);
-                }
-                x = node.parent;
-            } else {
-                let node = self.nodes[y];
-                note(&mut best, node.unit, false);
-                y = node.parent;
-            }
-        }
-        self.work.spend(steps);
-        best.is_some_and(|(_, in_a)| in_a)
-    }
 }
 
 /// `grown`'s runs (each from one of `runs` to the next) merged by tokens, the more valuable
@@ -483,6 +419,9 @@ fn best_state(
     let mut runs: Vec<usize> = Vec::new();
     let mut spare: Vec<Grown> = Vec::new();
     let mut stretch = Stretch::default();
+    // The states in the tie rule's order, and room to place the grown ones.
+    let mut ties = TieOrder::one_state();
+    let (mut choice_ranks, mut places, mut kept) = (Vec::new(), Vec::new(), Vec::new());
     for (level, class) in open.iter().enumerate() {
         // A step per state and choice, each a state grown.
         let growing = states.len() * (class.members.len() + 1);
@@ -506,12 +445,15 @@ fn best_state(
         grown.extend(
             states
                 .iter()
-                .filter(|state| sweep.reaches(capacity - state.tokens, state.value, floor))
-                .map(|state| Grown {
+                .enumerate()
+                .filter(|(_, state)| sweep.reaches(capacity - state.tokens, state.value, floor))
+                .map(|(from, state)| Grown {
                     tokens: state.tokens,
                     value: state.value,
                     parent: state.node,
                     unit: NONE,
+                    from: from as u32,
+                    place: NONE,
                 }),
         );
         runs.clear();
@@ -519,7 +461,7 @@ fn best_state(
         for member in &class.members {
             runs.push(grown.len());
             let mut sweep = Sweep::new(&rest, &stretch);
-            for state in &states {
+            for (from, state) in states.iter().enumerate() {
                 checkpoint.tick()?;
                 let tokens = state.tokens + member.tokens;
                 if tokens > capacity {
@@ -532,13 +474,26 @@ fn best_state(
                         value,
                         parent: state.node,
                         unit: member.unit,
+                        from: from as u32,
+                        place: NONE,
                     });
                 }
             }
         }
         runs.push(grown.len());
+        choice_ranks.clear();
+        choice_ranks.push(NONE);
+        choice_ranks.extend(class.members.iter().map(|m| choices.ranks.of(m.unit)));
+        places.resize(grown.len(), NONE);
+        let from = |at: usize| grown[at].from;
+        ties.place(states.len(), (&runs, &choice_ranks), from, &mut places);
+        for (state, &place) in grown.iter_mut().zip(&places) {
+            state.place = place;
+        }
         merge_by_tokens(&mut grown, &mut runs, &mut spare, checkpoint)?;
         states.clear();
+        kept.clear();
+        kept.resize(grown.len(), NONE);
         let mut last_value = None;
         let mut at = 0;
         while at < grown.len() {
@@ -554,12 +509,11 @@ fn best_state(
             // A later set has at least the tokens of every earlier one: it survives only with
             // strictly more value.
             if last_value.is_none_or(|last| value > last) {
-                let mut pick = grown[at];
-                for other in &grown[at + 1..end] {
-                    if choices.prefers(other, &pick) {
-                        pick = *other;
-                    }
-                }
+                let pick = grown[at..end]
+                    .iter()
+                    .min_by_key(|state| state.place)
+                    .expect("a run of one or more");
+                kept[pick.place as usize] = states.len() as u32;
                 let node = if pick.unit == NONE {
                     pick.parent
                 } else {
@@ -578,6 +532,7 @@ fn best_state(
             }
             at = end;
         }
+        ties.keep(&kept);
         choices.nodes.collect(&mut states, |state| &mut state.node);
     }
     let best = states
@@ -735,73 +690,6 @@ mod tests {
         let huge = vec![vec![item(0, u64::MAX, 1 << 90)]];
         let prices = Prices::new(Some((u64::MAX, 1 << 90)), &huge, 1 << 91, 0);
         assert_eq!((prices.price, prices.per), (0, 1));
-    }
-
-    #[test]
-    fn the_tie_rule_walks_choices_back_to_where_they_part() {
-        // Sets built over three classes: a chose units 5 then 1; b chose 2 then 3.
-        let mut work = Work::new(Some(1 << 20), &Tuning::DEFAULT);
-        let mut choices = Choices {
-            nodes: ParentTree::new(0),
-            ranks: &ranks(8),
-            // Level 0's units below are 5, 2 and 4; level 1's 1, 3 and 6.
-            level_best: &[2, 1],
-            work: &mut work,
-        };
-        fn chain(nodes: &mut ParentTree<Node>, units: &[(u32, u32)]) -> u32 {
-            let mut parent = NO_NODE;
-            for &(unit, level) in units {
-                parent = nodes.push(Node {
-                    parent,
-                    unit,
-                    level,
-                });
-            }
-            parent
-        }
-        let a = chain(&mut choices.nodes, &[(5, 0), (1, 1)]);
-        let b = chain(&mut choices.nodes, &[(2, 0), (3, 1)]);
-        let shared = chain(&mut choices.nodes, &[(4, 0)]);
-        let c = chain(&mut choices.nodes, &[(6, 1)]);
-        let grown = |parent, unit| Grown {
-            tokens: 0,
-            value: 0,
-            parent,
-            unit,
-        };
-        // Unit 1 is the best-ranked difference: a's.
-        assert!(choices.prefers(&grown(a, NONE), &grown(b, NONE)));
-        assert!(!choices.prefers(&grown(b, NONE), &grown(a, NONE)));
-        // This class's choices differ alone: unit 0 beats unit 7, and any unit none.
-        assert!(choices.prefers(&grown(shared, 0), &grown(shared, 7)));
-        assert!(choices.prefers(&grown(shared, 7), &grown(shared, NONE)));
-        assert!(!choices.prefers(&grown(shared, NONE), &grown(shared, 7)));
-        // A choice this class made against an earlier one: unit 0 now beats a's unit 1.
-        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE)));
-        // Chains of different lengths: a (5, 1) against (4) with 6 now.
-        assert!(choices.prefers(&grown(a, NONE), &grown(c, NONE)));
-        // A comparison counts a step, and one per level walked back, up to a level whose
-        // class ranks no unit above the difference found: two for a against b, whose unit 1
-        // ranks above all of level 0's (2 and below).
-        let before = choices.work.left().expect("a limit");
-        choices.prefers(&grown(a, NONE), &grown(b, NONE));
-        assert_eq!(before - choices.work.left().expect("a limit"), 2);
-        // A difference a level below may still beat is walked past: unit 3 at level 1, then
-        // unit 2 at level 0, three steps.
-        let d = chain(&mut choices.nodes, &[(2, 0), (6, 1)]);
-        let e = chain(&mut choices.nodes, &[(4, 0), (3, 1)]);
-        let before = choices.work.left().expect("a limit");
-        assert!(choices.prefers(&grown(d, NONE), &grown(e, NONE)));
-        assert_eq!(before - choices.work.left().expect("a limit"), 3);
-        assert!(!choices.prefers(&grown(e, NONE), &grown(d, NONE)));
-        // This class's unit 0 ranks above every unit of the classes before (1 and below): it
-        // decides at once, one step, where a walk back would have found the same.
-        let before = choices.work.left().expect("a limit");
-        assert!(choices.prefers(&grown(b, 0), &grown(a, NONE)));
-        assert!(!choices.prefers(&grown(a, NONE), &grown(b, 0)));
-        assert_eq!(before - choices.work.left().expect("a limit"), 2);
-        // Unit 7 does not: the walk decides, for a's unit 1.
-        assert!(!choices.prefers(&grown(b, 7), &grown(a, NONE)));
     }
 
     #[test]

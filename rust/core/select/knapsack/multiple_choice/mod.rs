@@ -9,6 +9,7 @@ pub mod dynamic_program;
 pub mod greedy;
 pub mod relaxation;
 pub mod rest_bound;
+pub mod tie_order;
 
 #[cfg(test)]
 mod tests;
