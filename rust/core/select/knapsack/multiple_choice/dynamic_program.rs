@@ -423,10 +423,10 @@ fn best_state(
     let mut ties = TieOrder::one_state();
     let (mut choice_ranks, mut places, mut kept) = (Vec::new(), Vec::new(), Vec::new());
     for (level, class) in open.iter().enumerate() {
-        // A step per state and choice, each a state grown.
+        // Two steps per state and choice: a state grown, and placed in the tie order.
         let growing = states.len() * (class.members.len() + 1);
         checkpoint.advance(growing)?;
-        if !choices.work.take(growing as u64, growing) {
+        if !choices.work.take(2 * growing as u64, growing) {
             break;
         }
         rest.leave(level);
