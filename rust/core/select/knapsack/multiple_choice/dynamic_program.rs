@@ -486,7 +486,13 @@ fn best_state(
         choice_ranks.extend(class.members.iter().map(|m| choices.ranks.of(m.unit)));
         places.resize(grown.len(), NONE);
         let from = |at: usize| grown[at].from;
-        ties.place(states.len(), (&runs, &choice_ranks), from, &mut places);
+        ties.place(
+            states.len(),
+            (&runs, &choice_ranks),
+            from,
+            &mut places,
+            checkpoint,
+        )?;
         for (state, &place) in grown.iter_mut().zip(&places) {
             state.place = place;
         }
@@ -532,7 +538,7 @@ fn best_state(
             }
             at = end;
         }
-        ties.keep(&kept);
+        ties.keep(&kept, checkpoint)?;
         choices.nodes.collect(&mut states, |state| &mut state.node);
     }
     let best = states

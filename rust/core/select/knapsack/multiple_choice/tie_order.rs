@@ -11,6 +11,8 @@
 //! into nested blocks, the choice's states first in each; the states kept take their places
 //! in it, a gap between two of them the best of the gaps in between.
 
+use crate::core::interrupt::{Checkpoint, Interrupted};
+
 /// No state, and the rank of choosing none of a class: below every unit.
 pub const NONE: u32 = u32::MAX;
 
@@ -58,7 +60,8 @@ impl TieOrder {
         (runs, ranks): (&[usize], &[u32]),
         from: impl Fn(usize) -> u32,
         places: &mut [u32],
-    ) {
+        checkpoint: &mut Checkpoint<'_>,
+    ) -> Result<(), Interrupted> {
         let choices = ranks.len();
         self.by_rank.clear();
         self.by_rank.extend(0..choices);
@@ -87,6 +90,7 @@ impl TieOrder {
             gap = gap.min(block.gap);
             let row = &self.grown_of[block.depth * states..][..states];
             for at in block.start..block.end {
+                checkpoint.tick()?;
                 if at > block.start {
                     gap = gap.min(self.gaps[at - 1]);
                 }
@@ -114,15 +118,21 @@ impl TieOrder {
                 );
             }
         }
+        Ok(())
     }
 
     /// Keeps the placed states that `kept[place]` names (the state each becomes, or
     /// [`NONE`]) as the order for the next class.
-    pub fn keep(&mut self, kept: &[u32]) {
+    pub fn keep(
+        &mut self,
+        kept: &[u32],
+        checkpoint: &mut Checkpoint<'_>,
+    ) -> Result<(), Interrupted> {
         self.order.clear();
         self.gaps.clear();
         let mut gap = NONE;
         for (place, &state) in kept.iter().enumerate() {
+            checkpoint.tick()?;
             if place > 0 {
                 gap = gap.min(self.placed_gaps[place - 1]);
             }
@@ -134,6 +144,7 @@ impl TieOrder {
                 gap = NONE;
             }
         }
+        Ok(())
     }
 }
 
@@ -173,7 +184,8 @@ fn push_blocks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::test_support::Lcg;
+    use crate::core::interrupt::{Interrupt, Uninterrupted};
+    use crate::core::test_support::{InterruptAt, Lcg};
 
     /// Whether set `a` comes before set `b` (each its units' ranks, best first) by the tie
     /// rule, and the best rank where they differ.
@@ -196,6 +208,7 @@ mod tests {
         // state by every choice (some grown states dropped), keeps some, and the order and
         // gaps kept are checked against the sets themselves.
         let mut rng = Lcg(17);
+        let mut checkpoint = Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO);
         for case in 0..30 {
             let mut deck: Vec<u32> = (0..200).collect();
             for at in (1..deck.len()).rev() {
@@ -220,7 +233,15 @@ mod tests {
                     runs.push(grown.len());
                 }
                 let mut places = vec![NONE; grown.len()];
-                order.place(sets.len(), (&runs, &ranks), |g| grown[g].0, &mut places);
+                let from = |g: usize| grown[g].0;
+                let placing = order.place(
+                    sets.len(),
+                    (&runs, &ranks),
+                    from,
+                    &mut places,
+                    &mut checkpoint,
+                );
+                placing.unwrap();
                 let set_of = |&(state, choice): &(u32, usize)| {
                     let mut set = sets[state as usize].clone();
                     if ranks[choice] != NONE {
@@ -249,7 +270,7 @@ mod tests {
                 if next_sets.is_empty() {
                     break;
                 }
-                order.keep(&kept);
+                order.keep(&kept, &mut checkpoint).unwrap();
                 sets = next_sets;
                 let expected: Vec<u32> = sets
                     .windows(2)
@@ -258,6 +279,29 @@ mod tests {
                 assert_eq!(order.gaps, expected, "case {case} level {level}");
                 assert_eq!(order.order, (0..sets.len() as u32).collect::<Vec<_>>());
             }
+        }
+    }
+
+    #[test]
+    fn placing_and_keeping_many_states_ask_for_an_interrupt_as_they_go() {
+        // One state grown by a class of 10,000 units, and none of it: each pass is long.
+        let count = 10_000usize;
+        let mut ranks = vec![NONE];
+        ranks.extend(0..count as u32);
+        let runs: Vec<usize> = (0..=count + 1).collect();
+        let mut places = vec![NONE; count + 1];
+        let kept: Vec<u32> = (0..=count as u32).collect();
+        let interrupt = InterruptAt::new(1);
+        let asks: [(&dyn Interrupt, &dyn Interrupt); 2] =
+            [(&interrupt, &Uninterrupted), (&Uninterrupted, &interrupt)];
+        for (place_asks, keep_asks) in asks {
+            let mut order = TieOrder::one_state();
+            let mut placing = Checkpoint::new(place_asks, std::time::Duration::ZERO);
+            let mut keeping = Checkpoint::new(keep_asks, std::time::Duration::ZERO);
+            let done = order
+                .place(1, (&runs, &ranks), |_| 0, &mut places, &mut placing)
+                .and_then(|()| order.keep(&kept, &mut keeping));
+            assert_eq!(done, Err(Interrupted));
         }
     }
 }
