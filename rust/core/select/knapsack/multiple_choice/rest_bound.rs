@@ -127,9 +127,9 @@ impl RestBound {
             at += 1;
             tokens += next_tokens;
             value += u128::from(next_value);
-            // Left classes' steps, of nothing, end where the one before did.
-            while let Some(&(0, free)) = self.steps.get(at) {
-                value += u128::from(free);
+            // Left classes' steps, of nothing, end where the one before did (a class's free
+            // step, first by density, is among those `low` takes).
+            while let Some(&(0, _)) = self.steps.get(at) {
                 at += 1;
             }
             if tokens > high {
@@ -171,6 +171,9 @@ pub struct Sweep<'a> {
     bound: &'a RestBound,
     points: &'a [Point],
     at: usize,
+    /// The descents made, for tests that check the stretch is read.
+    #[cfg(test)]
+    descents: usize,
 }
 
 impl<'a> Sweep<'a> {
@@ -179,6 +182,8 @@ impl<'a> Sweep<'a> {
             bound,
             points: &stretch.points,
             at: stretch.points.len().saturating_sub(1),
+            #[cfg(test)]
+            descents: 0,
         }
     }
 
@@ -192,7 +197,13 @@ impl<'a> Sweep<'a> {
         }
         match points.get(self.at) {
             Some(point) if point.holds(room) => point.reaches(room, value, target),
-            _ => value + self.bound.within(room) >= target,
+            _ => {
+                #[cfg(test)]
+                {
+                    self.descents += 1;
+                }
+                value + self.bound.within(room) >= target
+            }
         }
     }
 }
@@ -310,7 +321,12 @@ mod tests {
             // Falling rooms in the stretch, then rooms outside it and rising.
             let rooms = (200..=400).rev().chain([0, 1000, 150, 401, 10_000, 300]);
             let mut sweep = Sweep::new(&bound, &stretch);
-            for room in rooms {
+            for (at, room) in rooms.enumerate() {
+                if at == 201 {
+                    // The falling rooms read from a stretch that holds them, without a descent.
+                    let descents = if most == 1000 { 0 } else { 201 * 6 };
+                    assert_eq!(sweep.descents, descents, "most {most}");
+                }
                 let most_reached = bound.within(room);
                 for value in [0, 5, 17] {
                     for target in [most_reached + value, most_reached + value + 1] {
@@ -324,6 +340,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_stretch_holds_the_points_where_steps_end_from_low_to_high() {
+        let classes = [
+            vec![item(0, 6, 3), item(1, 10, 8)],
+            vec![item(2, 8, 4)],
+            vec![item(3, 1, 5)],
+        ];
+        let views: Vec<&[Item]> = classes.iter().map(Vec::as_slice).collect();
+        let mut bound = RestBound::new(&views, 2, &mut checkpoint()).unwrap();
+        // Steps by density: A's 3, B's 4 (ends at 7), A's 5 (12), C's 5 (17).
+        let ends = |stretch: &Stretch| -> Vec<u128> {
+            stretch.points.iter().map(|point| point.tokens).collect()
+        };
+        let mut stretch = Stretch::default();
+        bound.stretch((4, 12), 10, &mut stretch);
+        assert_eq!(ends(&stretch), [3, 7, 12]);
+        bound.stretch((4, 11), 10, &mut stretch);
+        assert_eq!(ends(&stretch), [3, 7]);
+        bound.stretch((0, 100), 10, &mut stretch);
+        assert_eq!(ends(&stretch), [0, 3, 7, 12, 17]);
+        assert!(stretch.points[4].next.is_none());
+        // Too many points: none.
+        bound.stretch((0, 100), 4, &mut stretch);
+        assert!(ends(&stretch).is_empty());
+        // A left class's steps end where the one before did.
+        bound.leave(1);
+        bound.stretch((4, 12), 10, &mut stretch);
+        assert_eq!(ends(&stretch), [3, 8]);
+        // A point holds the rooms from its end to the next step's.
+        let point = stretch.points[0];
+        let held: Vec<u128> = (0..12).filter(|&room| point.holds(room)).collect();
+        assert_eq!(held, [3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn a_sweep_reads_steps_whose_products_pass_128_bits_exactly() {
+        // Half of a step of 2**100 tokens worth u64::MAX: floor((2**64 - 1) / 2).
+        let classes = [vec![item(0, u64::MAX, 1 << 100)]];
+        let views: Vec<&[Item]> = classes.iter().map(Vec::as_slice).collect();
+        let bound = RestBound::new(&views, 2, &mut checkpoint()).unwrap();
+        let mut stretch = Stretch::default();
+        bound.stretch((0, 1 << 101), 10, &mut stretch);
+        let mut sweep = Sweep::new(&bound, &stretch);
+        let half = (1u128 << 63) - 1;
+        assert_eq!(bound.within(1 << 99), half);
+        assert!(sweep.reaches(1 << 99, 0, half));
+        assert!(!sweep.reaches(1 << 99, 0, half + 1));
+        assert_eq!(sweep.descents, 0);
     }
 
     #[test]
