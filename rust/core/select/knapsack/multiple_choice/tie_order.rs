@@ -25,6 +25,7 @@ struct Block {
     gap: u32,
 }
 
+/// The states in the tie rule's order, and the gaps between neighbours.
 pub struct TieOrder {
     /// The states, by the tie rule, best first.
     order: Vec<u32>,
@@ -62,6 +63,11 @@ impl TieOrder {
         places: &mut [u32],
         checkpoint: &mut Checkpoint<'_>,
     ) -> Result<(), Interrupted> {
+        debug_assert_eq!(
+            self.order.len(),
+            states,
+            "the order is of the states grown from"
+        );
         let choices = ranks.len();
         self.by_rank.clear();
         self.by_rank.extend(0..choices);
