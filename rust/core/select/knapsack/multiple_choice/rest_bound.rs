@@ -271,16 +271,20 @@ mod tests {
         value
     }
 
-    #[test]
-    fn the_bound_fills_the_steps_of_the_classes_left_by_density() {
-        // A: (6 for 3), then (4 for 5); B: (8 for 4); C: (1 for 5).
+    /// The bound of three classes. A: (6 for 3), then (4 for 5); B: (8 for 4); C: (1 for 5).
+    fn bound_of_a_b_and_c() -> RestBound {
         let classes = [
             vec![item(0, 6, 3), item(1, 10, 8)],
             vec![item(2, 8, 4)],
             vec![item(3, 1, 5)],
         ];
         let views: Vec<&[Item]> = classes.iter().map(Vec::as_slice).collect();
-        let mut bound = RestBound::new(&views, 2, &mut checkpoint()).unwrap();
+        RestBound::new(&views, 2, &mut checkpoint()).unwrap()
+    }
+
+    #[test]
+    fn the_bound_fills_the_steps_of_the_classes_left_by_density() {
+        let mut bound = bound_of_a_b_and_c();
         // 6 for A's 3, 8 for B's 4, then of A's 5 tokens for 4 the part left: 1, 2 or 3.
         assert_eq!(bound.within(8), 14);
         assert_eq!(bound.within(9), 15);
@@ -344,13 +348,7 @@ mod tests {
 
     #[test]
     fn a_stretch_holds_the_points_where_steps_end_from_low_to_high() {
-        let classes = [
-            vec![item(0, 6, 3), item(1, 10, 8)],
-            vec![item(2, 8, 4)],
-            vec![item(3, 1, 5)],
-        ];
-        let views: Vec<&[Item]> = classes.iter().map(Vec::as_slice).collect();
-        let mut bound = RestBound::new(&views, 2, &mut checkpoint()).unwrap();
+        let mut bound = bound_of_a_b_and_c();
         // Steps by density: A's 3, B's 4 (ends at 7), A's 5 (12), C's 5 (17).
         let ends = |stretch: &Stretch| -> Vec<u128> {
             stretch.points.iter().map(|point| point.tokens).collect()
