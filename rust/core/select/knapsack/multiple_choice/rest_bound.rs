@@ -2,8 +2,8 @@
 //! their hulls' steps by value per token, taken while they fit, then a part of the next. A
 //! bound at one price per token (the relaxation's, for all classes) is a tangent to this one:
 //! exact at the room the relaxation leaves, looser the further a state's room is from it. On
-//! classes whose choices differ little in value per token (strongly correlated renderings) a
-//! state a few hundred tokens off that room is already cut here and not there.
+//! classes whose choices differ little in value per token (strongly correlated renderings)
+//! this one holds the late levels to under a third of the states (docs/changelog.md).
 //!
 //! The steps sit in two Fenwick trees (tokens and value) in density order; a class the dynamic
 //! program comes to leaves them as steps of nothing, and the room is found by one descent.
