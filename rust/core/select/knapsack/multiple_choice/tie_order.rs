@@ -63,7 +63,7 @@ impl TieOrder {
         places: &mut [u32],
         checkpoint: &mut Checkpoint<'_>,
     ) -> Result<(), Interrupted> {
-        debug_assert_eq!(
+        assert_eq!(
             self.order.len(),
             states,
             "the order is of the states grown from"
@@ -124,6 +124,12 @@ impl TieOrder {
                 );
             }
         }
+        // A state grown twice from one state and choice would leave one unplaced, with a
+        // place from before in `places`.
+        assert_eq!(
+            placed as usize, runs[choices],
+            "every grown state placed once"
+        );
         Ok(())
     }
 
