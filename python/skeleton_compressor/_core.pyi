@@ -28,6 +28,7 @@ __all__ = [
     "__version__",
     "_encoding_tokens",
     "_loaded_encodings",
+    "backend_variable",
 ]
 
 __version__: str
@@ -130,6 +131,10 @@ class TokenCounter:
     def count(self, text: str) -> int: ...
     def count_many(self, texts: Iterable[str]) -> list[int]: ...
     def __reduce__(self) -> tuple[type[TokenCounter], tuple[EncodingName]]: ...
+
+# SKELETON_COMPRESSOR_BACKEND from the process environment: "" when unset, None when not
+# UTF-8.
+def backend_variable() -> str | None: ...
 
 # For tests: the bytes of every token by rank, and the encodings whose tables are loaded.
 def _encoding_tokens(encoding: str) -> list[bytes]: ...

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, islice, repeat
 from typing import Any, Literal, cast
 
-from ._backends.choice import ENVIRONMENT_VARIABLE
+from ._backends.choice import backend_variable
 from ._backends.loader import checked_strategy, make_compressor
 from .policy import Policy, checked_policy
 from .pricing import CachePricing
@@ -465,7 +464,7 @@ def _service(
     policy: tuple[object, object, object] = Policy(),
     max_work: object = DEFAULT_MAX_WORK,
 ) -> SkeletonCompressorService:
-    environment = os.environ.get(ENVIRONMENT_VARIABLE, "")
+    environment = backend_variable()
     min_relevance, on_overflow, order = policy
     # Options of these exact types are equal only when they mean the same, so they find a
     # service made from them before without being checked again (the checks cost more than

@@ -6,6 +6,7 @@ mod columns;
 mod compress;
 mod compressor;
 mod context;
+mod environment;
 mod errors;
 mod read;
 mod records;
@@ -35,6 +36,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     module.add_class::<compressor::Compressor>()?;
     module.add_class::<records::KeptRecords>()?;
+    module.add_function(wrap_pyfunction!(environment::backend_variable, module)?)?;
     tokens::register(module)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     module.add(

@@ -5,10 +5,13 @@ as written is the one those options make, and options that only compare equal to
 from __future__ import annotations
 
 import math
+import os
+import re
 
 import pytest
 from skeleton_compressor import ContextFragment, SkeletonCompressorService, compress, explain
 from skeleton_compressor._backends.choice import ENVIRONMENT_VARIABLE
+from skeleton_compressor.service import _service
 
 FRAGMENTS = (
     ContextFragment("a", 40, 0.9),
@@ -84,3 +87,24 @@ def test_the_environment_variable_is_read_at_each_call(monkeypatch: pytest.Monke
         compress(FRAGMENTS, 60)
     monkeypatch.setenv(ENVIRONMENT_VARIABLE, "rust")
     compress(FRAGMENTS, 60)
+
+
+@pytest.mark.parametrize("value", ["python", "rust"])
+def test_each_write_to_the_variable_picks_the_backend_of_the_next_call(
+    monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    monkeypatch.setenv(ENVIRONMENT_VARIABLE, value)
+    assert _service("auto", "greedy").backend == value
+    assert SkeletonCompressorService().backend == value
+    monkeypatch.delenv(ENVIRONMENT_VARIABLE)
+    assert _service("auto", "greedy").backend == "rust"
+    assert SkeletonCompressorService().backend == "rust"
+
+
+@pytest.mark.skipif(not os.supports_bytes_environ, reason="the environment is not bytes")
+def test_a_variable_that_is_not_utf_8_is_read_as_os_environ_decodes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(os.environb, ENVIRONMENT_VARIABLE.encode(), b"r\xffst")
+    with pytest.raises(ValueError, match=re.escape(repr("r\udcffst"))):
+        compress(FRAGMENTS, 60)
