@@ -11,7 +11,7 @@ use std::ops::{Add, Sub};
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::knapsack::chosen::Chosen;
-use crate::core::select::knapsack::greedy::{best_single, walk_by_density};
+use crate::core::select::knapsack::greedy::{best_single, break_item, walk_by_density};
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::reduction::{reduced_gain, Reduction};
 use crate::core::select::knapsack::work::Work;
@@ -78,6 +78,20 @@ pub fn optimal(
             alone
         }
         _ => walk.chosen,
+    };
+    // The bounds are the open units' own: one larger than the capacity, the walk's break,
+    // is in no set, and would loosen every bound the reduction and the core use.
+    let at_break = if at_break.tokens > capacity {
+        let Some(at_break) = break_item(&mut open, capacity, rank_order, checkpoint)? else {
+            // Every open unit fits with the rest.
+            for item in &open {
+                chosen.add(item);
+            }
+            return Ok(chosen);
+        };
+        at_break
+    } else {
+        at_break
     };
     checkpoint.advance(open.len())?;
     let reduced = Reduction::new(&open, at_break, capacity);

@@ -67,8 +67,7 @@ pub(super) fn walk_by_density(
     sort_piece: usize,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Walk, Interrupted> {
-    let order = |a: &Item, b: &Item| density_order(a, b).then_with(|| rank_order(a.unit, b.unit));
-    let split = split_at_capacity(items, capacity, weigh, order, checkpoint)?;
+    let split = split_at_capacity(items, capacity, weigh, by_density(rank_order), checkpoint)?;
     let mut chosen = Chosen {
         bound: split.fractional_optimum(capacity),
         ..Chosen::default()
@@ -85,7 +84,13 @@ pub(super) fn walk_by_density(
         .filter(|item| item.tokens <= left)
         .copied()
         .collect();
-    sort_in_pieces(&mut smaller, order, sort_piece, false, checkpoint)?;
+    sort_in_pieces(
+        &mut smaller,
+        by_density(rank_order),
+        sort_piece,
+        false,
+        checkpoint,
+    )?;
     for item in &smaller {
         if item.tokens <= left {
             left -= item.tokens;
@@ -96,4 +101,23 @@ pub(super) fn walk_by_density(
         chosen,
         at_break: items.get(split.taken).copied(),
     })
+}
+
+/// The first of `items` the walk by density cannot take whole (the break item of their
+/// fractional optimum), if any; `items` are left split around it.
+pub(super) fn break_item(
+    items: &mut [Item],
+    capacity: u128,
+    rank_order: &impl Fn(u32, u32) -> Ordering,
+    checkpoint: &mut Checkpoint<'_>,
+) -> Result<Option<Item>, Interrupted> {
+    let split = split_at_capacity(items, capacity, weigh, by_density(rank_order), checkpoint)?;
+    Ok(items.get(split.taken).copied())
+}
+
+/// Densest first, ties by rank.
+fn by_density(
+    rank_order: &impl Fn(u32, u32) -> Ordering,
+) -> impl Fn(&Item, &Item) -> Ordering + Copy + '_ {
+    move |a, b| density_order(a, b).then_with(|| rank_order(a.unit, b.unit))
 }

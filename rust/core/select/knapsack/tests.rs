@@ -627,6 +627,28 @@ fn the_steps_optimal_counts_are_pinned() {
         ..tuning()
     };
     assert_eq!(least_work_on(&items, capacity, &one_per_step), 2_891);
+    // Values apart from tokens: the core grows out on both sides of the break, and a set
+    // over the capacity by more than the denser units still to come hold is not held.
+    let mut random = Lcg(0);
+    let items: Vec<Item> = (0..40)
+        .map(|unit| {
+            let tokens = 1 + random.below(100);
+            item(unit, random.below(100) + 1, u128::from(tokens))
+        })
+        .collect();
+    let capacity = items.iter().map(|i| i.tokens).sum::<u128>() / 2;
+    assert_eq!(least_work_on(&items, capacity, &one_per_step), 48);
+    // Weakly correlated: sets of equal tokens and different value meet in the merge, where
+    // only the one of more value is held.
+    let mut random = Lcg(0);
+    let items: Vec<Item> = (0..40)
+        .map(|unit| {
+            let tokens = 1 + random.below(100);
+            item(unit, tokens + random.below(20), u128::from(tokens))
+        })
+        .collect();
+    let capacity = items.iter().map(|i| i.tokens).sum::<u128>() / 2;
+    assert_eq!(least_work_on(&items, capacity, &one_per_step), 298);
 }
 
 #[test]
@@ -658,4 +680,49 @@ fn states_in_64_bits_decide_and_count_as_states_in_128() {
         }
     }
     assert!(stopped > 50, "{stopped} calls stopped short");
+}
+
+#[test]
+fn units_in_no_best_set_cost_no_work() {
+    // A unit of no value only costs tokens, and one larger than the capacity never fits,
+    // however dense: neither enters the core nor sets its bounds, so neither costs work.
+    // The sets are strongly correlated (value the tokens plus a tenth of the largest), which
+    // the reduction leaves open; the large units are denser than most.
+    let mut random = Lcg(53);
+    for case in 0..20 {
+        let items: Vec<Item> = (0..30)
+            .map(|unit| {
+                let tokens = 1 + random.below(100);
+                item(unit, tokens + 10, u128::from(tokens))
+            })
+            .collect();
+        let capacity = items.iter().map(|i| i.tokens).sum::<u128>() / 2;
+        let mut padded = items.clone();
+        padded.extend((30..40).map(|unit| item(unit, 0, 1 + u128::from(random.below(100)))));
+        padded.extend((40..45).map(|unit| item(unit, 1_000, capacity + 1)));
+        let kept = |items: &[Item]| sorted(solve(items.to_vec(), capacity, &by_number).units);
+        assert_eq!(kept(&padded), kept(&items), "case {case}");
+        assert_eq!(
+            least_work_on(&padded, capacity, &tuning()),
+            least_work_on(&items, capacity, &tuning()),
+            "case {case}"
+        );
+    }
+}
+
+#[test]
+fn a_dense_unit_larger_than_the_capacity_is_no_break() {
+    // Unit 0 is the densest and the walk's break, but fits no set: the others all fit
+    // together, and are the optimum.
+    let items = vec![
+        item(0, 1_000, 11),
+        item(1, 30, 3),
+        item(2, 20, 3),
+        item(3, 10, 4),
+    ];
+    let chosen = solve(items, 10, &by_number);
+    assert_eq!(sorted(chosen.units), vec![1, 2, 3]);
+    assert_eq!((chosen.value, chosen.tokens), (60, 10));
+    // The fractional optimum still counts what the walk would take of unit 0.
+    assert_eq!(chosen.bound, 909);
 }
