@@ -110,6 +110,26 @@ fn sorted(mut units: Vec<u32>) -> Vec<u32> {
     units
 }
 
+/// `len` items of 1 to `max_tokens` tokens, each valued by `value` from its tokens (drawing
+/// more if it likes).
+fn valued_by_tokens(
+    random: &mut Lcg,
+    len: u32,
+    max_tokens: u64,
+    value: impl Fn(u64, &mut Lcg) -> u64,
+) -> Vec<Item> {
+    (0..len)
+        .map(|unit| {
+            let tokens = 1 + random.below(max_tokens);
+            item(unit, value(tokens, random), u128::from(tokens))
+        })
+        .collect()
+}
+
+fn half_the_tokens(items: &[Item]) -> u128 {
+    items.iter().map(|i| i.tokens).sum::<u128>() / 2
+}
+
 fn random_items(random: &mut Lcg, len: usize, levels: u64, max_tokens: u64) -> Vec<Item> {
     (0..len as u32)
         .map(|unit| {
@@ -246,14 +266,8 @@ fn optimal_is_canonical_on_sets_of_many_blocks() {
     // The unreached nodes are collected as soon as they may be half of all, or never.
     let mut random = Lcg(23);
     for case in 0..4 {
-        let items: Vec<Item> = (0..1500)
-            .map(|unit| {
-                let tokens = 1 + random.below(40);
-                item(unit, tokens + 10, u128::from(tokens))
-            })
-            .collect();
-        let total: u128 = items.iter().map(|i| i.tokens).sum();
-        let capacity = total / 2 + case;
+        let items = valued_by_tokens(&mut random, 1500, 40, |tokens, _| tokens + 10);
+        let capacity = half_the_tokens(&items) + case;
         let want = canonical_table(&items, capacity as usize);
         for slack in [0, usize::MAX] {
             let tuning = tuning_collected(slack);
@@ -629,25 +643,15 @@ fn the_steps_optimal_counts_are_pinned() {
     assert_eq!(least_work_on(&items, capacity, &one_per_step), 2_891);
     // Values apart from tokens: the core grows out on both sides of the break, and a set
     // over the capacity by more than the denser units still to come hold is not held.
-    let mut random = Lcg(0);
-    let items: Vec<Item> = (0..40)
-        .map(|unit| {
-            let tokens = 1 + random.below(100);
-            item(unit, random.below(100) + 1, u128::from(tokens))
-        })
-        .collect();
-    let capacity = items.iter().map(|i| i.tokens).sum::<u128>() / 2;
+    let items = valued_by_tokens(&mut Lcg(0), 40, 100, |_, random| random.below(100) + 1);
+    let capacity = half_the_tokens(&items);
     assert_eq!(least_work_on(&items, capacity, &one_per_step), 48);
     // Weakly correlated: sets of equal tokens and different value meet in the merge, where
     // only the one of more value is held.
-    let mut random = Lcg(0);
-    let items: Vec<Item> = (0..40)
-        .map(|unit| {
-            let tokens = 1 + random.below(100);
-            item(unit, tokens + random.below(20), u128::from(tokens))
-        })
-        .collect();
-    let capacity = items.iter().map(|i| i.tokens).sum::<u128>() / 2;
+    let items = valued_by_tokens(&mut Lcg(0), 40, 100, |tokens, random| {
+        tokens + random.below(20)
+    });
+    let capacity = half_the_tokens(&items);
     assert_eq!(least_work_on(&items, capacity, &one_per_step), 298);
 }
 
@@ -690,13 +694,8 @@ fn units_in_no_best_set_cost_no_work() {
     // the reduction leaves open; the large units are denser than most.
     let mut random = Lcg(53);
     for case in 0..20 {
-        let items: Vec<Item> = (0..30)
-            .map(|unit| {
-                let tokens = 1 + random.below(100);
-                item(unit, tokens + 10, u128::from(tokens))
-            })
-            .collect();
-        let capacity = items.iter().map(|i| i.tokens).sum::<u128>() / 2;
+        let items = valued_by_tokens(&mut random, 30, 100, |tokens, _| tokens + 10);
+        let capacity = half_the_tokens(&items);
         let mut padded = items.clone();
         padded.extend((30..40).map(|unit| item(unit, 0, 1 + u128::from(random.below(100)))));
         padded.extend((40..45).map(|unit| item(unit, 1_000, capacity + 1)));
