@@ -17,6 +17,7 @@ of most value is ever lost.
 
 from __future__ import annotations
 
+import heapq
 from bisect import bisect_right
 from collections.abc import Sequence
 from itertools import islice
@@ -44,6 +45,13 @@ def _useful_members(
             useful.append(unit)
             best = value
     return useful
+
+
+def _lead(gains: list[int]) -> int:
+    """How far the best of a class's margins stands above the next, keeping none of the class
+    being a margin of 0."""
+    best, following = heapq.nlargest(2, [0, *gains])
+    return best - following
 
 
 def multiple_choice_set(
@@ -80,8 +88,8 @@ def multiple_choice_set(
     slack = sum(best) + price * capacity - reached * per
     fixed: set[int] = set()
     fixed_tokens = fixed_value = 0
-    open_classes: list[list[int]] = []
-    open_best: list[int] = []
+    # (lead, worst best rank, best margin, members) of each class left open.
+    opened: list[tuple[int, int, int, list[int]]] = []
     for members, margin, most in zip(classes, margins, best):
         kept = [unit for unit, gain in zip(members, margin) if most - gain <= slack]
         if len(kept) == 1 and most > slack:  # keeping none of the class is ruled out too
@@ -90,8 +98,13 @@ def multiple_choice_set(
             fixed_tokens += tokens[unit]
             fixed_value += values[unit]
         elif kept:
-            open_classes.append(kept)
-            open_best.append(most)
+            gains = [gain for gain in margin if most - gain <= slack]
+            opened.append((_lead(gains), min(map(rank.__getitem__, kept)), most, kept))
+    # The classes whose best choice leads their next by most first, as the Rust core orders
+    # them (the states multiply late).
+    opened.sort(key=lambda c: (-c[0], -c[1]))
+    open_classes = [members for _, _, _, members in opened]
+    open_best = [most for _, _, most, _ in opened]
     after = [0] * (len(open_classes) + 1)  # what the classes after each could add, at most
     for position in range(len(open_classes) - 1, -1, -1):
         after[position] = after[position + 1] + open_best[position]

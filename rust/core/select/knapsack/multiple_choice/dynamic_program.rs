@@ -74,10 +74,17 @@ pub fn optimal(
     let (filled, price) = filled_by_steps(&useful, capacity, sort_piece, checkpoint)?;
     let prices = Prices::new(price, &useful, capacity, filled.value);
     let (fixed, mut open) = prices.reduce(useful);
-    // The class whose best-ranked member ranks worst first. Measured on sets of strongly
-    // correlated renderings (relevance rising with tokens): fewer states than the classes'
-    // own order (1.7x the time) or by their spread of tokens, either way (1.3x).
-    open.sort_by_cached_key(|class| std::cmp::Reverse(class.best_rank(&ranks)));
+    // The classes whose best choice at the relaxation's price leads their next by most first
+    // (the choices a far lead leaves within the bound are few, so the states multiply late),
+    // ties by the worst best-ranked member first. Measured on sets of three renderings,
+    // strongly and weakly correlated and uncorrelated: 1.6x to 4x fewer states grown than
+    // by rank alone, which beat the classes' own order and their spread of tokens.
+    open.sort_by_cached_key(|class| {
+        (
+            std::cmp::Reverse(class.lead(&prices)),
+            std::cmp::Reverse(class.best_rank(&ranks)),
+        )
+    });
     for item in &fixed {
         chosen.add(item);
     }
@@ -298,6 +305,21 @@ struct OpenClass {
 }
 
 impl OpenClass {
+    /// How far the best margin at `prices` stands above the next, keeping none of the class
+    /// being a margin of 0.
+    fn lead(&self, prices: &Prices) -> i128 {
+        let (mut best, mut next) = (0, i128::MIN);
+        for member in &self.members {
+            let margin = prices.margin(member);
+            if margin > best {
+                (best, next) = (margin, best);
+            } else if margin > next {
+                next = margin;
+            }
+        }
+        best.saturating_sub(next)
+    }
+
     fn best_rank(&self, ranks: &Ranks) -> u32 {
         self.members
             .iter()

@@ -556,4 +556,36 @@ fn the_steps_optimal_counts_are_pinned() {
         })
     };
     assert_eq!((least_work_with(1), least_work_with(64)), (1_456, 6_400));
+    // Strongly correlated renderings, their values a little apart: the order of the
+    // classes decides how many states each level grows (428,960 in the order by rank alone).
+    let items: Vec<Item> = (0..90)
+        .map(|unit| {
+            let tokens = 1 + rng.below(1000);
+            item(
+                unit,
+                (tokens + 100) * 1000 + rng.below(7),
+                u128::from(tokens),
+            )
+        })
+        .collect();
+    let capacity = items.iter().map(|item| item.tokens).sum::<u128>() / 4;
+    let tuning = Tuning {
+        work_per_state: 1,
+        ..tuning(0)
+    };
+    let least = least_work(|most| {
+        let mut work = Work::new(Some(most), &tuning);
+        optimal(
+            items.clone(),
+            (&set_of, 30),
+            capacity,
+            &by_number,
+            &tuning,
+            &mut work,
+            &mut checkpoint(),
+        )
+        .unwrap();
+        work.finished()
+    });
+    assert_eq!(least, 415_456);
 }
