@@ -78,7 +78,8 @@ pub fn optimal(
     // (the choices a far lead leaves within the bound are few, so the states multiply late),
     // ties by the worst best-ranked member first. Measured on sets of three renderings,
     // strongly and weakly correlated and uncorrelated: 1.6x to 4x fewer states grown than
-    // by rank alone, which beat the classes' own order and their spread of tokens.
+    // by rank alone (which beat the classes' own order and their spread of tokens), up to
+    // 9% more where the states fill the bound's window from the first classes on.
     open.sort_by_cached_key(|class| {
         (
             std::cmp::Reverse(class.lead(&prices)),
