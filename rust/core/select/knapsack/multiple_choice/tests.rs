@@ -520,6 +520,31 @@ fn optimal_out_of_work_keeps_the_best_set_found_and_never_less_than_density() {
     assert!(stopped_any);
 }
 
+/// The least work limit at which `optimal` finishes on `items` in sets of three, within a
+/// quarter of their tokens, counting `work_per_state` per state held.
+fn least_work_in_threes(items: &[Item], work_per_state: u64) -> u64 {
+    let tuning = Tuning {
+        work_per_state,
+        ..tuning(0)
+    };
+    let capacity = items.iter().map(|item| item.tokens).sum::<u128>() / 4;
+    let set_of = |unit: u32| unit / 3;
+    least_work(|most| {
+        let mut work = Work::new(Some(most), &tuning);
+        optimal(
+            items.to_vec(),
+            (&set_of, items.len() / 3),
+            capacity,
+            &by_number,
+            &tuning,
+            &mut work,
+            &mut checkpoint(),
+        )
+        .unwrap();
+        work.finished()
+    })
+}
+
 #[test]
 fn the_steps_optimal_counts_are_pinned() {
     // Where a call that does not finish stops is decided by the steps counted (two per
@@ -532,30 +557,13 @@ fn the_steps_optimal_counts_are_pinned() {
             item(unit, tokens * 1000, u128::from(tokens))
         })
         .collect();
-    let set_of = |unit: u32| unit / 3;
-    let capacity = items.iter().map(|item| item.tokens).sum::<u128>() / 4;
-    let least_work_with = |work_per_state: u64| {
-        let tuning = Tuning {
-            work_per_state,
-            ..tuning(0)
-        };
-        least_work(|most| {
-            let mut work = Work::new(Some(most), &tuning);
-            let sets = (&set_of, 15);
-            optimal(
-                items.clone(),
-                sets,
-                capacity,
-                &by_number,
-                &tuning,
-                &mut work,
-                &mut checkpoint(),
-            )
-            .unwrap();
-            work.finished()
-        })
-    };
-    assert_eq!((least_work_with(1), least_work_with(64)), (1_456, 6_400));
+    assert_eq!(
+        (
+            least_work_in_threes(&items, 1),
+            least_work_in_threes(&items, 64)
+        ),
+        (1_456, 6_400)
+    );
     // Strongly correlated renderings, their values a little apart: the order of the
     // classes decides how many states each level grows (428,960 in the order by rank alone).
     let items: Vec<Item> = (0..90)
@@ -568,24 +576,5 @@ fn the_steps_optimal_counts_are_pinned() {
             )
         })
         .collect();
-    let capacity = items.iter().map(|item| item.tokens).sum::<u128>() / 4;
-    let tuning = Tuning {
-        work_per_state: 1,
-        ..tuning(0)
-    };
-    let least = least_work(|most| {
-        let mut work = Work::new(Some(most), &tuning);
-        optimal(
-            items.clone(),
-            (&set_of, 30),
-            capacity,
-            &by_number,
-            &tuning,
-            &mut work,
-            &mut checkpoint(),
-        )
-        .unwrap();
-        work.finished()
-    });
-    assert_eq!(least, 415_456);
+    assert_eq!(least_work_in_threes(&items, 1), 415_456);
 }
