@@ -91,15 +91,16 @@ def multiple_choice_set(
     # (lead, worst best rank, best margin, members) of each class left open.
     opened: list[tuple[int, int, int, list[int]]] = []
     for members, margin, most in zip(classes, margins, best):
-        kept = [unit for unit, gain in zip(members, margin) if most - gain <= slack]
+        kept_gains = [(unit, gain) for unit, gain in zip(members, margin) if most - gain <= slack]
+        kept = [unit for unit, _ in kept_gains]
         if len(kept) == 1 and most > slack:  # keeping none of the class is ruled out too
             unit = kept[0]
             fixed.add(unit)
             fixed_tokens += tokens[unit]
             fixed_value += values[unit]
         elif kept:
-            gains = [gain for gain in margin if most - gain <= slack]
-            opened.append((_lead(gains), min(map(rank.__getitem__, kept)), most, kept))
+            lead = _lead([gain for _, gain in kept_gains])
+            opened.append((lead, min(map(rank.__getitem__, kept)), most, kept))
     # The classes whose best choice leads their next by most first, as the Rust core orders
     # them (the states multiply late).
     opened.sort(key=lambda c: (-c[0], -c[1]))
