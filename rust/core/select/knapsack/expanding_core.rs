@@ -7,13 +7,13 @@
 
 use std::cell::Cell;
 use std::cmp::Ordering;
-use std::ops::{Add, Sub};
 
 use crate::core::interrupt::{Checkpoint, Interrupted};
 use crate::core::select::knapsack::chosen::Chosen;
 use crate::core::select::knapsack::greedy::{best_single, break_item, walk_by_density};
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::reduction::{reduced_gain, Reduction};
+use crate::core::select::knapsack::word::{narrow_fits, Word};
 use crate::core::select::knapsack::work::Work;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
@@ -157,18 +157,9 @@ impl<W: Word> State<W> {
     }
 }
 
-/// A state's value and tokens: `u64` where the core's sums fit (half the memory each merge
-/// moves), `u128` otherwise.
-trait Word:
-    Copy + Ord + std::fmt::Debug + Add<Output = Self> + Sub<Output = Self> + Into<u128> + TryFrom<u128>
-{
-    /// `n`, within the sums [`solve_core`] checked fit.
-    fn of(n: u128) -> Self {
-        Self::try_from(n)
-            .ok()
-            .expect("solve_core checked that the core's sums fit")
-    }
-
+/// How a state width keeps the states that may still reach the floor: `u64` states by
+/// [`Reach`] where its products fit.
+trait Reaching: Word {
     /// Keeps the states that may still reach `floor` ([`may_reach`]).
     fn keep_reaching(
         states: &mut Vec<State<Self>>,
@@ -181,7 +172,7 @@ trait Word:
     }
 }
 
-impl Word for u64 {
+impl Reaching for u64 {
     fn keep_reaching(
         states: &mut Vec<State<u64>>,
         capacity: u128,
@@ -208,7 +199,7 @@ fn retain_reaching<W: Word>(
     states.retain(|state| may_reach(state, capacity, floor, next_above, next_below));
 }
 
-impl Word for u128 {}
+impl Reaching for u128 {}
 
 /// The core is processed in blocks of this many items, one bit each in a state.
 const BLOCK: usize = 64;
@@ -368,7 +359,7 @@ fn solve_core(
         .iter()
         .fold(capacity, |sum, item| sum.saturating_add(item.tokens));
     let value: u128 = core.iter().map(|item| u128::from(item.value)).sum();
-    let solve = if narrow && tokens.max(value) <= u128::from(u64::MAX) {
+    let solve = if narrow_fits(narrow, tokens.max(value)) {
         solve_in::<u64>
     } else {
         solve_in::<u128>
@@ -385,7 +376,7 @@ fn solve_core(
 }
 
 /// [`solve_core`] with states of `W` value and tokens, which hold the core's sums.
-fn solve_in<W: Word>(
+fn solve_in<W: Reaching>(
     core: &mut Vec<Item>,
     capacity: u128,
     ratio: Option<(i128, i128)>,

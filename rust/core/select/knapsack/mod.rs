@@ -18,6 +18,7 @@ pub mod greedy;
 pub mod multiple_choice;
 pub mod parent_tree;
 pub mod reduction;
+pub mod word;
 pub mod work;
 
 pub use chosen::Chosen;

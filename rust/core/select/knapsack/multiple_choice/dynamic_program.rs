@@ -29,6 +29,7 @@ use crate::core::select::knapsack::multiple_choice::relaxation::{
 use crate::core::select::knapsack::multiple_choice::rest_bound::{RestBound, Stretch, Sweep};
 use crate::core::select::knapsack::multiple_choice::tie_order::{TieOrder, NONE};
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
+use crate::core::select::knapsack::word::{narrow_fits, Word};
 use crate::core::select::knapsack::work::Work;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
@@ -91,7 +92,22 @@ pub fn optimal(
     }
     let members: Vec<&[Item]> = open.iter().map(|class| &class.members[..]).collect();
     let rest = RestBound::new(&members, sort_piece, checkpoint)?;
-    let best = best_state(
+    // A state holds the fixed items and at most the largest and the most valuable member of
+    // each class (a sum formed before the capacity is checked, too).
+    let most = |of: fn(&Item) -> u128, fixed: u128| {
+        open.iter().fold(fixed, |sum, class| {
+            let largest = class.members.iter().map(of).max().unwrap_or(0);
+            sum.saturating_add(largest)
+        })
+    };
+    let most_tokens = most(|item| item.tokens, chosen.tokens);
+    let most_value = most(|item| u128::from(item.value), chosen.value);
+    let solve = if narrow_fits(tuning.narrow_states, most_tokens.max(most_value)) {
+        best_state::<u64>
+    } else {
+        best_state::<u128>
+    };
+    let best = solve(
         &open,
         (chosen.tokens, chosen.value),
         capacity,
@@ -332,9 +348,9 @@ impl OpenClass {
 
 /// One set of the dynamic program: its tokens and value, and its choices (a chain of nodes).
 #[derive(Debug, Clone, Copy)]
-struct State {
-    tokens: u128,
-    value: u128,
+struct State<W> {
+    tokens: W,
+    value: W,
     node: u32,
 }
 
@@ -359,9 +375,9 @@ impl Child for Node {
 /// A state grown from one of the states before (`from`): `parent`'s choices and `unit`
 /// ([`NONE`]: none of this class), and its place in the tie order.
 #[derive(Debug, Clone, Copy)]
-struct Grown {
-    tokens: u128,
-    value: u128,
+struct Grown<W> {
+    tokens: W,
+    value: W,
     parent: u32,
     unit: u32,
     from: u32,
@@ -375,18 +391,22 @@ struct Choices<'r> {
     work: &'r mut Work,
 }
 
+/// The states the loops that grow and merge them walk between two checkpoints: a check per
+/// state costs them a tenth of their time.
+const PIECE: usize = 4096;
+
 /// `grown`'s runs (each from one of `runs` to the next) merged by tokens, the more valuable
 /// first among equal tokens, two at a time, level by level, into `grown` again (`spare` the
 /// room between levels). Each run is the states grown by one choice: in the states' order, by
 /// tokens and so by value (the states are Pareto), so merging orders them with a comparison
 /// or two per state and level, where a sort compares each many times.
-fn merge_by_tokens(
-    grown: &mut Vec<Grown>,
+fn merge_by_tokens<W: Word>(
+    grown: &mut Vec<Grown<W>>,
     runs: &mut Vec<usize>,
-    spare: &mut Vec<Grown>,
+    spare: &mut Vec<Grown<W>>,
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<(), Interrupted> {
-    let before = |a: &Grown, b: &Grown| (a.tokens, b.value) < (b.tokens, a.value);
+    let before = |a: &Grown<W>, b: &Grown<W>| (a.tokens, b.value) < (b.tokens, a.value);
     while runs.len() > 2 {
         spare.clear();
         let count = runs.len() - 1;
@@ -395,13 +415,16 @@ fn merge_by_tokens(
             let end = runs[(first + 2).min(count)];
             let (mut left, mut right) = (start, middle);
             while left < middle && right < end {
-                checkpoint.tick()?;
-                if before(&grown[right], &grown[left]) {
-                    spare.push(grown[right]);
-                    right += 1;
-                } else {
-                    spare.push(grown[left]);
-                    left += 1;
+                checkpoint.advance(PIECE)?;
+                let stop = left + right + PIECE;
+                while left < middle && right < end && left + right < stop {
+                    if before(&grown[right], &grown[left]) {
+                        spare.push(grown[right]);
+                        right += 1;
+                    } else {
+                        spare.push(grown[left]);
+                        left += 1;
+                    }
                 }
             }
             spare.extend_from_slice(&grown[left..middle]);
@@ -424,7 +447,7 @@ fn merge_by_tokens(
 
 /// The canonical best set of the open classes, after fixed items of `tokens` and `value`;
 /// once the work is spent, the best set found so far (none of the classes not reached).
-fn best_state(
+fn best_state<W: Word>(
     open: &[OpenClass],
     (tokens, value): (u128, u128),
     capacity: u128,
@@ -433,14 +456,14 @@ fn best_state(
     checkpoint: &mut Checkpoint<'_>,
 ) -> Result<Vec<Item>, Interrupted> {
     let mut states = vec![State {
-        tokens,
-        value,
+        tokens: W::of(tokens),
+        value: W::of(value),
         node: NO_NODE,
     }];
-    let mut grown: Vec<Grown> = Vec::new();
+    let mut grown: Vec<Grown<W>> = Vec::new();
     // Where each choice's run of `grown` starts, and room to merge them.
     let mut runs: Vec<usize> = Vec::new();
-    let mut spare: Vec<Grown> = Vec::new();
+    let mut spare: Vec<Grown<W>> = Vec::new();
     let mut stretch = Stretch::default();
     // The states in the tie rule's order, and room to place the grown ones.
     let mut ties = TieOrder::one_state();
@@ -454,10 +477,11 @@ fn best_state(
         }
         rest.leave(level);
         let largest = class.members.iter().map(|member| member.tokens).max();
-        let most_tokens = states.last().map_or(0, |state| state.tokens) + largest.unwrap_or(0);
+        let last = states.last().map_or(0, |state| state.tokens.into());
+        let most_tokens = last + largest.unwrap_or(0);
         let rooms = (
             capacity - most_tokens.min(capacity),
-            capacity - states.first().map_or(0, |state| state.tokens),
+            capacity - states.first().map_or(0, |state| state.tokens.into()),
         );
         rest.stretch(rooms, growing, &mut stretch);
         // Whether a set can still reach the set found first. One that cannot is dropped
@@ -469,7 +493,9 @@ fn best_state(
             states
                 .iter()
                 .enumerate()
-                .filter(|(_, state)| sweep.reaches(capacity - state.tokens, state.value, floor))
+                .filter(|(_, state)| {
+                    sweep.reaches(capacity - state.tokens.into(), state.value.into(), floor)
+                })
                 .map(|(from, state)| Grown {
                     tokens: state.tokens,
                     value: state.value,
@@ -482,24 +508,28 @@ fn best_state(
         runs.clear();
         runs.push(0);
         for member in &class.members {
+            let (member_tokens, member_value) = (W::of(member.tokens), W::of(member.value.into()));
             runs.push(grown.len());
             let mut sweep = Sweep::new(&rest, &stretch);
-            for (from, state) in states.iter().enumerate() {
-                checkpoint.tick()?;
-                let tokens = state.tokens + member.tokens;
-                if tokens > capacity {
-                    break; // states come by tokens
-                }
-                let value = state.value + u128::from(member.value);
-                if sweep.reaches(capacity - tokens, value, floor) {
-                    grown.push(Grown {
-                        tokens,
-                        value,
-                        parent: state.node,
-                        unit: member.unit,
-                        from: from as u32,
-                        place: NONE,
-                    });
+            // States come by tokens: those that fit with this member are a first run.
+            let fits =
+                states.partition_point(|state| (state.tokens + member_tokens).into() <= capacity);
+            let pieces = (0..fits).step_by(PIECE).zip(states[..fits].chunks(PIECE));
+            for (start, piece) in pieces {
+                checkpoint.advance(PIECE)?;
+                for (from, state) in (start..).zip(piece) {
+                    let (tokens, value) =
+                        (state.tokens + member_tokens, state.value + member_value);
+                    if sweep.reaches(capacity - tokens.into(), value.into(), floor) {
+                        grown.push(Grown {
+                            tokens,
+                            value,
+                            parent: state.node,
+                            unit: member.unit,
+                            from: from as u32,
+                            place: NONE,
+                        });
+                    }
                 }
             }
         }
@@ -579,9 +609,10 @@ fn best_state(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::interrupt::Uninterrupted;
+    use crate::core::interrupt::{Interrupt, Uninterrupted};
     use crate::core::select::names::sets::NO_SET;
     use crate::core::test_support::item;
+    use crate::core::test_support::InterruptAt;
 
     fn checkpoint() -> Checkpoint<'static> {
         Checkpoint::new(&Uninterrupted, std::time::Duration::ZERO)
@@ -662,6 +693,34 @@ mod tests {
             (chosen.value, chosen.tokens, kept),
             (climb.value, climb.tokens, climbed)
         );
+    }
+
+    #[test]
+    fn merging_many_states_asks_for_an_interrupt_as_it_goes() {
+        // Two runs of 6,000 states: three pieces, the third ask stops the merge.
+        let grown_of = |tokens: u64| Grown {
+            tokens,
+            value: tokens,
+            parent: NO_NODE,
+            unit: 0,
+            from: 0,
+            place: 0,
+        };
+        let count = 6_000;
+        let mut grown: Vec<Grown<u64>> = (0..count).chain(0..count).map(grown_of).collect();
+        let merge = |grown: &mut Vec<Grown<u64>>, interrupt: &dyn Interrupt| {
+            let mut checkpoint = Checkpoint::new(interrupt, std::time::Duration::ZERO);
+            let mut runs = vec![0, count as usize, 2 * count as usize];
+            merge_by_tokens(grown, &mut runs, &mut Vec::new(), &mut checkpoint)
+        };
+        assert_eq!(
+            merge(&mut grown.clone(), &InterruptAt::new(3)),
+            Err(Interrupted)
+        );
+        assert_eq!(merge(&mut grown, &InterruptAt::new(4)), Ok(()));
+        let tokens: Vec<u64> = grown.iter().map(|state| state.tokens).collect();
+        assert!(tokens.windows(2).all(|pair| pair[0] <= pair[1]));
+        assert_eq!(tokens.len(), 2 * count as usize);
     }
 
     #[test]

@@ -160,14 +160,19 @@ fn optimal_is_the_canonical_optimum_and_its_bound_the_relaxations() {
         let case = Case::generated(&mut rng, 12);
         let set_of = case.set_of();
         let sets = (&set_of, case.sets);
-        // Unreached choices collected as soon as they may be half of all, or never.
-        for slack in [0, usize::MAX] {
+        // Unreached choices collected as soon as they may be half of all, or never; states
+        // in 64 bits, or in 128.
+        for (slack, narrow_states) in [(0, true), (usize::MAX, true), (0, false)] {
+            let tuning = Tuning {
+                narrow_states,
+                ..tuning(slack)
+            };
             let chosen = optimal(
                 case.items.clone(),
                 sets,
                 case.capacity,
                 &by_number,
-                &tuning(slack),
+                &tuning,
                 &mut Work::unlimited(),
                 &mut checkpoint(),
             );
@@ -187,6 +192,37 @@ fn optimal_is_the_canonical_optimum_and_its_bound_the_relaxations() {
             assert_eq!(chosen.value, value);
         }
     }
+}
+
+#[test]
+fn optimal_holds_sums_past_64_bits_in_128() {
+    // Values near the largest: a set of two passes 64 bits.
+    let mut rng = Lcg(31);
+    let mut sums_past = 0;
+    for case_number in 0..300 {
+        let mut case = Case::generated(&mut rng, 12);
+        for item in &mut case.items {
+            item.value = u64::MAX - rng.below(3);
+        }
+        let set_of = case.set_of();
+        let chosen = optimal(
+            case.items.clone(),
+            (&set_of, case.sets),
+            case.capacity,
+            &by_number,
+            &tuning(0),
+            &mut Work::unlimited(),
+            &mut checkpoint(),
+        );
+        let chosen = chosen.unwrap();
+        assert_eq!(
+            case.mask(&chosen),
+            case.brute_optimum(),
+            "case {case_number}"
+        );
+        sums_past += usize::from(chosen.value > u128::from(u64::MAX));
+    }
+    assert!(sums_past > 100, "{sums_past} sets past 64 bits");
 }
 
 #[test]
