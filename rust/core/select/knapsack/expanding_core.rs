@@ -15,6 +15,7 @@ use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::reduction::{reduced_gain, Reduction};
 use crate::core::select::knapsack::word::{narrow_fits, Word};
 use crate::core::select::knapsack::work::Work;
+use crate::core::select::knapsack::STATES_PER_CHECK;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 
@@ -623,9 +624,14 @@ fn merge_with_item<W: Word>(
             merged.push(state);
         }
     };
+    // A merge of many states asks for an interrupt as it goes, once per piece of them.
+    let mut steps = 0;
     loop {
-        // A merge of many states asks for an interrupt as it goes.
-        checkpoint.tick()?;
+        steps += 1;
+        if steps == STATES_PER_CHECK {
+            steps = 0;
+            checkpoint.advance(STATES_PER_CHECK)?;
+        }
         let took = with_item.peek().map(|s| flipped(s));
         let left = without.peek().map(|s| (s.tokens, s.value));
         let take_first = match (took, left) {

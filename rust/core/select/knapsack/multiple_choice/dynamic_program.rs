@@ -31,6 +31,7 @@ use crate::core::select::knapsack::multiple_choice::tie_order::{TieOrder, NONE};
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::word::{narrow_fits, Word};
 use crate::core::select::knapsack::work::Work;
+use crate::core::select::knapsack::STATES_PER_CHECK;
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 use crate::core::sort_in_pieces::sort_in_pieces;
@@ -391,10 +392,6 @@ struct Choices<'r> {
     work: &'r mut Work,
 }
 
-/// The states the loops that grow and merge them walk between two checkpoints: a check per
-/// state costs them a tenth of their time.
-const PIECE: usize = 4096;
-
 /// `grown`'s runs (each from one of `runs` to the next) merged by tokens, the more valuable
 /// first among equal tokens, two at a time, level by level, into `grown` again (`spare` the
 /// room between levels). Each run is the states grown by one choice: in the states' order, by
@@ -415,8 +412,8 @@ fn merge_by_tokens<W: Word>(
             let end = runs[(first + 2).min(count)];
             let (mut left, mut right) = (start, middle);
             while left < middle && right < end {
-                checkpoint.advance(PIECE)?;
-                let stop = left + right + PIECE;
+                checkpoint.advance(STATES_PER_CHECK)?;
+                let stop = left + right + STATES_PER_CHECK;
                 while left < middle && right < end && left + right < stop {
                     if before(&grown[right], &grown[left]) {
                         spare.push(grown[right]);
@@ -514,9 +511,11 @@ fn best_state<W: Word>(
             // States come by tokens: those that fit with this member are a first run.
             let fits =
                 states.partition_point(|state| (state.tokens + member_tokens).into() <= capacity);
-            let pieces = (0..fits).step_by(PIECE).zip(states[..fits].chunks(PIECE));
+            let pieces = (0..fits)
+                .step_by(STATES_PER_CHECK)
+                .zip(states[..fits].chunks(STATES_PER_CHECK));
             for (start, piece) in pieces {
-                checkpoint.advance(PIECE)?;
+                checkpoint.advance(STATES_PER_CHECK)?;
                 for (from, state) in (start..).zip(piece) {
                     let (tokens, value) =
                         (state.tokens + member_tokens, state.value + member_value);
