@@ -675,6 +675,39 @@ fn merge_with_item<W: Word>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::interrupt::Interrupt;
+    use crate::core::test_support::{item, InterruptAt};
+
+    #[test]
+    fn a_merge_asks_for_an_interrupt_once_per_piece_of_states() {
+        // 12,000 states and their copies with the item: 24,000 steps, five pieces.
+        let states: Vec<State<u64>> = (0..12_000)
+            .map(|n| State {
+                value: n,
+                tokens: n,
+                node: NO_NODE,
+                block_flips: 0,
+            })
+            .collect();
+        let merge = |interrupt: &dyn Interrupt| {
+            let mut checkpoint = Checkpoint::new(interrupt, std::time::Duration::ZERO);
+            let mut merged = Vec::new();
+            let prefer = |_: &State<u64>, _: &State<u64>| true;
+            let flip = (Flip::Add, 1);
+            merge_with_item(
+                &states,
+                &item(0, 1, 1),
+                flip,
+                u64::MAX,
+                prefer,
+                &mut merged,
+                &mut checkpoint,
+            )
+            .map(|()| merged.len())
+        };
+        assert_eq!(merge(&InterruptAt::new(5)), Err(Interrupted));
+        assert_eq!(merge(&InterruptAt::new(6)), Ok(12_001));
+    }
 
     #[test]
     fn a_first_difference_takes_a_step_and_one_per_node_walked() {
