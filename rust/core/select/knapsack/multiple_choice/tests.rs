@@ -80,6 +80,21 @@ impl Case {
         }
     }
 
+    /// `optimal`'s set, without a work limit.
+    fn solved(&self, tuning: &Tuning) -> Chosen {
+        let set_of = self.set_of();
+        let chosen = optimal(
+            self.items.clone(),
+            (&set_of, self.sets),
+            self.capacity,
+            &by_number,
+            tuning,
+            &mut Work::unlimited(),
+            &mut checkpoint(),
+        );
+        chosen.unwrap()
+    }
+
     fn set_of(&self) -> impl Fn(u32) -> u32 + '_ {
         |unit| self.set_of[unit as usize]
     }
@@ -158,25 +173,13 @@ fn optimal_is_the_canonical_optimum_and_its_bound_the_relaxations() {
     let mut rng = Lcg(11);
     for case_number in 0..3000 {
         let case = Case::generated(&mut rng, 12);
-        let set_of = case.set_of();
-        let sets = (&set_of, case.sets);
         // Unreached choices collected as soon as they may be half of all, or never; states
         // in 64 bits, or in 128.
         for (slack, narrow_states) in [(0, true), (usize::MAX, true), (0, false)] {
-            let tuning = Tuning {
+            let chosen = case.solved(&Tuning {
                 narrow_states,
                 ..tuning(slack)
-            };
-            let chosen = optimal(
-                case.items.clone(),
-                sets,
-                case.capacity,
-                &by_number,
-                &tuning,
-                &mut Work::unlimited(),
-                &mut checkpoint(),
-            );
-            let chosen = chosen.unwrap();
+            });
             assert_eq!(
                 case.mask(&chosen),
                 case.brute_optimum(),
@@ -204,17 +207,7 @@ fn optimal_holds_sums_past_64_bits_in_128() {
         for item in &mut case.items {
             item.value = u64::MAX - rng.below(3);
         }
-        let set_of = case.set_of();
-        let chosen = optimal(
-            case.items.clone(),
-            (&set_of, case.sets),
-            case.capacity,
-            &by_number,
-            &tuning(0),
-            &mut Work::unlimited(),
-            &mut checkpoint(),
-        );
-        let chosen = chosen.unwrap();
+        let chosen = case.solved(&tuning(0));
         assert_eq!(
             case.mask(&chosen),
             case.brute_optimum(),
