@@ -45,9 +45,9 @@ pub struct Tuning {
     /// `optimal` asks the request's interrupt at most this often: often enough that Ctrl-C
     /// stops it well within a tenth of a second, seldom enough to cost nothing.
     pub interrupt_every: Duration,
-    /// `optimal` keeps its states' value and tokens in 64 bits where the core's sums fit
-    /// (half the memory each merge moves), else in 128; off, always in 128, so that tests
-    /// can check that both widths decide alike.
+    /// `optimal`, with variants or without, keeps its states' value and tokens in 64 bits
+    /// where every sum it can form fits (less memory each merge moves), else in 128; off,
+    /// always in 128, so that tests can check that both widths decide alike.
     pub narrow_states: bool,
 }
 
