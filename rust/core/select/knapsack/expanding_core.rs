@@ -14,8 +14,7 @@ use crate::core::select::knapsack::greedy::{best_single, break_item, walk_by_den
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::reduction::{reduced_gain, Reduction};
 use crate::core::select::knapsack::word::{narrow_fits, Word};
-use crate::core::select::knapsack::work::Work;
-use crate::core::select::knapsack::STATES_PER_CHECK;
+use crate::core::select::knapsack::work::{Work, STATES_PER_CHECK};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 

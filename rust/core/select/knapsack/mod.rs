@@ -21,10 +21,6 @@ pub mod reduction;
 pub mod word;
 pub mod work;
 
-/// The states the exact solvers' loops over them (growing, merging) walk between two
-/// checkpoints: a check per state cost a hard call 5% to 10% of its time (docs/changelog.md).
-pub const STATES_PER_CHECK: usize = 4096;
-
 pub use chosen::Chosen;
 pub use expanding_core::optimal;
 pub use greedy::density;

@@ -30,8 +30,7 @@ use crate::core::select::knapsack::multiple_choice::rest_bound::{RestBound, Stre
 use crate::core::select::knapsack::multiple_choice::tie_order::{TieOrder, NONE};
 use crate::core::select::knapsack::parent_tree::{Child, ParentTree, NO_NODE};
 use crate::core::select::knapsack::word::{narrow_fits, Word};
-use crate::core::select::knapsack::work::Work;
-use crate::core::select::knapsack::STATES_PER_CHECK;
+use crate::core::select::knapsack::work::{Work, STATES_PER_CHECK};
 use crate::core::select::tuning::Tuning;
 use crate::core::select::value::{density_order, Item};
 use crate::core::sort_in_pieces::sort_in_pieces;
