@@ -1,5 +1,6 @@
 //! The width of a dynamic program's sums of value and tokens: `u64` where every sum a call
-//! can form fits (half the memory each pass over the states moves), `u128` otherwise.
+//! can form fits (a state of 32 bytes where it was 48, in every pass over the states), `u128`
+//! otherwise.
 
 use std::ops::{Add, Sub};
 
