@@ -199,12 +199,17 @@ def _packed(
     selections = [sibling.solo_selection for sibling in siblings]
     outputs = _arranged(siblings, selections, units, policy)
     cost = estimate_cost(outputs, prices)
+    # What a child shares, and with a loss what it keeps, the others decide too.
+    all_exact = all(sibling.exact for sibling in siblings)
     if loss and len(siblings) > 1:
-        grown = _grown(compressor, policy, siblings, units, index_of, loss, prices, cost)
+        grown, grown_exact = _grown(
+            compressor, policy, siblings, units, index_of, loss, prices, cost
+        )
+        all_exact = all_exact and grown_exact
         if grown is not None:
             selections, outputs, cost = grown
     results = tuple(
-        SkeletonResult(output, _metadata(sibling, selection, len(parent)))
+        SkeletonResult(output, _metadata(sibling, selection, len(parent), all_exact))
         for sibling, selection, output in zip(siblings, selections, outputs)
     )
     shared_units = _shared(selections)
@@ -456,10 +461,13 @@ def _arranged(
     ]
 
 
-def _metadata(sibling: _Sibling, selection: _Selection, total: int) -> SkeletonMetadata:
+def _metadata(
+    sibling: _Sibling, selection: _Selection, total: int, all_exact: bool
+) -> SkeletonMetadata:
     """As `compress` fills it for this selection: the bound is the solo call's, the most any
     selection within the budget keeps under the child's policy (a re-solve with shared units
-    marked required reports a bound for that narrower problem, which is not this)."""
+    marked required reports a bound for that narrower problem, which is not this); exact
+    when every solve of the packing finished (`all_exact`)."""
     return SkeletonMetadata.of(
         sibling.original,
         selection.compressed,
@@ -470,7 +478,7 @@ def _metadata(sibling: _Sibling, selection: _Selection, total: int) -> SkeletonM
         sibling.bound,
         0,
         selection.relevance,
-        exact=sibling.exact,
+        exact=all_exact,
     )
 
 
@@ -483,9 +491,11 @@ def _grown(
     loss: Fraction,
     pricing: CachePricing,
     cost: CacheCost,
-) -> tuple[list[_Selection], list[tuple[ContextFragment, ...]], CacheCost] | None:
+) -> tuple[tuple[list[_Selection], list[tuple[ContextFragment, ...]], CacheCost] | None, bool]:
     """A larger shared set, when one costs less and leaves every child at least
-    (1 - loss) of its solo value within its budget; None when none was found.
+    (1 - loss) of its solo value within its budget (None when none was found), and whether
+    every re-solve made to look for it finished: one stopped short may have refused a set
+    that holds.
 
     Candidates are the units some children keep and others do not, eligible in every child,
     tried by how many children keep them (most first), then by input position: those cost
@@ -495,7 +505,7 @@ def _grown(
     asked first next time. Every step is deterministic, so both backends take the same ones.
     """
     if any(sibling.budget == 0 for sibling in siblings):
-        return None  # a budget of 0 keeps only required units: no unit can join the shared set
+        return None, True  # a budget of 0 keeps only required units: none joins the shared set
     solo = [sibling.solo_selection for sibling in siblings]
     keeping: dict[int, int] = {}
     for selection in solo:
@@ -517,12 +527,16 @@ def _grown(
     asked = list(range(len(siblings)))
     copies: list[dict[int, ContextFragment]] = [{} for _ in siblings]
     size, trials = len(queue), 0
+    all_exact = True
     while queue and trials < _MAX_TRIALS:
         batch = _batch(queue, forced, size, units)
         if not batch:
             break
         trials += 1
-        found = _trial(compressor, siblings, units, index_of, forced + batch, needed, asked, copies)
+        found, exact = _trial(
+            compressor, siblings, units, index_of, forced + batch, needed, asked, copies
+        )
+        all_exact = all_exact and exact
         if found is not None:
             outputs = _arranged(siblings, found, units, policy)
             # Unchecked: a trial priced past the largest float is only not cheaper.
@@ -538,7 +552,7 @@ def _grown(
             size //= 2
         else:
             queue.remove(batch[0])
-    return best
+    return best, all_exact
 
 
 def _eligible(unit: int, siblings: list[_Sibling], units: _Units, policy: Policy) -> bool:
@@ -585,14 +599,15 @@ def _trial(
     needed: list[int],
     asked: list[int],
     copies: list[dict[int, ContextFragment]],
-) -> list[_Selection] | None:
-    """Every child's selection with the `forced` units marked required; None at the first
-    child that would go over its budget or keep less than it needs (that child moves to the
-    front of `asked`)."""
+) -> tuple[list[_Selection] | None, bool]:
+    """Every child's selection with the `forced` units marked required (None at the first
+    child that would go over its budget or keep less than it needs; that child moves to the
+    front of `asked`), and whether every child's solve finished."""
     found: list[_Selection | None] = [None] * len(siblings)
     forced_fragments = _fragments_of(forced, units)
     forced_tokens = sum(units.tokens[unit] for unit in forced if not units.required[unit])
     required_tokens = sum(tokens for tokens, pinned in zip(units.tokens, units.required) if pinned)
+    all_exact = True
     for position, child in enumerate(asked):
         sibling = siblings[child]
         selection = None
@@ -605,15 +620,16 @@ def _trial(
                     fragment = context[index]
                     copy = made[index] = remade(fragment, fragment.relevance_score, True)
                 context[index] = copy
-            kept, _, compressed, value, _, relevance, _ = compressor.compress(
+            kept, _, compressed, value, _, relevance, exact = compressor.compress(
                 tuple(context), sibling.budget
             )
+            all_exact = all_exact and exact
             if compressed <= sibling.budget and value >= needed[child]:
                 selection = _Selection(
                     _kept_units(kept, index_of, units), len(kept), compressed, value, relevance
                 )
         if selection is None:
             asked.insert(0, asked.pop(position))
-            return None
+            return None, all_exact
         found[child] = selection
-    return found  # type: ignore[return-value]
+    return found, all_exact  # type: ignore[return-value]

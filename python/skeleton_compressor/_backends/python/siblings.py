@@ -61,8 +61,10 @@ def packed_siblings(
         (fragment_id, tokens, content)
         for fragment_id, tokens, content in zip(parent.fragment_ids, parent.token_counts, contents)
     ]
+    # What a child shares the others decide too: exact only if every child's call is.
+    all_exact = all(exact for *_, exact in children)
     results, outputs = [], []
-    for (columns, given, budget, kept, compressed, value, bound, exact), units in zip(
+    for (columns, given, budget, kept, compressed, value, bound, _), units in zip(
         children, kept_units
     ):
         negated = columns.negated_scores
@@ -85,7 +87,7 @@ def packed_siblings(
             bound,
             0,
             relevance,
-            exact=exact,
+            exact=all_exact,
         )
         results.append(SkeletonResult(kept_fragments, metadata))
     shared_rows = sorted(row for unit in shared for row in members[unit])

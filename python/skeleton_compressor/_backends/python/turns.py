@@ -81,14 +81,15 @@ def turn(
     on_overflow = policy.on_overflow
     ordinary = _Fill(units, units.walk(budget, strategy, on_overflow, False), budget, on_overflow)
     run = reusable_run(units, matched, budget)
-    reused, fill = _longest_reuse(run, ordinary, strategy, max_value_loss)
+    reused, fill, fills_exact = _longest_reuse(run, ordinary, strategy, max_value_loss)
     if len(reused) < len(run) and headroom:
         fill = _with_headroom(fill, headroom, strategy)
     if explain:
         # Only the chosen fill is told: walked again, recording its steps.
         fill = fill._replace(walk=fill.units.walk(fill.budget, strategy, fill.on_overflow, True))
-    # The reuse is measured against the call's value without it: exact only if that is.
-    exact = ordinary.walk.exact and fill.walk.exact
+    # The reuse is measured against the call's value without it, and a fill stopped short
+    # may have been refused a length that holds: exact only if every walk finished.
+    exact = ordinary.walk.exact and fills_exact and fill.walk.exact
     return _turn_of(fill, reused, policy.order, units.bound(budget), explain)._replace(exact=exact)
 
 
@@ -133,11 +134,12 @@ def reusable_run(units: Units, matched: list[int], budget: int) -> list[int]:
 
 def _longest_reuse(
     run: list[int], ordinary: _Fill, strategy: str, max_value_loss: float
-) -> tuple[list[int], _Fill]:
+) -> tuple[list[int], _Fill, bool]:
     """The longest leading part of `run` whose fill keeps at least (1 - max_value_loss) of
-    the call's value without it, compared exactly, with that fill; with none, the call."""
+    the call's value without it, compared exactly, with that fill (with none, the call), and
+    whether every fill tried finished."""
     if not run:
-        return [], ordinary
+        return [], ordinary, True
     units = ordinary.units
     best = units.value(ordinary.walk)
     loss, scale = max_value_loss.as_integer_ratio()
@@ -146,6 +148,7 @@ def _longest_reuse(
         return value >= best or (best - value) * scale <= loss * best
 
     budget, on_overflow = ordinary.budget, ordinary.on_overflow
+    unfinished: list[int] = []
 
     def fill(length: int, most: int) -> _Fill | None:
         """F_length, when it keeps enough; `most`, what it keeps at most, may tell at once
@@ -155,16 +158,19 @@ def _longest_reuse(
         pinned = units.pinning(run[:length])
         # Pinned units are kept first and fit: the overflow rules never act.
         walk = pinned.walk(budget, strategy, on_overflow, False)
+        if not walk.exact:
+            unfinished.append(length)
         return _Fill(pinned, walk, budget, on_overflow) if enough(pinned.value(walk)) else None
 
     bounds = fill_bounds(units, run, budget)
     if strategy == "optimal":
-        return _bisected(run, fill, [0, *reversed(list(bounds))]) or ([], ordinary)
+        reused, bisected = _bisected(run, fill, [0, *reversed(list(bounds))]) or ([], ordinary)
+        return reused, bisected, not unfinished
     for length, most in zip(range(len(run), 0, -1), bounds):
         found = fill(length, most)
         if found is not None:
-            return run[:length], found
-    return [], ordinary
+            return run[:length], found, not unfinished
+    return [], ordinary, not unfinished
 
 
 def _bisected(

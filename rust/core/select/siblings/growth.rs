@@ -14,26 +14,31 @@ use crate::core::select::names::sets::NO_SET;
 use crate::core::select::request::Request;
 use crate::core::select::share::Share;
 
-use super::{shared_anchors, Choice, House, Kid, Packing};
+use super::{shared_anchors, Choice, Growth, House, Kid, Packing};
 use crate::core::select::unit_ranking::one;
 
 /// Trials of a larger shared set made at most, each up to one packing per child.
 pub const MAX_TRIALS: usize = 24;
 
 /// The children's choices, outputs and cost with a larger shared set, when one costs less
-/// than `billed` (the cost with the children's own selections); `None` when none was found.
+/// than `billed` (the cost with the children's own selections), and whether every
+/// re-solve made to look for it finished.
 pub(super) fn grown(
     house: &mut House<'_, '_>,
     kids: &mut [Kid],
     loss: Share,
     billed: f64,
-) -> Result<Option<Packing>, Refusal> {
+) -> Result<Growth, Refusal> {
+    let mut growth = Growth {
+        grown: None,
+        all_exact: true,
+    };
     if kids.iter().any(|kid| kid.budget == 0) {
         // A budget of 0 keeps only required units: no unit can join the shared set.
-        return Ok(None);
+        return Ok(growth);
     }
     let Some(first) = kids.first() else {
-        return Ok(None);
+        return Ok(growth);
     };
     let units = first.units();
     let fragments = units.fragments();
@@ -72,7 +77,6 @@ pub(super) fn grown(
         .into_iter()
         .filter(|&anchor| !required[anchor as usize])
         .collect();
-    let mut best = None;
     let mut best_billed = billed;
     let mut asked: Vec<usize> = (0..kids.len()).collect();
     let (mut size, mut trials) = (queue.len(), 0);
@@ -83,13 +87,15 @@ pub(super) fn grown(
         }
         trials += 1;
         let trying: Vec<u32> = forced.iter().chain(&batch).copied().collect();
-        if let Some(found) = trial(house, kids, &trying, &required, loss, &mut asked)? {
+        let found = trial(house, kids, &trying, &required, loss, &mut asked)?;
+        growth.all_exact &= found.all_exact;
+        if let Some(found) = found.choices {
             let chosen: Vec<&Choice> = found.iter().collect();
             let outputs = house.arranged(kids, &chosen)?;
             let priced = house.price(&outputs);
             if priced.billed < best_billed {
                 best_billed = priced.billed;
-                best = Some(Packing {
+                growth.grown = Some(Packing {
                     choices: found,
                     outputs,
                     cost: priced,
@@ -106,7 +112,7 @@ pub(super) fn grown(
             queue.retain(|&anchor| anchor != batch[0]);
         }
     }
-    Ok(best)
+    Ok(growth)
 }
 
 /// The next `size` candidates, passing over one whose variant set the shared set or the
@@ -148,6 +154,12 @@ fn next_batch(
     batch
 }
 
+/// A trial's choices, and whether every child's solve in it finished.
+struct Trial {
+    choices: Option<Vec<Choice>>,
+    all_exact: bool,
+}
+
 /// Every child's choice with the `forced` units kept; `None` at the first child that would
 /// go over its budget or keep less than (1 - `loss`) of its own call's value (that child
 /// moves to the front of `asked`).
@@ -158,7 +170,8 @@ fn trial(
     required: &[bool],
     loss: Share,
     asked: &mut Vec<usize>,
-) -> Result<Option<Vec<Choice>>, Refusal> {
+) -> Result<Trial, Refusal> {
+    let mut all_exact = true;
     let loose: Vec<u32> = forced
         .iter()
         .copied()
@@ -183,6 +196,7 @@ fn trial(
                 .kept_units(house.ids, request, false, &mut house.checkpoint);
             kid.ranking.unpin(&pinned, &kid.sets);
             let [kept] = one(kept?);
+            all_exact &= kept.exact();
             if kept.compressed_tokens() <= kid.budget
                 && loss.keeps_enough(kept.value_kept(), kid.solo.kept.value_kept())
             {
@@ -192,11 +206,17 @@ fn trial(
         let Some(choice) = choice else {
             asked.remove(position);
             asked.insert(0, child);
-            return Ok(None);
+            return Ok(Trial {
+                choices: None,
+                all_exact,
+            });
         };
         found[child] = Some(choice);
     }
-    Ok(Some(found.into_iter().flatten().collect()))
+    Ok(Trial {
+        choices: Some(found.into_iter().flatten().collect()),
+        all_exact,
+    })
 }
 
 #[cfg(test)]

@@ -42,8 +42,9 @@ pub struct Siblings {
     pub original_tokens: u128,
     /// The fragments every child keeps, in input order; each child's output starts with them.
     pub shared: Vec<u32>,
-    /// Per child, its selection (kept fragments in output order; the bound and exactness
-    /// are its own call's) and the relevance it keeps, summed exactly.
+    /// Per child, its selection (kept fragments in output order; the bound is its own
+    /// call's, and it is exact when every solve of the packing finished) and the relevance
+    /// it keeps, summed exactly.
     pub children: Vec<(Selection, f64)>,
     /// The children's outputs priced in order, and their own calls' outputs.
     pub cost: Cost,
@@ -136,10 +137,13 @@ fn run(
     let cost = house.price(&outputs);
     let independent: Vec<Vec<u32>> = kids.iter().map(|kid| kid.solo_order.clone()).collect();
     let independent_cost = house.price(&independent);
-    let grown = if !max_value_loss.is_zero() && kids.len() > 1 {
+    let Growth { grown, all_exact } = if !max_value_loss.is_zero() && kids.len() > 1 {
         growth::grown(&mut house, &mut kids, max_value_loss, cost.billed)?
     } else {
-        None
+        Growth {
+            grown: None,
+            all_exact: true,
+        }
     };
     let Packing {
         choices,
@@ -164,6 +168,8 @@ fn run(
         }
         None => Vec::new(),
     };
+    // What a child shares, and with `max_value_loss` what it keeps, the others decide too.
+    let exact = all_exact && kids.iter().all(|kid| kid.solo_exact);
     let children = kids
         .iter()
         .zip(choices)
@@ -174,7 +180,7 @@ fn run(
                 value_kept: choice.kept.value_kept(),
                 value_bound: kid.solo_bound,
                 reused_tokens: 0,
-                exact: kid.solo_exact,
+                exact,
                 kept,
             };
             let relevance = relevance_kept(&selection.kept, &kid.relevances);
@@ -189,6 +195,14 @@ fn run(
         independent_cost,
         token_counts,
     })
+}
+
+/// A larger shared set's packing, if one was found, and whether every re-solve of the
+/// children that looked for it finished: one stopped short may have refused a set that
+/// holds, so no child is exact without them.
+struct Growth {
+    grown: Option<Packing>,
+    all_exact: bool,
 }
 
 /// Every child's choice, their outputs, and what the outputs cost.

@@ -648,3 +648,93 @@ fn at_most_twenty_four_trials_are_made() {
         );
     }
 }
+
+/// Siblings of `tokens` scored (tokens + `spread`) over the largest plus `spread` by the
+/// first child and by `second` by the other, packed by `optimal` within `max_work`: each
+/// child's selection and whether it is exact.
+fn limited(
+    (tokens, spread): (&[u64], u64),
+    second: &[f64],
+    budgets: [u128; 2],
+    loss: f64,
+    max_work: Option<u64>,
+) -> Vec<(Vec<u32>, bool)> {
+    let top = (tokens.iter().max().unwrap() + spread) as f64;
+    let first: Vec<f64> = tokens.iter().map(|&t| (t + spread) as f64 / top).collect();
+    let mut columns = Columns::new(tokens.len(), &Tuning::default()).unwrap();
+    for (at, (&count, &score)) in tokens.iter().zip(&first).enumerate() {
+        let id = format!("f{at}");
+        columns
+            .push(id.as_bytes(), at as u64, count, score)
+            .unwrap();
+    }
+    let children = [
+        ChildAsk {
+            relevances: &first,
+            budget: budgets[0],
+        },
+        ChildAsk {
+            relevances: second,
+            budget: budgets[1],
+        },
+    ];
+    let policy = Policy::default();
+    let request = Request {
+        budgets: &[],
+        strategy: Strategy::Optimal,
+        policy: &policy,
+        explain: false,
+        tuning: &Tuning::default(),
+        max_work,
+        interrupt: &Uninterrupted,
+        reuse: None,
+    };
+    let loss = Share::of(loss).unwrap();
+    let detach = Counting(Cell::new(0));
+    let packed = pack_siblings(columns, &children, loss, &PRICES, request, &detach).unwrap();
+    packed
+        .children
+        .into_iter()
+        .map(|(selection, _)| (selection.kept, selection.exact))
+        .collect()
+}
+
+/// Each child's own call finishes within 200 steps; the re-solves that look for a larger
+/// shared set do not, and may refuse one that holds: no child is exact.
+#[test]
+fn siblings_whose_growth_stopped_short_are_not_exact() {
+    let second = [0.822, 0.013, 0.001, 0.215, 0.222, 0.439];
+    let pack = |max_work| {
+        limited(
+            ([96, 22, 66, 73, 18, 85].as_slice(), 10),
+            &second,
+            [180, 120],
+            0.2,
+            max_work,
+        )
+    };
+    let exact = |children: &[(Vec<u32>, bool)]| children.iter().map(|c| c.1).collect::<Vec<_>>();
+    let (whole, short) = (pack(None), pack(Some(200)));
+    assert_eq!(exact(&whole), [true, true]);
+    assert_eq!(exact(&short), [false, false]);
+    assert_ne!(whole, short);
+}
+
+/// What a child shares the other decides too: with no loss, the second child's own call
+/// finishes within 200 steps, the first's does not, and neither child is exact.
+#[test]
+fn a_child_is_exact_only_when_every_childs_call_finished() {
+    let second = [0.714, 0.921, 0.395, 0.801, 0.445];
+    let pack = |max_work| {
+        limited(
+            ([35, 61, 77, 93, 50].as_slice(), 10),
+            &second,
+            [158, 105],
+            0.0,
+            max_work,
+        )
+    };
+    let exact = |children: &[(Vec<u32>, bool)]| children.iter().map(|c| c.1).collect::<Vec<_>>();
+    assert_eq!(exact(&pack(None)), [true, true]);
+    assert_eq!(exact(&pack(Some(200))), [false, false]);
+}

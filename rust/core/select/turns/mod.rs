@@ -32,11 +32,11 @@ pub fn pack_turn(
     let floor = request.policy.min_relevance;
     let run = reusable_run(ranking.units(), &reuse.matched, budget, floor);
     let bound = ordinary.value_bound();
-    // The reuse is measured against the ordinary call's value: exact only if that is.
-    let exact = ordinary.exact();
     if run.is_empty() {
         return finish(&ranking, &ordinary, &[], bound, ids, request, checkpoint);
     }
+    // The reuse is measured against the ordinary call's value: exact only if that is.
+    let ordinary_exact = ordinary.exact();
     let units = ranking.units();
     let loose = run.iter().map(|&unit| !units.is_required(unit)).collect();
     let mut fills = Fills {
@@ -47,6 +47,7 @@ pub fn pack_turn(
         pinned: 0,
         best: ordinary.value_kept(),
         max_value_loss: reuse.max_value_loss,
+        all_exact: true,
     };
     let (reused, kept) = if request.strategy == Strategy::Optimal {
         fills.longest_by_halves(ordinary, ids, request, checkpoint)?
@@ -54,6 +55,8 @@ pub fn pack_turn(
         fills.longest_by_steps(ordinary, ids, request, checkpoint)?
     };
     fills.pin_to(reused);
+    // A fill stopped short may have been refused a length that holds.
+    let exact = ordinary_exact && fills.all_exact;
     let ranking = &mut fills.ranking;
     let first = &run[..reused];
     // The cached prompt breaks anyway: room is left for the next turns to append to.
@@ -107,6 +110,8 @@ struct Fills<'r> {
     /// The value kept without reuse.
     best: u128,
     max_value_loss: Share,
+    /// Whether every fill made so far finished.
+    all_exact: bool,
 }
 
 impl Fills<'_> {
@@ -139,6 +144,7 @@ impl Fills<'_> {
     ) -> Result<Option<KeptUnits>, Refusal> {
         self.pin_to(length);
         let [kept] = one(self.ranking.kept_units(ids, request, false, checkpoint)?);
+        self.all_exact &= kept.exact();
         Ok(self
             .max_value_loss
             .keeps_enough(kept.value_kept(), self.best)

@@ -22,6 +22,7 @@ struct Case {
     budget: u128,
     explain: bool,
     tuning: Tuning,
+    max_work: Option<u64>,
 }
 
 impl Case {
@@ -56,6 +57,7 @@ impl Case {
             budget: u128::from(rng.below(ceiling)),
             explain: rng.below(2) == 0,
             tuning: tiny_tuning(rng),
+            max_work: None,
             input,
         }
     }
@@ -91,7 +93,7 @@ impl Case {
             policy,
             explain: self.explain,
             tuning: &self.tuning,
-            max_work: None,
+            max_work: self.max_work,
             interrupt: &Uninterrupted,
             reuse,
         };
@@ -420,6 +422,7 @@ fn headroom_never_raises_and_keeps_nothing_alone_over_its_room() {
         budget: 100,
         explain: true,
         tuning: Tuning::DEFAULT,
+        max_work: None,
     };
     // `b` alone fits, but reusing it leaves no room for `a`: nothing is reused, and half
     // the budget (50) fits neither.
@@ -460,6 +463,7 @@ fn headroom_leaves_room_once_the_run_breaks() {
         budget: 100,
         explain: false,
         tuning: Tuning::DEFAULT,
+        max_work: None,
     };
     // Reusing `c` costs `b`'s value, which no loss is allowed: the run breaks at once.
     let kept = |headroom: f64, headroom_room: Option<u128>| {
@@ -503,6 +507,7 @@ fn case_of(tokens: Vec<u64>, scores: Vec<f64>, required: Vec<bool>, budget: u128
         budget,
         explain: false,
         tuning: Tuning::DEFAULT,
+        max_work: None,
     }
 }
 
@@ -537,4 +542,39 @@ fn a_rendering_whose_set_has_a_required_one_is_not_reused() {
         .unwrap();
     assert_eq!(turn.selections[0].kept, [1]);
     assert_eq!(turn.selections[0].reused_tokens, 0);
+}
+
+/// A fill stopped short by the work limit may keep too little and be refused where the
+/// finished one holds: the turn that follows is not exact, though the call without reuse
+/// and the fill it settles on finished.
+#[test]
+fn a_turn_whose_fill_stopped_short_is_not_exact() {
+    let within = |max_work: Option<u64>| {
+        let tokens = vec![276, 651, 308, 182, 450, 607];
+        let scores = tokens.iter().map(|&t| (t + 100) as f64 / 751.0).collect();
+        Case {
+            strategy: Strategy::Optimal,
+            max_work,
+            ..case_of(tokens, scores, vec![false; 6], 1237)
+        }
+    };
+    let reuse = Reuse {
+        max_value_loss: Share::of(0.1).unwrap(),
+        ..reusing(vec![1, 3])
+    };
+    let turn = |max_work: Option<u64>| {
+        let case = within(max_work);
+        let turn = case.compress(&[false; 6], 1237, &case.policy, Some(&reuse));
+        let [selection] = &turn.unwrap().selections[..] else {
+            panic!("one budget, one selection")
+        };
+        (selection.reused_tokens, selection.exact)
+    };
+    let alone = within(Some(300));
+    let ordinary = alone
+        .compress(&[false; 6], 1237, &alone.policy, None)
+        .unwrap();
+    assert!(ordinary.selections[0].exact);
+    assert_eq!(turn(None), (651, true));
+    assert_eq!(turn(Some(300)), (0, false));
 }
