@@ -5,7 +5,8 @@ from __future__ import annotations
 import struct
 import sys
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import Any, Union
 
 from . import _messages
@@ -105,8 +106,10 @@ def checked_previous(previous: object) -> tuple[ContextFragment, ...]:
 
 def checked_previous_rows(previous: object, rows: int) -> list[int]:
     """Row numbers an earlier call of `compress_arrays` kept, as ints, each a row of this
-    call's `rows`."""
-    if isinstance(previous, (str, bytes)) or not isinstance(previous, Iterable):
+    call's `rows`. A set or a mapping is refused: its order is not the order sent."""
+    if isinstance(previous, (str, bytes, AbstractSet, Mapping)) or not isinstance(
+        previous, Iterable
+    ):
         raise TypeError(
             f"previous must be None or a sequence of row numbers, got {type(previous).__name__}"
         )
@@ -120,9 +123,8 @@ def checked_previous_rows(previous: object, rows: int) -> list[int]:
                 )
             row = row.__index__()
         if not 0 <= row < rows:
-            raise ValueError(
-                f"previous[{index}] must be a row of this call (0 to {rows - 1}), got {row}"
-            )
+            among = f"0 to {rows - 1}" if rows else "it has none"
+            raise ValueError(f"previous[{index}] must be a row of this call ({among}), got {row}")
         kept.append(row)
     return kept
 

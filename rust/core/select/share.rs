@@ -178,6 +178,20 @@ mod tests {
             Share::of(f64::MIN_POSITIVE).unwrap().of_amount(u128::MAX),
             0
         );
+        // Amounts whose product carries from the low half into the high one (floors
+        // worked out exactly with Python's fractions).
+        assert_eq!(
+            Share::of(0.1)
+                .unwrap()
+                .of_amount(219_578_230_959_242_499_332_316_047_694_492_485_471),
+            21_957_823_095_924_251_152_135_643_356_506_226_431
+        );
+        assert_eq!(
+            Share::of(0.999)
+                .unwrap()
+                .of_amount(103_777_873_510_548_641_817_100_610_730_229_439_951),
+            103_674_095_637_038_093_083_110_242_425_060_630_196
+        );
     }
 
     #[test]
