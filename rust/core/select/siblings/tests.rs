@@ -622,16 +622,7 @@ fn at_most_twenty_four_trials_are_made() {
             },
         ];
         let policy = Policy::default();
-        let request = Request {
-            budgets: &[],
-            strategy: Strategy::Optimal,
-            policy: &policy,
-            explain: false,
-            tuning: &Tuning::default(),
-            max_work: None,
-            interrupt: &Uninterrupted,
-            reuse: None,
-        };
+        let request = optimal_within(&policy, None);
         let pricing = Pricing {
             min_prefix: 0,
             ..PRICES
@@ -646,6 +637,20 @@ fn at_most_twenty_four_trials_are_made() {
             "{bad}: {:?}",
             got.shared
         );
+    }
+}
+
+/// A packing by `optimal` under `policy` within `max_work` (the budgets are the children's).
+fn optimal_within(policy: &Policy, max_work: Option<u64>) -> Request<'_> {
+    Request {
+        budgets: &[],
+        strategy: Strategy::Optimal,
+        policy,
+        explain: false,
+        tuning: &Tuning::DEFAULT,
+        max_work,
+        interrupt: &Uninterrupted,
+        reuse: None,
     }
 }
 
@@ -679,16 +684,7 @@ fn limited(
         },
     ];
     let policy = Policy::default();
-    let request = Request {
-        budgets: &[],
-        strategy: Strategy::Optimal,
-        policy: &policy,
-        explain: false,
-        tuning: &Tuning::default(),
-        max_work,
-        interrupt: &Uninterrupted,
-        reuse: None,
-    };
+    let request = optimal_within(&policy, max_work);
     let loss = Share::of(loss).unwrap();
     let detach = Counting(Cell::new(0));
     let packed = pack_siblings(columns, &children, loss, &PRICES, request, &detach).unwrap();
