@@ -989,6 +989,20 @@ def test_compress_arrays_refuses_rows_it_does_not_have(
     ) == (kind, message)
 
 
+@pytest.mark.parametrize("rows", [{0, 1}, frozenset({1}), {0: "a"}])
+def test_compress_arrays_refuses_rows_in_no_order(backend: str, rows: object) -> None:
+    # A set's or a mapping's order is not the order an earlier call sent its rows in.
+    with pytest.raises(TypeError, match="previous must be None or a sequence of row numbers"):
+        compress_arrays(["a", "b"], [1, 2], [0.5, 0.6], 10, backend=backend, previous=rows)
+
+
+def test_compress_arrays_with_no_rows_names_none_for_previous(backend: str) -> None:
+    with pytest.raises(
+        ValueError, match=r"previous\[0\] must be a row of this call \(it has none\)"
+    ):
+        compress_arrays([], [], [], 10, backend=backend, previous=[0])
+
+
 # SkeletonMetadata.reused_tokens -------------------------------------------------------------
 
 
