@@ -148,29 +148,29 @@ def _longest_reuse(
         return value >= best or (best - value) * scale <= loss * best
 
     budget, on_overflow = ordinary.budget, ordinary.on_overflow
-    unfinished: list[int] = []
+    all_finished = True
 
     def fill(length: int, most: int) -> _Fill | None:
         """F_length, when it keeps enough; `most`, what it keeps at most, may tell at once
         that it does not."""
+        nonlocal all_finished
         if not enough(most):
             return None
         pinned = units.pinning(run[:length])
         # Pinned units are kept first and fit: the overflow rules never act.
         walk = pinned.walk(budget, strategy, on_overflow, False)
-        if not walk.exact:
-            unfinished.append(length)
+        all_finished = all_finished and walk.exact
         return _Fill(pinned, walk, budget, on_overflow) if enough(pinned.value(walk)) else None
 
     bounds = fill_bounds(units, run, budget)
     if strategy == "optimal":
         reused, bisected = _bisected(run, fill, [0, *reversed(list(bounds))]) or ([], ordinary)
-        return reused, bisected, not unfinished
+        return reused, bisected, all_finished
     for length, most in zip(range(len(run), 0, -1), bounds):
         found = fill(length, most)
         if found is not None:
-            return run[:length], found, not unfinished
-    return [], ordinary, not unfinished
+            return run[:length], found, all_finished
+    return [], ordinary, all_finished
 
 
 def _bisected(
