@@ -13,6 +13,7 @@ __all__ = [
     "check_encoding",
     "not_built_error",
     "python_backend_error",
+    "tiktoken_table_error",
 ]
 
 # The compiled extension's encodings, default first (a test checks that they are its
@@ -45,4 +46,12 @@ def python_backend_error(encoding: str) -> ImportError:
         "(backend='python', SKELETON_COMPRESSOR_BACKEND=python, or the extension is not "
         "built); on it, the built-in encodings count through tiktoken (pip install "
         "tiktoken), or a callable counter counts tokens"
+    )
+
+
+def tiktoken_table_error(encoding: str, error: Exception) -> ImportError:
+    return ImportError(
+        f"tiktoken could not load the table of {encoding!r} (it downloads it the first time "
+        f"an encoding is used on a machine): {type(error).__name__}: {error}; the compiled "
+        "extension counts it without the network"
     )

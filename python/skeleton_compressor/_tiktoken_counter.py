@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import _messages
-from ._encodings import check_encoding, python_backend_error
+from ._encodings import check_encoding, python_backend_error, tiktoken_table_error
 
 __all__ = ["TiktokenCounter"]
 
@@ -16,7 +16,7 @@ __all__ = ["TiktokenCounter"]
 class TiktokenCounter:
     """Counts as `TokenCounter` does, through tiktoken: the same `encoding`, `count` and
     `count_many`, and the same errors. tiktoken downloads an encoding's table the first time
-    it is used on a machine (and caches it)."""
+    it is used on a machine (and caches it): where it cannot, an `ImportError` says so."""
 
     __slots__ = ("_encode", "encoding")
 
@@ -26,8 +26,13 @@ class TiktokenCounter:
             import tiktoken
         except ImportError:
             raise python_backend_error(name) from None
+        try:
+            encoder = tiktoken.get_encoding(name)
+        except (OSError, ValueError) as error:
+            # No network, or a download that fails tiktoken's hash check.
+            raise tiktoken_table_error(name, error) from error
         self.encoding = name
-        self._encode: Any = tiktoken.get_encoding(name).encode_ordinary
+        self._encode: Any = encoder.encode_ordinary
 
     def count(self, text: str) -> int:
         if type(text) is not str and not isinstance(text, str):

@@ -150,3 +150,30 @@ def test_compress_encoding_on_the_python_backend(monkeypatch: pytest.MonkeyPatch
     assert completed.stdout == rust.stdout
     monkeypatch.setitem(sys.modules, "tiktoken", None)
     assert_clean_failure(compressed(), "pip install tiktoken")
+
+
+def test_compress_encoding_on_the_python_backend_with_no_network(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tiktoken = pytest.importorskip("tiktoken")
+
+    def offline(name: str) -> object:
+        raise ConnectionError(f"no route to the table of {name}")
+
+    monkeypatch.setattr(tiktoken, "get_encoding", offline)
+    completed = run(
+        "compress",
+        "-",
+        "--budget",
+        "100000",
+        "--encoding",
+        "o200k_base",
+        "--backend",
+        "python",
+        stdin=jsonl(RECORDS),
+    )
+    assert_clean_failure(
+        completed,
+        "tiktoken could not load the table of 'o200k_base' (it downloads it the first time an "
+        "encoding is used on a machine): ConnectionError: no route to the table of o200k_base",
+    )

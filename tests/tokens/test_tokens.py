@@ -237,6 +237,30 @@ def test_a_built_in_encoding_on_the_python_backend_counts_through_tiktoken(
         ContextFragment.from_text("a", "x", 0.5)
 
 
+@pytest.mark.parametrize(
+    "failure",
+    [ConnectionError("no network"), ValueError("Hash mismatch for data downloaded")],
+    ids=["no network", "hash mismatch"],
+)
+def test_tiktoken_failing_to_load_a_table_is_an_import_error(
+    monkeypatch: pytest.MonkeyPatch, failure: Exception
+) -> None:
+    tiktoken = pytest.importorskip("tiktoken")
+
+    def failing(name: str) -> object:
+        raise failure
+
+    monkeypatch.setattr(tiktoken, "get_encoding", failing)
+    with pytest.raises(ImportError) as raised:
+        TiktokenCounter("cl100k_base")
+    assert str(raised.value) == (
+        "tiktoken could not load the table of 'cl100k_base' (it downloads it the first time an "
+        f"encoding is used on a machine): {type(failure).__name__}: {failure}; the compiled "
+        "extension counts it without the network"
+    )
+    assert raised.value.__cause__ is failure
+
+
 def test_without_the_extension(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "skeleton_compressor._core", None)
     monkeypatch.delenv(ENVIRONMENT_VARIABLE, raising=False)
