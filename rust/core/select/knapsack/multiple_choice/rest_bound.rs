@@ -228,8 +228,17 @@ impl Point {
         let Some((tokens, next_value)) = self.next else {
             return false;
         };
-        // floor(part * next_value / tokens) >= need, without dividing.
+        // floor(part * next_value / tokens) >= need, without dividing: in one 64-bit
+        // multiplication per side where the factors fit, as on most states.
         let part = room - self.tokens;
+        if let (Ok(need), Ok(tokens), Ok(part)) = (
+            u64::try_from(need),
+            u64::try_from(tokens),
+            u64::try_from(part),
+        ) {
+            return u128::from(part) * u128::from(next_value)
+                >= u128::from(need) * u128::from(tokens);
+        }
         match (
             need.checked_mul(tokens),
             part.checked_mul(u128::from(next_value)),
@@ -387,6 +396,24 @@ mod tests {
         assert_eq!(bound.within(1 << 99), half);
         assert!(sweep.reaches(1 << 99, 0, half));
         assert!(!sweep.reaches(1 << 99, 0, half + 1));
+        assert_eq!(sweep.descents, 0);
+    }
+
+    #[test]
+    fn a_sweep_reads_steps_whose_products_pass_64_bits_exactly() {
+        // Half of a step of 2**40 tokens worth u64::MAX: every factor in 64 bits, each
+        // product past them.
+        let classes = [vec![item(0, u64::MAX, 1 << 40)]];
+        let views: Vec<&[Item]> = classes.iter().map(Vec::as_slice).collect();
+        let bound = RestBound::new(&views, 2, &mut checkpoint()).unwrap();
+        let mut stretch = Stretch::default();
+        bound.stretch((0, 1 << 41), 10, &mut stretch);
+        let mut sweep = Sweep::new(&bound, &stretch);
+        let half = (1u128 << 63) - 1;
+        assert_eq!(bound.within(1 << 39), half);
+        assert!(sweep.reaches(1 << 39, 0, half));
+        assert!(!sweep.reaches(1 << 39, 0, half + 1));
+        assert!(sweep.reaches(1 << 39, 1, half + 1));
         assert_eq!(sweep.descents, 0);
     }
 
