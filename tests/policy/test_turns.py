@@ -621,6 +621,18 @@ def test_previous_must_match_content_and_tokens(backend: str) -> None:
     assert compress(SECOND, 120, backend=backend, previous=(copy,)).fragments[0] is A
 
 
+def test_token_counts_are_compared_as_python_compares_them(backend: str) -> None:
+    numpy = pytest.importorskip("numpy")
+    big = 2**62 + 1
+    # numpy compares its int64 with a float as floats: there 2**62 + 1 equals float(2**62 + 1),
+    # which is 2**62, though the plain int does not.
+    assert numpy.int64(big) == float(big) and big != float(big)
+    current = F("a", numpy.int64(big), 0.9, "alpha")
+    sent = F("a", float(big), 0.9, "alpha")  # type: ignore[arg-type]
+    got = compress((current,), 2**63, backend=backend, previous=(sent,))
+    assert same_objects(got.fragments, (current,)) and got.metadata.reused_tokens == big
+
+
 def test_what_ends_the_run(backend: str) -> None:
     # Already in R: a repeat ends the run.
     repeated = compress(SECOND, 120, backend=backend, previous=(A, A, B))

@@ -45,7 +45,6 @@ def matched_rows(
     """The rows of `fragments` that `previous` sent, in its order, up to the first fragment
     it sent that is not one of them (the same id, tokens and content)."""
     row_of = {fid: row for row, fid in enumerate(columns.fragment_ids)}
-    token_counts = columns.token_counts
     matched = []
     for sent in previous:
         fid = sent.fragment_id
@@ -54,9 +53,11 @@ def matched_rows(
         if row is None:
             break
         current = fragments[row]
+        # The fields as given, compared as Python compares them (a numpy count compares
+        # with a float as a float), as the Rust backend compares them.
         if not (
             sent is current
-            or (sent.token_count == token_counts[row] and sent.content == current.content)
+            or (sent.token_count == current.token_count and sent.content == current.content)
         ):
             break
         matched.append(row)
