@@ -633,6 +633,20 @@ def test_token_counts_are_compared_as_python_compares_them(backend: str) -> None
     assert same_objects(got.fragments, (current,)) and got.metadata.reused_tokens == big
 
 
+def test_an_id_that_only_claims_to_be_a_str_matches_nothing(backend: str) -> None:
+    class ClaimsStr:
+        __class__ = str  # type: ignore[assignment]
+
+    assert isinstance(ClaimsStr(), str)
+    plain = compress(SECOND, 120, backend=backend)
+    sent = F(ClaimsStr(), 20, 0.9, "alpha")  # type: ignore[arg-type]
+    for previous in ((sent,), (A, sent)):
+        got = compress(SECOND, 120, backend=backend, previous=previous)
+        assert got.metadata.reused_tokens == (20 if previous[0] is A else 0)
+        if previous[0] is not A:
+            assert got == plain
+
+
 def test_what_ends_the_run(backend: str) -> None:
     # Already in R: a repeat ends the run.
     repeated = compress(SECOND, 120, backend=backend, previous=(A, A, B))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from ..._values import plain_str
 from ...policy import Policy
 from ...types import ContextFragment
 from .columns import Columns
@@ -47,9 +48,10 @@ def matched_rows(
     row_of = {fid: row for row, fid in enumerate(columns.fragment_ids)}
     matched = []
     for sent in previous:
-        fid = sent.fragment_id
-        # The plain str an id holds, so that a subclass's own `__eq__` cannot match a row.
-        row = row_of.get(str.__str__(fid)) if isinstance(fid, str) else None
+        # The plain str an id holds, so that a subclass's own `__eq__` cannot match a row
+        # (and nothing that only claims `str` as its `__class__` does).
+        fid = plain_str(sent.fragment_id)
+        row = None if fid is None else row_of.get(fid)
         if row is None:
             break
         current = fragments[row]
