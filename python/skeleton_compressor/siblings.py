@@ -185,6 +185,10 @@ def _packed(
         budget = _child_budget(child.skeleton_budget, position)
         compressor.validate(context)
         contexts.append((context, budget))
+    # The children's outputs are priced and keyed by their contents, which `compress` does
+    # not read: each must be a str, whichever child keeps it, before anything is kept.
+    for index, fragment in enumerate(parent):
+        _fragment_key(fragment, index, "fragments")
     index_of = {str.__str__(fragment.fragment_id): i for i, fragment in enumerate(parent)}
     units = _units(parent)
     siblings = []

@@ -414,6 +414,18 @@ def test_bad_context_is_refused_as_compress_refuses_it(service: SkeletonCompress
         service.compress_siblings((F("a", 1, 0.5), F("a", 2, 0.5)), [Child(5)])
 
 
+def test_a_content_that_is_not_a_str_is_refused_whoever_keeps_it(
+    service: SkeletonCompressorService,
+) -> None:
+    # `compress` does not read contents; the children's outputs are priced by them.
+    parent = (F("a", 10, 0.9, "alpha"), F("b", 10, 0.1, b"beta"))  # type: ignore[arg-type]
+    assert service.compress(parent, 10).fragments == (parent[0],)
+    for budget in (10, 20):
+        with pytest.raises(TypeError) as raised:
+            service.compress_siblings(parent, [Child(budget), Child(budget)])
+        assert str(raised.value) == "fragments[1] (id 'b'): content must be a str, got bytes"
+
+
 def test_spawn_subplans_refuses_bad_children() -> None:
     plan = Plan("p", "goal", context=(F("a", 1, 0.5),))
     with pytest.raises(TypeError, match=r"children\[0\] must be a tuple"):
