@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import random
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -450,6 +451,21 @@ def test_previous_records_need_only_an_id_and_a_token_count(tmp_path: Path, back
     )
     assert kept_ids(completed)[:2] == ["a", "b"]
     assert metadata(completed)["reused_tokens"] == 70
+
+
+def test_counting_previous_on_the_python_backend_without_tiktoken_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # FILE's counts are given, PREV's are not: only PREV needs the encoding.
+    previous = tmp_path / "previous.jsonl"
+    previous.write_bytes(lines('{"fragment_id": "a", "content": "alpha"}'))
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    extra = ("--previous", str(previous), "--encoding", "o200k_base")
+    assert kept_ids(compress(second_input(tmp_path), 100, "rust", *extra))
+    told = failure(compress(second_input(tmp_path), 100, "python", *extra))
+    assert told.startswith(
+        f"{PROG}previous: the built-in encoding 'o200k_base' needs the compiled extension"
+    )
 
 
 # Bad input in FILE, said as without --previous (and before any problem with PREV).

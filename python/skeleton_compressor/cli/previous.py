@@ -164,7 +164,10 @@ def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, 
     except RecordsError as error:
         raise InputError(PREVIOUS + worded(error, source)) from None
     tokens = columns.token_counts
-    counts = _counts(columns.uncounted, options)
+    try:
+        counts = _counts(columns.uncounted, options)
+    except ImportError as error:
+        raise ImportError(f"{PREVIOUS}{error}") from None
     for (index, _), count in zip(columns.uncounted, counts):
         tokens[index] = count
     fragments, values, position = given.fragments, given.records.values, given.position
