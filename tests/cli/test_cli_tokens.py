@@ -128,28 +128,29 @@ def test_compress_record_with_nothing_to_count(content: object, message: str) ->
     assert_clean_failure(completed, message.replace(" on line 2", ""))
 
 
-def test_compress_encoding_on_the_python_backend(monkeypatch: pytest.MonkeyPatch) -> None:
-    def compressed() -> subprocess.CompletedProcess[str]:
-        return run(
-            "compress",
-            "-",
-            "--budget",
-            "100000",
-            "--encoding",
-            "o200k_base",
-            "--backend",
-            "python",
-            stdin=jsonl(RECORDS),
-        )
+def compressed_on_python() -> subprocess.CompletedProcess[str]:
+    return run(
+        "compress",
+        "-",
+        "--budget",
+        "100000",
+        "--encoding",
+        "o200k_base",
+        "--backend",
+        "python",
+        stdin=jsonl(RECORDS),
+    )
 
-    completed = compressed()
+
+def test_compress_encoding_on_the_python_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    completed = compressed_on_python()
     assert completed.returncode == 0, completed.stderr
     rust = run(
         "compress", "-", "--budget", "100000", "--encoding", "o200k_base", stdin=jsonl(RECORDS)
     )
     assert completed.stdout == rust.stdout
     monkeypatch.setitem(sys.modules, "tiktoken", None)
-    assert_clean_failure(compressed(), "pip install tiktoken")
+    assert_clean_failure(compressed_on_python(), "pip install tiktoken")
 
 
 def test_compress_encoding_on_the_python_backend_with_no_network(
@@ -161,19 +162,8 @@ def test_compress_encoding_on_the_python_backend_with_no_network(
         raise ConnectionError(f"no route to the table of {name}")
 
     monkeypatch.setattr(tiktoken, "get_encoding", offline)
-    completed = run(
-        "compress",
-        "-",
-        "--budget",
-        "100000",
-        "--encoding",
-        "o200k_base",
-        "--backend",
-        "python",
-        stdin=jsonl(RECORDS),
-    )
     assert_clean_failure(
-        completed,
+        compressed_on_python(),
         "tiktoken could not load the table of 'o200k_base' (it downloads it the first time an "
         "encoding is used on a machine): ConnectionError: no route to the table of o200k_base",
     )

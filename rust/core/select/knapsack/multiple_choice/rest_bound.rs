@@ -384,37 +384,24 @@ mod tests {
     }
 
     #[test]
-    fn a_sweep_reads_steps_whose_products_pass_128_bits_exactly() {
-        // Half of a step of 2**100 tokens worth u64::MAX: floor((2**64 - 1) / 2).
-        let classes = [vec![item(0, u64::MAX, 1 << 100)]];
-        let views: Vec<&[Item]> = classes.iter().map(Vec::as_slice).collect();
-        let bound = RestBound::new(&views, 2, &mut checkpoint()).unwrap();
-        let mut stretch = Stretch::default();
-        bound.stretch((0, 1 << 101), 10, &mut stretch);
-        let mut sweep = Sweep::new(&bound, &stretch);
-        let half = (1u128 << 63) - 1;
-        assert_eq!(bound.within(1 << 99), half);
-        assert!(sweep.reaches(1 << 99, 0, half));
-        assert!(!sweep.reaches(1 << 99, 0, half + 1));
-        assert_eq!(sweep.descents, 0);
-    }
-
-    #[test]
-    fn a_sweep_reads_steps_whose_products_pass_64_bits_exactly() {
-        // Half of a step of 2**40 tokens worth u64::MAX: every factor in 64 bits, each
-        // product past them.
-        let classes = [vec![item(0, u64::MAX, 1 << 40)]];
-        let views: Vec<&[Item]> = classes.iter().map(Vec::as_slice).collect();
-        let bound = RestBound::new(&views, 2, &mut checkpoint()).unwrap();
-        let mut stretch = Stretch::default();
-        bound.stretch((0, 1 << 41), 10, &mut stretch);
-        let mut sweep = Sweep::new(&bound, &stretch);
-        let half = (1u128 << 63) - 1;
-        assert_eq!(bound.within(1 << 39), half);
-        assert!(sweep.reaches(1 << 39, 0, half));
-        assert!(!sweep.reaches(1 << 39, 0, half + 1));
-        assert!(sweep.reaches(1 << 39, 1, half + 1));
-        assert_eq!(sweep.descents, 0);
+    fn a_sweep_reads_steps_whose_products_pass_64_and_128_bits_exactly() {
+        // Half of a step worth u64::MAX: floor((2**64 - 1) / 2). At 2**40 tokens every
+        // factor is in 64 bits and each product past them; at 2**100 a factor is past them
+        // and the products past 128 bits.
+        for shift in [40, 100] {
+            let classes = [vec![item(0, u64::MAX, 1 << shift)]];
+            let views: Vec<&[Item]> = classes.iter().map(Vec::as_slice).collect();
+            let bound = RestBound::new(&views, 2, &mut checkpoint()).unwrap();
+            let mut stretch = Stretch::default();
+            bound.stretch((0, 1 << (shift + 1)), 10, &mut stretch);
+            let mut sweep = Sweep::new(&bound, &stretch);
+            let (half, room) = ((1u128 << 63) - 1, 1 << (shift - 1));
+            assert_eq!(bound.within(room), half, "2**{shift} tokens");
+            assert!(sweep.reaches(room, 0, half), "2**{shift} tokens");
+            assert!(!sweep.reaches(room, 0, half + 1), "2**{shift} tokens");
+            assert!(sweep.reaches(room, 1, half + 1), "2**{shift} tokens");
+            assert_eq!(sweep.descents, 0);
+        }
     }
 
     #[test]
