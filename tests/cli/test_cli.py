@@ -223,6 +223,12 @@ def test_missing_file(tmp_path: Path) -> None:
             "malformed JSON at line 3",
         ),
         (
+            '{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5}\n'
+            '{"fragment_id": "b", "token_count": 1, "relevance_score": 0.5, "content": "x\x00"}\n',
+            "malformed JSON at line 2: a control character inside a string (written raw; JSON "
+            "escapes it, as \\u0000)",
+        ),
+        (
             '[{"fragment_id": "a", "token_count": 1, "relevance_score": 0.5},'
             ' {"fragment_id": "b", "token_count": -4, "relevance_score": 0.5}]',
             "record 1 (id 'b'): token_count must be >= 0, got -4",

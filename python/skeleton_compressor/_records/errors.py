@@ -174,6 +174,15 @@ def _record(index: int | None, line: int | None, form: str | None) -> str:
     return f"record {index}" + (f" on line {line}" if form == "lines" else "")
 
 
+# Python's reader words this one to be followed by its position ("... at"), which the
+# message gives as a line.
+_PLAIN_DETAILS = {
+    "Invalid control character at": (
+        "a control character inside a string (written raw; JSON escapes it, as \\u0000)"
+    ),
+}
+
+
 def worded(error: RecordsError, source: str) -> str:
     """The error as one line; `source` names the input (a path, or standard input)."""
     kind = error.kind
@@ -182,9 +191,8 @@ def worded(error: RecordsError, source: str) -> str:
     if kind == "no_records":
         return f"{source} has no records (an empty set of records is written [])"
     if kind == "malformed":
-        return f"malformed JSON at line {error.line}" + (
-            f": {error.detail}" if error.detail else ""
-        )
+        detail = _PLAIN_DETAILS.get(error.detail, error.detail)
+        return f"malformed JSON at line {error.line}" + (f": {detail}" if detail else "")
     if kind == "not_json":
         return (
             f"{source} is not JSON (line {error.line}: {error.detail}); records are read from "
