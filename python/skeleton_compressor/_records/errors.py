@@ -191,7 +191,9 @@ def worded(error: RecordsError, source: str) -> str:
     if kind == "no_records":
         return f"{source} has no records (an empty set of records is written [])"
     if kind == "malformed":
-        detail = _PLAIN_DETAILS.get(error.detail, error.detail)
+        detail = error.detail
+        if detail:
+            detail = _PLAIN_DETAILS.get(detail, detail)
         return f"malformed JSON at line {error.line}" + (f": {detail}" if detail else "")
     if kind == "not_json":
         return (
