@@ -208,6 +208,12 @@ def test_missing_file(tmp_path: Path) -> None:
             "'relevence_score': name it 'relevance_score')",
         ),
         (
+            '{"skeleton_metadata": {}, "fragments": [{"fragment_id": "a", "token_count": 1, '
+            '"relevance_score": 0.5}]}',
+            "record 0 on line 1: missing field 'fragment_id' (an object of records has "
+            '"fragments" as its first key)',
+        ),
+        (
             '{"fragment_id": "a", "content": "some text", "relevance_score": 0.5}\n',
             "record 0 on line 1 (id 'a'): missing field 'token_count' (pass --encoding NAME "
             "to count the tokens of its content)",
