@@ -12,7 +12,7 @@ from skeleton_compressor import BudgetExceededError, FragmentValueError
 from skeleton_compressor.integrations._history import MessageShape, pack_history, tool_groups
 from skeleton_compressor.integrations._packing import Packing
 
-SYSTEM = MessageShape(pinned=True)
+SYSTEM = MessageShape(pinned=True, system=True)
 USER = MessageShape(opens_turn=True)
 LATEST_USER = MessageShape(pinned=True, opens_turn=True)
 REPLY = MessageShape()

@@ -3,6 +3,8 @@ langchain issue #33245, fuzzed histories checked for validity every time, and ba
 
 from __future__ import annotations
 
+import datetime
+import functools
 import json
 from collections.abc import Callable, Sequence
 
@@ -853,6 +855,68 @@ def test_without_stable_the_metadata_says_the_system_messages_stay(backend: str)
     assert packed.stable_prefix == 1
     messages, _metadata, stable_prefix = packed
     assert (ids(messages), stable_prefix) == (["s", "h1", "h2", "a3", "h3"], 1)
+
+
+def test_a_later_system_message_is_not_promised_when_messages_before_it_were_left_out(
+    backend: str,
+) -> None:
+    def by_number(message: BaseMessage) -> int:  # the count ends the text
+        return int(message.text.split()[-1])
+
+    kinds = {"S": SystemMessage, "H": HumanMessage, "A": AIMessage}
+    chat = [
+        kinds[text[0]](text, id=text.split()[0])
+        for text in ("S0 9", "H1 5", "H2 45", "A3 18", "S4 13", "H5 39", "S6 11")
+    ]
+    pack = functools.partial(
+        pack_messages,
+        skeleton_budget=80,
+        token_counter=by_number,
+        strategy="density",
+        with_metadata=True,
+        backend=backend,
+    )
+    before = pack(chat[:-1])
+    assert ids(before.messages) == ["S0", "S4", "H5"]
+    # S4 follows S0 only while H1 to A3 are left out: one of them may come back.
+    assert before.stable_prefix == 1
+    after = pack(chat)  # grown by 11 tokens, within the 19 left
+    assert ids(after.messages) == ["S0", "H1", "S4", "H5", "S6"]
+
+
+def test_a_budget_past_what_a_float_holds_packs_stably(backend: str) -> None:
+    chat = [SystemMessage("s", id="s"), HumanMessage("hi", id="h1"), AIMessage("yo", id="a1")]
+    chat.append(HumanMessage("q", id="h2"))
+    packed = pack_messages(
+        chat,
+        skeleton_budget=10**400,
+        token_counter=lambda message: 10,
+        stable=True,
+        with_metadata=True,
+        backend=backend,
+    )
+    assert (ids(packed.messages), packed.stable_prefix) == (["s", "h1", "a1", "h2"], 4)
+
+
+def test_tool_call_arguments_that_are_not_json_are_named(backend: str) -> None:
+    chat = [
+        HumanMessage("When is the invoice due?"),
+        AIMessage("", tool_calls=[tool_call("c1", "due", after=datetime.date(2024, 1, 1))]),
+        ToolMessage("2024-02-01", tool_call_id="c1"),
+    ]
+    expected = (
+        r"^messages\[1\]: the arguments of tool call 'due' are not JSON \(Object of type date "
+        r"is not JSON serializable\)$"
+    )
+    for stable in (False, True):
+        with pytest.raises(TypeError, match=expected):
+            pack_messages(
+                chat,
+                skeleton_budget=100,
+                token_counter=TokenCounter("o200k_base"),
+                stable=stable,
+                backend=backend,
+            )
 
 
 def test_a_runnable_packs_stably_too(backend: str) -> None:

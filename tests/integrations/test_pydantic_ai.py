@@ -1008,6 +1008,31 @@ def test_without_stable_the_leading_system_requests_are_what_stays(backend: str)
     assert packed.stable_prefix == 0
 
 
+def test_a_response_pinned_as_the_last_message_is_not_promised(backend: str) -> None:
+    greeting = [
+        ModelRequest(parts=[SystemPromptPart("You are helpful.")]),
+        ModelResponse(parts=[TextPart("Hello! How can I help?")]),
+    ]
+    asked = [*greeting, ModelRequest.user_text_prompt("What's 2+2?")]
+    for stable in (False, True):
+        processor = SkeletonHistoryProcessor(1000, lambda m: 10, stable=stable, backend=backend)
+        packed = processor.pack(greeting)
+        # Kept while it is the last message; a history starts on a user prompt after.
+        assert (len(packed.messages), packed.stable_prefix) == (2, 1)
+        assert processor.pack(asked).messages == [asked[0], asked[2]]
+
+
+def test_a_budget_past_what_a_float_holds_packs_stably(backend: str) -> None:
+    history = [
+        ModelRequest(parts=[SystemPromptPart("s"), UserPromptPart("hi")]),
+        ModelResponse(parts=[TextPart("yo")]),
+        ModelRequest.user_text_prompt("q"),
+    ]
+    processor = SkeletonHistoryProcessor(10**400, lambda m: 10, stable=True, backend=backend)
+    packed = processor.pack(history)
+    assert (packed.messages, packed.stable_prefix) == (history, 3)
+
+
 def request_sizes(messages: Sequence[ModelMessage]) -> list[int]:
     """The history's length at each model request: after each request."""
     return [

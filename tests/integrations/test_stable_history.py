@@ -15,7 +15,7 @@ from skeleton_compressor.integrations._stable_history import (
     pack_chat_history,
 )
 
-SYSTEM = MessageShape(pinned=True)
+SYSTEM = MessageShape(pinned=True, system=True)
 USER = MessageShape(opens_turn=True)
 REPLY = MessageShape()
 

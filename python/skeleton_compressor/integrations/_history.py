@@ -31,12 +31,15 @@ class MessageShape(NamedTuple):
     opens_turn: a human (user) message a history may start with.
     calls: the ids of the tool calls the message makes.
     answers: the ids of the tool calls the message answers.
+    system: a system prompt, pinned in every packing of the conversation (where other
+    pinned messages are pinned only while they are the latest of their kind).
     """
 
     pinned: bool = False
     opens_turn: bool = False
     calls: tuple[str, ...] = ()
     answers: tuple[str, ...] = ()
+    system: bool = False
 
 
 def tool_groups(shapes: Sequence[MessageShape], container: str) -> list[str | None]:

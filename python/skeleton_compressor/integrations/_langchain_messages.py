@@ -15,6 +15,7 @@ from langchain_core.messages import (
     ChatMessage,
     HumanMessage,
     SystemMessage,
+    ToolCall,
     ToolMessage,
 )
 from langchain_core.prompt_values import PromptValue
@@ -56,7 +57,7 @@ class PackedMessages(NamedTuple):
     packing leaves (`metadata.skeleton_budget - metadata.compressed_tokens` tokens). A cache
     breakpoint on `messages[stable_prefix - 1]` is read back by that packing. With
     `stable=True` that is every kept message (unless the rule fell back to the relevance
-    packing); otherwise the leading system messages."""
+    packing); otherwise the system messages the conversation starts with."""
 
     messages: list[BaseMessage]
     metadata: SkeletonMetadata
@@ -329,7 +330,7 @@ def _pack(
     ids = [message.id for message in messages]
     shapes = _shapes(messages)
     if count_message is None:
-        texts = [_text_sent(message) for message in messages]
+        texts = [_text_sent(message, index) for index, message in enumerate(messages)]
         counted = (
             packing.token_counts(texts, CONTAINER)
             if remembered is None
@@ -396,7 +397,7 @@ class _RememberedCounts:
 
 
 _PLAIN = MessageShape()
-_SYSTEM = MessageShape(pinned=True)
+_SYSTEM = MessageShape(pinned=True, system=True)
 _HUMAN = MessageShape(opens_turn=True)
 _LATEST_HUMAN = MessageShape(pinned=True, opens_turn=True)
 
@@ -438,9 +439,9 @@ def _call_ids(message: AIMessage) -> tuple[str, ...]:
 _TEXT_BLOCKS = ("text", "text-plain")
 
 
-def _text_sent(message: BaseMessage) -> str:
+def _text_sent(message: BaseMessage, index: int) -> str:
     """The text of a message a model reads: its text content, and for an AI message the name
-    and JSON arguments of each tool call."""
+    and JSON arguments of each tool call (`messages[index]` named where they are not JSON)."""
     content = message.content
     if type(content) is str:
         text = content
@@ -460,11 +461,23 @@ def _text_sent(message: BaseMessage) -> str:
     if isinstance(message, AIMessage) and (message.tool_calls or message.invalid_tool_calls):
         parts = [text]
         for call in message.tool_calls:
-            parts += (call["name"], json.dumps(call["args"], ensure_ascii=False))
+            parts += (call["name"], _arguments_sent(call, index))
         for invalid in message.invalid_tool_calls:
             parts += (invalid["name"] or "", invalid["args"] or "")
         text = "\n".join(parts)
     return text
+
+
+def _arguments_sent(call: ToolCall, index: int) -> str:
+    try:
+        return json.dumps(call["args"], ensure_ascii=False)
+    except (TypeError, ValueError) as error:
+        # A value JSON has no form for (a date, a set, bytes), or a loop of references.
+        kind = TypeError if isinstance(error, TypeError) else ValueError
+        raise kind(
+            f"{CONTAINER}[{index}]: the arguments of tool call {call['name']!r} are not JSON "
+            f"({error})"
+        ) from None
 
 
 # Content blocks a model is sent as an image: LangChain's standard `image` (its data under

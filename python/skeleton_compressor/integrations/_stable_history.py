@@ -23,7 +23,6 @@ with the new messages appended, and it moves at most once per step of new conver
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -80,7 +79,9 @@ def pack_chat_history(
     whole = history.select_all()
     if stable_step is not None:
         budget = packing.skeleton_budget
-        step = max(1, math.floor(stable_step * budget))
+        # Exactly, in integers: a budget may pass what a float holds.
+        numerator, denominator = stable_step.as_integer_ratio()
+        step = max(1, numerator * budget // denominator)
         rows = _Cuts(history, start_on_turn).earliest_mark_fitting(step, budget)
         if rows is not None:
             return StablePacking(
@@ -91,20 +92,22 @@ def pack_chat_history(
 
 
 def _kept_for_good(kept: Sequence[int], history: History) -> int:
-    """How many kept messages lead the history pinned for good (the system prompts), which
-    every packing of the conversation starts with."""
+    """How many of the conversation's first messages are pinned for good (its system prompts),
+    which every packing of it starts with. A system prompt later on is kept too, but the
+    messages before it may come back."""
     lead = 0
     for index in kept:
-        if not _pinned_for_good(history.shapes[index], history.groups[index]):
+        if index != lead or not _pinned_for_good(history.shapes[index], history.groups[index]):
             break
         lead += 1
     return lead
 
 
 def _pinned_for_good(shape: MessageShape, group: str | None) -> bool:
-    # A pinned message that opens a turn (the latest user message) or calls a tool (the
-    # last message's partners) is pinned only until the conversation goes on.
-    return shape.pinned and not shape.opens_turn and group is None
+    # A pinned message that opens a turn (the latest user message), calls a tool or answers
+    # one (the last message's partners), or is the last message is pinned only until the
+    # conversation goes on.
+    return shape.system and not shape.opens_turn and group is None
 
 
 class _Cuts:

@@ -76,7 +76,8 @@ class PackedHistory(NamedTuple):
         starts with, when it has grown only by messages that fit in the room this packing
         leaves (`metadata.skeleton_budget - metadata.compressed_tokens` tokens): with
         `stable=True` every kept message (unless the rule fell back to the relevance
-        packing), otherwise the leading requests holding only system prompts.
+        packing), otherwise the requests holding only system prompts that the conversation
+        starts with.
     """
 
     messages: list[ModelMessage]
@@ -499,7 +500,8 @@ def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[st
         if made:
             links.mark(index)
         if answered or made:
-            shapes.append(MessageShape(has_system, has_user or opens, tuple(made), tuple(answered)))
+            calls, answers = tuple(made), tuple(answered)
+            shapes.append(MessageShape(has_system, has_user or opens, calls, answers, has_system))
         else:
             shapes.append(_BARE[has_system][has_user or opens])
     groups = links.groups()
@@ -524,9 +526,12 @@ def _read(messages: Sequence[ModelMessage]) -> tuple[list[MessageShape], list[st
 # A message making and answering no call, by whether it is pinned and whether it opens a turn.
 _BARE = (
     (MessageShape(), MessageShape(opens_turn=True)),
-    (MessageShape(pinned=True), MessageShape(pinned=True, opens_turn=True)),
+    (
+        MessageShape(pinned=True, system=True),
+        MessageShape(pinned=True, opens_turn=True, system=True),
+    ),
 )
-_PINNED_TURN = _BARE[True][True]
+_PINNED_TURN = MessageShape(pinned=True, opens_turn=True)
 
 
 def _anchor(messages: Sequence[ModelMessage], shapes: Sequence[MessageShape]) -> int | None:
