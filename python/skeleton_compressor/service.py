@@ -361,11 +361,12 @@ class SkeletonCompressorService:
                 repeated id.
             BudgetExceededError: as for `compress`.
         """
-        ids, tokens, scores, flags, names, renders = checked_columns(
+        columns = checked_columns(
             fragment_ids, token_counts, relevance_scores, required, groups, variants
         )
+        ids, tokens, scores, flags, names, renders = columns
         budget = checked_budget(skeleton_budget)
-        earlier = None if previous is None else checked_previous_rows(previous, len(ids))
+        earlier = None if previous is None else checked_previous_rows(previous, columns)
         loss = checked_share(max_value_loss, "max_value_loss")
         room = checked_share(headroom, "headroom")
         kept, original, compressed, rows, value, bound, relevance, reused, exact = (

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+import operator
 import struct
 import sys
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import Any, Union
+from typing import Any, SupportsIndex, Union, cast
 
 from . import _messages
 from ._values import as_int, as_real, checked_budget
@@ -78,9 +80,14 @@ def checked_share(value: object, name: str) -> float:
     number = as_real(value)
     if number is None:
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    if not 0.0 <= number < 1.0:
+    # The number's own range, not its float's: a Fraction just below 1 may round to 1.0,
+    # one just below 0 to -0.0.
+    if math.isnan(number) or not 0 <= value < 1:  # type: ignore[operator]
         raise ValueError(f"{name} must be in [0, 1), got {_messages.describe(value)}")
-    return number
+    return min(number + 0.0, _BELOW_ONE)
+
+
+_BELOW_ONE = math.nextafter(1.0, 0.0)
 
 
 def checked_previous(previous: object) -> tuple[ContextFragment, ...]:
@@ -104,29 +111,68 @@ def checked_previous(previous: object) -> tuple[ContextFragment, ...]:
     return items  # type: ignore[return-value]
 
 
-def checked_previous_rows(previous: object, rows: int) -> list[int]:
+def checked_previous_rows(previous: object, columns: Columns) -> list[int]:
     """Row numbers an earlier call of `compress_arrays` kept, as ints, each a row of this
-    call's `rows`. A set or a mapping is refused: its order is not the order sent."""
+    call's `columns`. A set or a mapping is refused: its order is not the order sent.
+
+    The rows' own code (an `__index__`) runs first; the columns are then taken as they are,
+    as the backends read them: of one length, or the backends' error for columns that
+    differ, before any row is found outside them. The first bad row is named."""
     if isinstance(previous, (str, bytes, AbstractSet, Mapping)) or not isinstance(
         previous, Iterable
     ):
-        raise TypeError(
-            f"previous must be None or a sequence of row numbers, got {type(previous).__name__}"
-        )
-    kept = []
-    for index, row in enumerate(previous):
-        if type(row) is not int:
-            if isinstance(row, bool) or not hasattr(type(row), "__index__"):
-                raise TypeError(
-                    f"previous[{index}] must be a row number (an int), got "
-                    f"{_messages.describe(row)}"
-                )
-            row = row.__index__()
-        if not 0 <= row < rows:
+        raise _previous_rows_form_error(previous)
+    if isinstance(previous, (list, tuple)):
+        items = iter(_stored_items(previous))
+    else:
+        try:
+            items = iter(previous)
+        except TypeError:  # a numpy array of no dimensions
+            raise _previous_rows_form_error(previous) from None
+    kept: list[int] = []
+    not_a_row = None
+    for index, row in enumerate(items):
+        number = _row_number(row)
+        if number is None:
+            not_a_row = TypeError(
+                f"previous[{index}] must be a row number (an int), got {_messages.describe(row)}"
+            )
+            break
+        kept.append(number)
+    rows = _rows_of(columns)
+    for index, number in enumerate(kept):
+        if not 0 <= number < rows:
             among = f"0 to {rows - 1}" if rows else "it has none"
-            raise ValueError(f"previous[{index}] must be a row of this call ({among}), got {row}")
-        kept.append(row)
+            raise ValueError(
+                f"previous[{index}] must be a row of this call ({among}), got {number}"
+            )
+    if not_a_row is not None:
+        raise not_a_row
     return kept
+
+
+def _previous_rows_form_error(previous: object) -> TypeError:
+    return TypeError(
+        f"previous must be None or a sequence of row numbers, got {type(previous).__name__}"
+    )
+
+
+def _row_number(row: object) -> int | None:
+    if type(row) is int:
+        return row
+    if isinstance(row, bool) or not hasattr(type(row), "__index__"):
+        return None
+    try:
+        return operator.index(cast(SupportsIndex, row))
+    except TypeError:  # a numpy array of more than one value
+        return None
+
+
+def _rows_of(columns: Columns) -> int:
+    lengths = [None if column is None else len(column) for column in columns]
+    if len({length for length in lengths if length is not None}) > 1:
+        raise _messages.column_lengths_error(*lengths)
+    return lengths[0] or 0
 
 
 def checked_budgets(skeleton_budgets: Iterable[object]) -> list[int]:

@@ -12,6 +12,7 @@ import math
 import os
 from array import array
 from dataclasses import replace
+from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
 import pytest
@@ -732,6 +733,7 @@ BAD_NUMBERS: list[tuple[Any, type]] = [
     (1.0, ValueError),
     (math.nan, ValueError),
     (math.inf, ValueError),
+    (Fraction(-1, 10**400), ValueError),  # -0.0 as a float, below 0 as a number
 ]
 
 
@@ -1026,6 +1028,57 @@ def test_compress_arrays_with_no_rows_names_none_for_previous(backend: str) -> N
         ValueError, match=r"previous\[0\] must be a row of this call \(it has none\)"
     ):
         compress_arrays([], [], [], 10, backend=backend, previous=[0])
+
+
+def test_a_share_just_below_1_is_the_float_just_below_1(backend: str) -> None:
+    # 1 - 2**-60 is in [0, 1) though its float is 1.0.
+    below_one = math.nextafter(1.0, 0.0)
+    for name in ("max_value_loss", "headroom"):
+        exact = compress(
+            PLAN, 50, backend=backend, previous=SENT, **{name: Fraction(2**60 - 1, 2**60)}
+        )
+        assert exact == compress(PLAN, 50, backend=backend, previous=SENT, **{name: below_one})
+
+
+def test_compress_arrays_reads_the_rows_a_list_subclass_stores(backend: str) -> None:
+    class Rows(list):  # type: ignore[type-arg]
+        def __iter__(self) -> Any:
+            return iter([1])
+
+    columns = (["a", "b", "c"], [5, 5, 5], [0.9, 0.8, 0.1])
+    kept = compress_arrays(*columns, 10, backend=backend, previous=Rows([2]))
+    assert (list(kept.indices), kept.metadata.reused_tokens) == ([0, 1], 0)
+
+
+def test_compress_arrays_checks_rows_against_the_columns_their_own_code_left(
+    backend: str,
+) -> None:
+    ids, tokens, scores = ["a", "b", "c"], [5, 5, 5], [0.9, 0.8, 0.1]
+
+    class Row:
+        def __index__(self) -> int:
+            for column in (ids, tokens, scores):
+                column.pop()
+            return 2  # a row when the columns had three
+
+    with pytest.raises(
+        ValueError, match=r"^previous\[0\] must be a row of this call \(0 to 1\), got 2$"
+    ):
+        compress_arrays(ids, tokens, scores, 10, backend=backend, previous=[Row()])
+
+
+def test_compress_arrays_names_columns_of_two_lengths_before_any_row(backend: str) -> None:
+    with pytest.raises(ValueError, match="must have one length, got 1, 2 and 2"):
+        compress_arrays(["a"], [5, 5], [0.9, 0.5], 10, backend=backend, previous=[1])
+
+
+def test_compress_arrays_names_numpy_rows_of_the_wrong_shape(backend: str) -> None:
+    numpy = pytest.importorskip("numpy")
+    columns = (["a", "b"], [5, 5], [0.9, 0.5])
+    with pytest.raises(TypeError, match=r"^previous\[0\] must be a row number \(an int\)"):
+        compress_arrays(*columns, 10, backend=backend, previous=numpy.array([[0], [1]]))
+    with pytest.raises(TypeError, match=r"^previous must be None or a sequence of row numbers"):
+        compress_arrays(*columns, 10, backend=backend, previous=numpy.array(0))
 
 
 # SkeletonMetadata.reused_tokens -------------------------------------------------------------
