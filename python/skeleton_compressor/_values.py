@@ -39,6 +39,17 @@ def as_real(value: object) -> float | None:
         return math.nan
 
 
+def plain_real(value: object) -> object:
+    """A real number as the value to compare its range on: the plain int or float an int or
+    float (or subclass) holds, any other real number (a `Fraction`, a numpy long double)
+    itself, compared exactly by its own type."""
+    if isinstance(value, float):
+        return float.__float__(value)
+    if isinstance(value, int):
+        return int.__index__(value)
+    return value
+
+
 def as_int(value: object) -> int | None:
     """The value of an int (bool excluded, numpy integers included); None if it is not one.
 

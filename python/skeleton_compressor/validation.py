@@ -12,7 +12,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any, SupportsIndex, Union, cast
 
 from . import _messages
-from ._values import as_int, as_real, checked_budget
+from ._values import as_int, as_real, checked_budget, plain_real
 from .types import ContextFragment
 
 __all__ = [
@@ -77,14 +77,16 @@ def checked_share(value: object, name: str) -> float:
     float whose exact value the rules then use."""
     if type(value) is float and 0.0 <= value < 1.0:
         return value
-    number = as_real(value)
-    if number is None:
+    if as_real(value) is None:
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     # The number's own range, not its float's: a Fraction just below 1 may round to 1.0,
     # one just below 0 to -0.0.
-    if math.isnan(number) or not 0 <= value < 1:  # type: ignore[operator]
-        raise ValueError(f"{name} must be in [0, 1), got {_messages.describe(value)}")
-    return min(number + 0.0, _BELOW_ONE)
+    plain = plain_real(value)
+    if 0 <= plain < 1:  # type: ignore[operator]
+        number = min(float(plain) + 0.0, _BELOW_ONE)  # type: ignore[arg-type]
+        if 0.0 <= number < 1.0:  # as a real number of another type says
+            return number
+    raise ValueError(f"{name} must be in [0, 1), got {_messages.describe(value)}")
 
 
 _BELOW_ONE = math.nextafter(1.0, 0.0)
@@ -115,9 +117,9 @@ def checked_previous_rows(previous: object, columns: Columns) -> list[int]:
     """Row numbers an earlier call of `compress_arrays` kept, as ints, each a row of this
     call's `columns`. A set or a mapping is refused: its order is not the order sent.
 
-    The rows' own code (an `__index__`) runs first; the columns are then taken as they are,
-    as the backends read them: of one length, or the backends' error for columns that
-    differ, before any row is found outside them. The first bad row is named."""
+    The rows' own code (an `__index__`) runs first; the rows are then checked against the
+    columns as they are, as the backends read them, and a row outside them is named after
+    the backends' error for columns of different lengths. The first bad row is named."""
     if isinstance(previous, (str, bytes, AbstractSet, Mapping)) or not isinstance(
         previous, Iterable
     ):
@@ -139,9 +141,11 @@ def checked_previous_rows(previous: object, columns: Columns) -> list[int]:
             )
             break
         kept.append(number)
-    rows = _rows_of(columns)
+    rows = len(columns[0])
     for index, number in enumerate(kept):
         if not 0 <= number < rows:
+            # Where the columns differ in length, "a row of this call" has no meaning.
+            _check_one_length(columns)
             among = f"0 to {rows - 1}" if rows else "it has none"
             raise ValueError(
                 f"previous[{index}] must be a row of this call ({among}), got {number}"
@@ -163,16 +167,17 @@ def _row_number(row: object) -> int | None:
     if isinstance(row, bool) or not hasattr(type(row), "__index__"):
         return None
     try:
-        return operator.index(cast(SupportsIndex, row))
+        # Python 3.9's operator.index may return an int subclass, whose own comparisons
+        # could lie; int.__index__ gives the plain int it holds.
+        return int.__index__(operator.index(cast(SupportsIndex, row)))
     except TypeError:  # a numpy array of more than one value
         return None
 
 
-def _rows_of(columns: Columns) -> int:
+def _check_one_length(columns: Columns) -> None:
     lengths = [None if column is None else len(column) for column in columns]
     if len({length for length in lengths if length is not None}) > 1:
         raise _messages.column_lengths_error(*lengths)
-    return lengths[0] or 0
 
 
 def checked_budgets(skeleton_budgets: Iterable[object]) -> list[int]:

@@ -214,6 +214,12 @@ def test_missing_file(tmp_path: Path) -> None:
             '"fragments" as its first key)',
         ),
         (
+            # A record's own field named fragments is no output: the usual hint.
+            '[{"fragment_id": "a", "tokens": 1, "relevance_score": 0.5, "fragments": []}]',
+            "record 0 (id 'a'): missing field 'token_count' (the record has 'tokens': name it "
+            "'token_count')",
+        ),
+        (
             '{"fragment_id": "a", "content": "some text", "relevance_score": 0.5}\n',
             "record 0 on line 1 (id 'a'): missing field 'token_count' (pass --encoding NAME "
             "to count the tokens of its content)",

@@ -4,7 +4,9 @@ relevance packing when no mark fits), and the rule beside `pack_history` without
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import pytest
 from skeleton_compressor.integrations._history import MessageShape, pack_history
@@ -14,6 +16,16 @@ from skeleton_compressor.integrations._stable_history import (
     checked_step,
     pack_chat_history,
 )
+
+
+class _LyingFloat(float):
+    """A float whose comparisons all say yes: its range is read on the float it holds."""
+
+    def __lt__(self, other: object) -> bool:
+        return True
+
+    __le__ = __gt__ = __ge__ = __lt__
+
 
 SYSTEM = MessageShape(pinned=True, system=True)
 USER = MessageShape(opens_turn=True)
@@ -155,13 +167,18 @@ def test_without_start_on_turn_a_history_may_start_on_a_reply(backend: str) -> N
         (0, ValueError, "stable_step must be in (0, 1], got 0"),
         (1.5, ValueError, "stable_step must be in (0, 1], got 1.5"),
         (float("nan"), ValueError, "stable_step must be in (0, 1], got nan"),
+        # Above 1, though its float is 1.0.
+        (Fraction(2**60 + 1, 2**60), ValueError, "stable_step must be in (0, 1], got Fraction("),
+        (_LyingFloat(1.5), ValueError, "stable_step must be in (0, 1], got 1.5"),
     ],
 )
 def test_a_bad_step_is_named(value: object, error: type[Exception], message: str) -> None:
     with pytest.raises(error) as raised:
         checked_step(value)
-    assert str(raised.value) == message
+    assert str(raised.value).startswith(message)
 
 
 def test_a_step_is_read_as_a_float() -> None:
     assert checked_step(1) == 1.0 and type(checked_step(1)) is float
+    # Above 0, though its float is 0.0: the smallest float above 0.
+    assert checked_step(Fraction(1, 10**400)) == math.nextafter(0.0, 1.0)

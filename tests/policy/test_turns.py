@@ -725,6 +725,22 @@ BAD_PREVIOUS: list[tuple[str, Callable[[], Any], type]] = [
     ("set", lambda: set(PLAN), TypeError),
     ("int", lambda: 3, TypeError),
 ]
+
+
+class _LyingFloat(float):
+    def __lt__(self, other: object) -> bool:
+        return True
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+
+class _LyingInt(int):
+    def __lt__(self, other: object) -> bool:
+        return True
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+
 BAD_NUMBERS: list[tuple[Any, type]] = [
     (True, TypeError),
     ("0.1", TypeError),
@@ -734,6 +750,8 @@ BAD_NUMBERS: list[tuple[Any, type]] = [
     (math.nan, ValueError),
     (math.inf, ValueError),
     (Fraction(-1, 10**400), ValueError),  # -0.0 as a float, below 0 as a number
+    (_LyingFloat(-3.0), ValueError),  # read as the float it holds
+    (_LyingInt(5), ValueError),
 ]
 
 
@@ -1070,6 +1088,20 @@ def test_compress_arrays_checks_rows_against_the_columns_their_own_code_left(
 def test_compress_arrays_names_columns_of_two_lengths_before_any_row(backend: str) -> None:
     with pytest.raises(ValueError, match="must have one length, got 1, 2 and 2"):
         compress_arrays(["a"], [5, 5], [0.9, 0.5], 10, backend=backend, previous=[1])
+    # A row that is no number is named first, as without the lengths' problem.
+    with pytest.raises(TypeError, match=r"^previous\[0\] must be a row number"):
+        compress_arrays(["a"], [5, 5], [0.9, 0.5], 10, backend=backend, previous=["x"])
+
+
+def test_compress_arrays_reads_an_int_subclass_row_as_the_int_it_holds(backend: str) -> None:
+    class Row(int):
+        def __lt__(self, other: object) -> bool:
+            return True
+
+        __le__ = __gt__ = __ge__ = __lt__
+
+    with pytest.raises(ValueError, match=r"^previous\[0\] must be a row of this call"):
+        compress_arrays(["a", "b"], [5, 5], [0.9, 0.5], 10, backend=backend, previous=[Row(7)])
 
 
 def test_compress_arrays_names_numpy_rows_of_the_wrong_shape(backend: str) -> None:

@@ -161,7 +161,7 @@ def _missing_hint(field: str | None, keys: tuple[str, ...] | None) -> str:
     if field is None or not keys:
         return ""
     present = set(keys)
-    if "fragments" in present:
+    if {"fragments", "skeleton_metadata"} <= present:
         # An output of compress with its keys reordered reads as one JSON Lines record.
         return ' (an object of records has "fragments" as its first key)'
     meant = [key for key in _ALIASES.get(field, ()) if key in present]

@@ -23,11 +23,12 @@ with the new messages appended, and it moves at most once per step of new conver
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from .. import _messages
-from .._values import as_real
+from .._values import as_real, plain_real
 from ..types import SkeletonMetadata
 from ._history import History, MessageShape, of_whole_history, opens_turn
 from ._packing import Packing
@@ -54,9 +55,15 @@ def checked_step(value: object) -> float:
     step = as_real(value)
     if step is None:
         raise TypeError(f"stable_step must be a real number, got {_messages._typed(value)}")
-    if not 0.0 < step <= 1.0:
-        raise ValueError(f"stable_step must be in (0, 1], got {_messages.describe(value)}")
-    return step
+    plain = plain_real(value)  # its own range, not its float's
+    if 0 < plain <= 1:  # type: ignore[operator]
+        step = max(float(plain), _ABOVE_ZERO)  # type: ignore[arg-type]
+        if 0.0 < step <= 1.0:  # as a real number of another type says
+            return step
+    raise ValueError(f"stable_step must be in (0, 1], got {_messages.describe(value)}")
+
+
+_ABOVE_ZERO = math.nextafter(0.0, 1.0)
 
 
 def pack_chat_history(
@@ -79,9 +86,11 @@ def pack_chat_history(
     whole = history.select_all()
     if stable_step is not None:
         budget = packing.skeleton_budget
-        # Exactly, in integers: a budget may pass what a float holds.
-        numerator, denominator = stable_step.as_integer_ratio()
-        step = max(1, numerator * budget // denominator)
+        try:
+            step = max(1, math.floor(stable_step * budget))
+        except OverflowError:  # a budget past what a float holds: in integers
+            numerator, denominator = stable_step.as_integer_ratio()
+            step = max(1, numerator * budget // denominator)
         rows = _Cuts(history, start_on_turn).earliest_mark_fitting(step, budget)
         if rows is not None:
             return StablePacking(
@@ -107,7 +116,7 @@ def _pinned_for_good(shape: MessageShape, group: str | None) -> bool:
     # A pinned message that opens a turn (the latest user message), calls a tool or answers
     # one (the last message's partners), or is the last message is pinned only until the
     # conversation goes on.
-    return shape.system and not shape.opens_turn and group is None
+    return shape.pinned and shape.system and not shape.opens_turn and group is None
 
 
 class _Cuts:
