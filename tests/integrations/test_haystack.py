@@ -240,6 +240,33 @@ def test_a_document_without_text_is_named(backend: str) -> None:
     )
 
 
+class Text(str):
+    """A str subclass, as Haystack's `Document` keeps it."""
+
+    def split(self, *args: Any, **kwargs: Any) -> list[str]:
+        raise AssertionError("the counter is given the plain str")
+
+
+def test_a_str_subclass_content_is_read_as_the_plain_str(backend: str) -> None:
+    documents = retrieved()
+    documents[1] = Document(id="a", content=Text(" ".join(["w"] * 6)), score=0.9)
+    kept = packer(8, backend).run(documents)
+    assert document_ids(kept["documents"]) == ["a", "d"]
+    assert kept["documents"][0] is documents[1]
+    assert kept["skeleton_metadata"]["compressed_tokens"] == 8
+
+
+def test_any_iterable_of_documents_is_read_once(backend: str) -> None:
+    documents = retrieved()
+    kept = packer(8, backend).run(document for document in documents)  # type: ignore[arg-type]
+    assert document_ids(kept["documents"]) == ["a", "d"]
+    assert kept["documents"][0] is documents[1]
+    assert packer(8, backend).run(iter([]))["documents"] == []  # type: ignore[arg-type]
+    with pytest.raises(TypeError) as raised:
+        packer(8, backend).run(5)  # type: ignore[arg-type]
+    assert str(raised.value) == "documents must be an iterable of Document, got 5 (int)"
+
+
 @pytest.mark.parametrize(
     ("count", "error", "message"),
     [

@@ -294,6 +294,59 @@ def test_an_item_that_is_not_a_document(backend: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("field", "value", "detail"),
+    [
+        ("metadata", None, "must have a dict metadata, got None (NoneType)"),
+        (
+            "metadata",
+            ["relevance_score"],
+            "must have a dict metadata, got ['relevance_score'] (list)",
+        ),
+        ("page_content", None, "must have a str page_content, got None (NoneType)"),
+        ("page_content", b"w w", "must have a str page_content, got b'w w' (bytes)"),
+    ],
+)
+def test_a_field_assigned_a_value_of_another_type_names_the_document(
+    backend: str, field: str, value: object, detail: str
+) -> None:
+    # LangChain checks the fields when a Document is made, not when one is assigned.
+    given_documents = documents()
+    setattr(given_documents[1], field, value)
+    compressor = SkeletonDocumentCompressor(10, words, backend=backend)
+    with pytest.raises(FragmentTypeError) as raised:
+        compressor.compress_documents(given_documents, "q")
+    assert (raised.value.index, raised.value.kind, raised.value.fragment_id) == (
+        1,
+        "not_fragment",
+        "b",
+    )
+    assert str(raised.value) == f"documents[1] (id 'b') {detail}"
+
+
+class Text(str):
+    def split(self, *args: object, **kwargs: object) -> list[str]:
+        raise AssertionError("the counter is given the plain str")
+
+
+def test_a_str_subclass_page_content_is_read_as_the_plain_str(backend: str) -> None:
+    given_documents = documents()
+    given_documents[4].page_content = Text("w w w w")
+    kept = SkeletonDocumentCompressor(10, words, backend=backend).compress_documents(
+        given_documents, "q"
+    )
+    assert kept_ids(kept) == ["e", "c"]
+    assert kept[0] is given_documents[4]
+
+
+def test_any_iterable_of_documents_is_read_once(backend: str) -> None:
+    compressor = SkeletonDocumentCompressor(10, words, backend=backend)
+    assert kept_ids(compressor.compress_documents(iter(documents()), "q")) == ["e", "c"]
+    with pytest.raises(TypeError) as raised:
+        compressor.compress_documents(None, "q")  # type: ignore[arg-type]
+    assert str(raised.value) == "documents must be an iterable of Document, got None (NoneType)"
+
+
+@pytest.mark.parametrize(
     ("options", "error", "message"),
     [
         ({"skeleton_budget": -1}, ValueError, "skeleton_budget must be >= 0, got -1"),

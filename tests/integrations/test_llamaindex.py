@@ -259,6 +259,18 @@ def test_a_bare_node_is_not_a_node_with_score(backend: str) -> None:
         packer(8, backend).postprocess_nodes(nodes)
 
 
+def test_any_iterable_of_nodes_is_read_once(backend: str) -> None:
+    nodes = retrieved()
+    kept = packer(8, backend).postprocess_nodes(node for node in nodes)  # type: ignore[arg-type]
+    assert node_ids(kept) == ["a", "d"]
+    assert kept[0] is nodes[1]
+    kept, metadata = packer(8, backend).pack(iter(nodes))
+    assert (node_ids(kept), metadata.fragments_total) == (["a", "d"], 5)
+    with pytest.raises(TypeError) as raised:
+        packer(8, backend).postprocess_nodes(None)  # type: ignore[arg-type]
+    assert str(raised.value) == "nodes must be an iterable of NodeWithScore, got None (NoneType)"
+
+
 @pytest.mark.parametrize(
     ("count", "error", "message"),
     [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -13,18 +14,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 from skeleton_compressor import FragmentTypeError, FragmentValueError
 from skeleton_compressor.integrations._scores import (
-    BY_RANK,
     NOISE,
+    UNSCORED,
     checked_missing_score,
     checked_scores,
     relevances,
 )
 from support.frameworks import framework
 
+# Under scores="auto" any finite score is mapped: the error does not ask for [0, 1].
+FINITE = "must be a finite number (within a float's range)"
 
-def mapped(scores: list[object], mode: str = "auto") -> list[object]:
+
+def mapped(scores: list[object], mode: str = "auto", missing: object = "rank") -> list[object]:
     ids = [chr(ord("a") + index) for index in range(len(scores))]
-    return relevances(scores, mode, "documents", ids)  # type: ignore[arg-type]
+    return relevances(scores, mode, missing, "documents", ids)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -55,8 +59,8 @@ def test_strict_leaves_the_scores_to_the_library() -> None:
 
 def test_an_item_without_a_score_scores_by_rank_and_is_not_mapped() -> None:
     # Of four items, the i-th scores (4 - i) / 4; the others' scale is read without them.
-    assert mapped([BY_RANK, 3.0, BY_RANK, 1.5]) == [1.0, 1.0, 0.5, 0.5]
-    assert mapped([0.2, BY_RANK], "strict") == [0.2, 0.5]
+    assert mapped([UNSCORED, 3.0, UNSCORED, 1.5]) == [1.0, 1.0, 0.5, 0.5]
+    assert mapped([0.2, UNSCORED], "strict") == [0.2, 0.5]
 
 
 def test_minus_zero_becomes_zero() -> None:
@@ -67,9 +71,10 @@ def test_minus_zero_becomes_zero() -> None:
 @pytest.mark.parametrize(
     ("score", "error", "kind", "detail"),
     [
-        (math.nan, FragmentValueError, "relevance_range", "must be in [0, 1], got nan"),
-        (math.inf, FragmentValueError, "relevance_range", "must be in [0, 1], got inf"),
-        (10**400, FragmentValueError, "relevance_range", "must be in [0, 1], got 1000"),
+        (math.nan, FragmentValueError, "relevance_range", f"{FINITE}, got nan"),
+        (math.inf, FragmentValueError, "relevance_range", f"{FINITE}, got inf"),
+        (-math.inf, FragmentValueError, "relevance_range", f"{FINITE}, got -inf"),
+        (10**400, FragmentValueError, "relevance_range", f"{FINITE}, got 1000"),
         ("0.5", FragmentTypeError, "relevance_type", "must be a real number, got '0.5' (str)"),
         (True, FragmentTypeError, "relevance_type", "must be a real number, got True (bool)"),
         (None, FragmentTypeError, "relevance_type", "must be a real number, got None"),
@@ -293,3 +298,129 @@ def test_every_adapter_reads_scores_alike(backend: str) -> None:
         ]
     )
     assert [d.id for d in lc] == [d.id for d in hs] == [n.node.node_id for n in li]
+
+
+# --- every adapter alike: three frameworks' items for the same (id, words, score) rows
+
+Row = tuple[str, int, object]
+
+
+def every_adapter(
+    rows: list[Row], budget: int, backend: str, **options: Any
+) -> list[tuple[str, Callable[[], tuple[list[str], float]]]]:
+    """Each adapter's container, and a call giving its kept ids and `value_kept` for the rows
+    (a score None is no score); LangChain's and LlamaIndex's scores are set after
+    construction, as a retriever's own code may set them, so that pydantic keeps them as
+    they are."""
+    framework("langchain_core")
+    framework("haystack")
+    framework("llama_index.core")
+    from haystack import Document as HaystackDocument
+    from langchain_core.documents import Document as LangChainDocument
+    from llama_index.core.schema import NodeWithScore, TextNode
+    from skeleton_compressor.integrations.haystack import SkeletonDocumentPacker
+    from skeleton_compressor.integrations.langchain import SkeletonDocumentCompressor
+    from skeleton_compressor.integrations.llamaindex import SkeletonNodePostprocessor
+
+    def text(size: int) -> str:
+        return " ".join(["w"] * size)
+
+    options = {**options, "backend": backend}
+    documents = [LangChainDocument(page_content=text(size), id=i) for i, size, _ in rows]
+    stored = [
+        HaystackDocument(content=text(size), id=i, score=score)  # type: ignore[arg-type]
+        for i, size, score in rows
+    ]
+    nodes = [NodeWithScore(node=TextNode(text=text(size), id_=i)) for i, size, _ in rows]
+    for document, node, (_, _, score) in zip(documents, nodes, rows):
+        if score is not None:
+            document.metadata = {"relevance_score": score}
+        node.score = score  # type: ignore[assignment]
+
+    def langchain() -> tuple[list[str], float]:
+        compressor = SkeletonDocumentCompressor(budget, words, **options)
+        kept, metadata = compressor.compress_with_metadata(documents)
+        return [str(document.id) for document in kept], metadata.value_kept
+
+    def haystack() -> tuple[list[str], float]:
+        result = SkeletonDocumentPacker(budget, words, **options).run(stored)
+        kept = [document.id for document in result["documents"]]
+        return kept, result["skeleton_metadata"]["value_kept"]
+
+    def llamaindex() -> tuple[list[str], float]:
+        kept, metadata = SkeletonNodePostprocessor(budget, words, **options).pack(nodes)
+        return [node.node.node_id for node in kept], metadata.value_kept
+
+    return [("documents", langchain), ("documents", haystack), ("nodes", llamaindex)]
+
+
+def kept_by_every_adapter(
+    rows: list[Row], budget: int, backend: str, **options: Any
+) -> list[tuple[list[str], float]]:
+    return [run() for _, run in every_adapter(rows, budget, backend, **options)]
+
+
+def test_a_missing_score_number_is_the_relevance_as_given(backend: str) -> None:
+    # BM25 scores, divided by the highest (1.0, 0.5), and an unscored row given 0.3 as it is,
+    # which does not join the batch (it would be divided by 3.04 too).
+    bm25: list[Row] = [("refunds", 2, 3.04), ("invoices", 2, 1.52), ("new", 2, None)]
+    for ids, value in kept_by_every_adapter(bm25, 100, backend, missing_score=0.3):
+        assert ids == ["refunds", "invoices", "new"]
+        assert value == pytest.approx(1.8)
+    # Logits: 0.0 is the unscored row's relevance, not the top of a batch it joined.
+    logits: list[Row] = [("a", 2, -5.0), ("b", 2, -6.0), ("unscored", 2, None)]
+    for ids, value in kept_by_every_adapter(logits, 2, backend, missing_score=0.0):
+        assert (ids, value) == (["a"], 1.0)
+    assert mapped([3.04, 1.52, UNSCORED], missing=0.3) == [1.0, 0.5, 0.3]
+
+
+def test_scores_a_rounding_apart_may_map_to_one_relevance_and_tie_by_input_order(
+    backend: str,
+) -> None:
+    # Cosines, one negative: (s + 1) / 2 maps 0.3 and 0.30000000000000004 to one float.
+    cosines: list[Row] = [("lower", 2, 0.3), ("higher", 2, 0.30000000000000004), ("neg", 2, -0.2)]
+    assert mapped([0.3, 0.30000000000000004, -0.2])[:2] == [0.65, 0.65]
+    for ids, _ in kept_by_every_adapter(cosines, 2, backend):
+        assert ids == ["lower"]
+    for ids, _ in kept_by_every_adapter(cosines, 100, backend):
+        assert ids == ["lower", "higher", "neg"]
+
+
+class PlainFloatOtherwise(float):
+    """A float whose own `__float__` says another number than the one it holds."""
+
+    def __float__(self) -> float:
+        return 0.9
+
+
+class PlainIntOtherwise(int):
+    def __float__(self) -> float:
+        return 0.0
+
+
+@pytest.mark.parametrize("scores", ["auto", "strict"])
+def test_an_int_or_float_subclass_scores_as_the_plain_value_it_holds(
+    backend: str, scores: str
+) -> None:
+    rows: list[Row] = [("holds 0.5", 1, 0.5), ("holds 0.1", 1, PlainFloatOtherwise(0.1))]
+    for ids, value in kept_by_every_adapter(rows, 1, backend, scores=scores):
+        assert (ids, value) == (["holds 0.5"], 0.5)
+    rows = [("holds 0.5", 1, 0.5), ("holds 1", 1, PlainIntOtherwise(1))]
+    for ids, value in kept_by_every_adapter(rows, 1, backend, scores=scores):
+        assert (ids, value) == (["holds 1"], 1.0)
+    assert mapped([3.0, PlainFloatOtherwise(1.5)]) == [1.0, 0.5]
+
+
+@pytest.mark.parametrize(
+    ("score", "shown"), [(math.nan, "nan"), (-math.inf, "-inf"), (10**400, "1000")]
+)
+def test_under_auto_a_score_no_float_holds_is_not_asked_to_be_in_the_unit_interval(
+    backend: str, score: object, shown: str
+) -> None:
+    rows: list[Row] = [("a", 1, 5.0), ("b", 1, score)]
+    for container, run in every_adapter(rows, 10, backend):
+        with pytest.raises(FragmentValueError) as raised:
+            run()
+        assert (raised.value.index, raised.value.kind) == (1, "relevance_range")
+        expected = f"{container}[1] (id 'b'): relevance_score {FINITE}, got {shown}"
+        assert str(raised.value).startswith(expected)

@@ -3,7 +3,7 @@ the most relevant first, or by total relevance, under the library's policy."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Union
 
 from langchain_core.callbacks import Callbacks
@@ -11,6 +11,7 @@ from langchain_core.documents import BaseDocumentCompressor, Document
 from pydantic import ConfigDict, PrivateAttr, SkipValidation
 
 from .. import _messages
+from .._values import plain_str
 from ..tokens import TokenCounter
 from ..types import (
     BackendName,
@@ -20,14 +21,15 @@ from ..types import (
     SkeletonMetadata,
     StrategyName,
 )
-from ._packing import Packing, missing_score_error, not_item_error
+from ._packing import Packing, listed_items, missing_score_error, not_item_error
 from ._scores import (
-    BY_RANK,
+    UNSCORED,
     MissingScore,
     Scores,
     checked_missing_score,
     checked_scores,
     relevances,
+    unusable_item_error,
 )
 
 __all__ = ["SkeletonDocumentCompressor"]
@@ -56,7 +58,8 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         missing_score: for a document without the metadata key: `"rank"` (scored by its
             place in the retrieved order, the first 1.0; what a retriever that puts no
             score in the metadata, such as `InMemoryVectorStore.as_retriever()`, needs),
-            `"raise"` (an error naming it), or a real number in [0, 1].
+            `"raise"` (an error naming it), or a real number in [0, 1], its relevance as it is
+            (not mapped with the scores).
         strategy: `"greedy"`, `"prefix"`, `"density"` or `"optimal"`.
         min_relevance: documents less relevant than this are never kept.
         on_overflow: `"keep_top"`, `"strict"` or `"raise"`, when nothing fits.
@@ -71,13 +74,14 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
     Documents tied in relevance are ranked in the order they were retrieved.
 
     Raises (from `compress_documents`):
-        FragmentTypeError: `documents[i]` has no relevance (the metadata key is missing,
-            under `missing_score="raise"`), or a relevance that is not a real number, or a
-            bad count from a callable counter.
-        FragmentValueError: `documents[i]` has a relevance NaN or infinite, or under
-            `scores="strict"` outside [0, 1].
+        FragmentTypeError: `documents[i]` is not a `Document`; or has a `page_content` that
+            is not a str or `metadata` that is not a dict (assigned after construction); or
+            has no relevance (the metadata key is missing, under `missing_score="raise"`),
+            or a relevance that is not a real number, or a bad count from a callable counter.
+        FragmentValueError: `documents[i]` has a relevance NaN, infinite or an int too large
+            for a float, or under `scores="strict"` outside [0, 1].
         BudgetExceededError: under `on_overflow="raise"`, nothing fits the budget.
-        TypeError: an item is not a `Document`.
+        TypeError: `documents` cannot be iterated (any iterable is read once, up front).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -134,7 +138,7 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
 
     def compress_documents(
         self,
-        documents: Sequence[Document],
+        documents: Iterable[Document],
         query: str,
         callbacks: Callbacks | None = None,
     ) -> Sequence[Document]:
@@ -142,25 +146,26 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         objects passed in, or copies carrying the metadata when `metadata_key` is set.
 
         Args:
-            documents: the retrieved documents.
+            documents: the retrieved documents: a list, or any iterable, read once, up front.
             query: the query (not read: relevance comes from each document).
             callbacks: not used.
         """
         return self.compress_with_metadata(documents)[0]
 
     def compress_with_metadata(
-        self, documents: Sequence[Document]
+        self, documents: Iterable[Document]
     ) -> tuple[list[Document], SkeletonMetadata]:
         """The documents `compress_documents` returns, and the compression's metadata (the
         tokens before and after, the budget, the documents kept, the relevance kept)."""
         packing = self._current_packing()
-        rows = list(documents)
-        for index, document in enumerate(rows):
-            if not isinstance(document, Document):
-                raise not_item_error(CONTAINER, index, document, "a Document")
+        rows = listed_items(documents, CONTAINER, "Document")
+        texts = [_checked_document(document, index) for index, document in enumerate(rows)]
         ids = [document.id for document in rows]
-        scores = relevances(self._scores(rows), checked_scores(self.scores), CONTAINER, ids)
-        counts = packing.token_counts([document.page_content for document in rows], CONTAINER)
+        missing = checked_missing_score(self.missing_score)
+        scores = relevances(
+            self._scores(rows), checked_scores(self.scores), missing, CONTAINER, ids
+        )
+        counts = packing.token_counts(texts, CONTAINER)
         result = packing.select(counts, scores, CONTAINER, ids=ids)
         metadata = result.metadata
         kept = [rows[index] for index in result.indices]
@@ -170,7 +175,8 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         return kept, metadata
 
     def _scores(self, documents: list[Document]) -> list[object]:
-        """Each document's score, `BY_RANK` for one without it under `missing_score="rank"`."""
+        """Each document's score, `UNSCORED` for one without it (unless under
+        `missing_score="raise"`, where it is an error)."""
         relevance = _check_relevance(self.relevance)
         if not isinstance(relevance, str):
             return [relevance(document) for document in documents]
@@ -189,7 +195,7 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
                     "give relevance= or missing_score= to score such items",
                 )
             else:
-                scores.append(BY_RANK if missing == "rank" else missing)
+                scores.append(UNSCORED)
         return scores
 
     def _current_packing(self) -> Packing:
@@ -217,6 +223,24 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
             )
             self._packing, self._packed_with = packing, options
         return packing
+
+
+def _checked_document(document: object, index: int) -> str:
+    """The document's text; an error naming it when it is not a `Document`, or when a field
+    assigned after construction (which LangChain does not check) is not of its type."""
+    if not isinstance(document, Document):
+        raise not_item_error(CONTAINER, index, document, "a Document")
+    text = plain_str(document.page_content)
+    if text is None:
+        raise _field_error(document, index, "a str page_content", document.page_content)
+    if not isinstance(document.metadata, dict):
+        raise _field_error(document, index, "a dict metadata", document.metadata)
+    return text
+
+
+def _field_error(document: Document, index: int, expected: str, value: object) -> Exception:
+    detail = f"must have {expected}, got {_messages._typed(value)}"
+    return unusable_item_error(CONTAINER, index, document.id, detail)
 
 
 def _check_relevance(relevance: object) -> Relevance:

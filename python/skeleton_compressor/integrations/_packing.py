@@ -12,7 +12,13 @@ from ..service import SkeletonCompressorService
 from ..tokens import Counter, counting
 from ..types import BackendName, OnOverflowName, OrderName, SkeletonIndices, StrategyName
 
-__all__ = ["Packing", "checked_token_counts", "missing_score_error", "not_item_error"]
+__all__ = [
+    "Packing",
+    "checked_token_counts",
+    "listed_items",
+    "missing_score_error",
+    "not_item_error",
+]
 
 
 class Packing:
@@ -100,6 +106,18 @@ def checked_token_counts(
 
 def _name(ids: Sequence[str | None] | None, index: int) -> str | None:
     return None if ids is None else ids[index]
+
+
+def listed_items(items: object, container: str, expected: str) -> list[Any]:
+    """The items a framework hands over, from a list or any iterable, read once, up front; a
+    `TypeError` naming `container` for a value that cannot be iterated."""
+    try:
+        iterator = iter(items)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(
+            f"{container} must be an iterable of {expected}, got {_messages._typed(items)}"
+        ) from None
+    return list(iterator)
 
 
 def missing_score_error(

@@ -11,11 +11,14 @@ cosines in [-1, 1], BM25 scores from 0 up, rerankers' logits of any sign. With `
 - some below 0, all in [-1, 1]: cosines, mapped to (s + 1) / 2;
 - otherwise: rescaled from [lowest, highest] to [0, 1] (all 1.0 when they are equal).
 
-Every mapping keeps the scores' order. `scores="strict"` keeps the library's own check (a
-score outside [0, 1] is an error). A NaN or infinite score is an error either way.
+Every mapping keeps the scores' order where the mapped values differ; scores a rounding
+apart may map to one value, and then tie (ties go by input order). `scores="strict"` keeps
+the library's own check (a score outside [0, 1] is an error). A NaN or infinite score is an
+error either way.
 
 An item without a score, under `missing_score="rank"` (the default), scores by its place in
-the retriever's order: of n items, the i-th (from 0) scores (n - i) / n, the first 1.0.
+the retriever's order: of n items, the i-th (from 0) scores (n - i) / n, the first 1.0; under
+a number in [0, 1], it scores that number, which is not mapped with the batch.
 """
 
 from __future__ import annotations
@@ -26,14 +29,14 @@ from collections.abc import Sequence
 from typing import Literal, Union
 
 from .. import _messages
-from .._values import as_real, plain_str, safe_isinstance
-from ..errors import FragmentTypeError
+from .._values import as_real, plain_real, plain_str, safe_isinstance
+from ..errors import FragmentTypeError, FragmentValueError
 
 __all__ = [
-    "BY_RANK",
     "MISSING_SCORE_REMEDY",
     "NOISE",
     "SCORES",
+    "UNSCORED",
     "MissingScore",
     "Scores",
     "checked_missing_score",
@@ -50,10 +53,11 @@ NOISE = 1e-6
 """How far past 0 or 1 a score may be and still count as in [0, 1]: more than float64
 rounding, and the rounding of the float32 vectors many stores keep."""
 
-BY_RANK = object()
-"""The score of an item without one under `missing_score="rank"`, for `relevances` to fill."""
+UNSCORED = object()
+"""The score of an item without one, for `relevances` to fill as `missing_score` says."""
 
 MISSING_SCORE_REMEDY = "give missing_score= 'rank' or a number in [0, 1] to score such items"
+_FINITE_EXPECTED = "relevance_score must be a finite number (within a float's range)"
 _MISSING_EXPECTED = "missing_score must be 'raise', 'rank' or a real number in [0, 1]"
 
 
@@ -84,24 +88,36 @@ def checked_missing_score(value: object) -> MissingScore:
 
 
 def relevances(
-    scores: Sequence[object], mode: Scores, container: str, ids: Sequence[str | None]
+    scores: Sequence[object],
+    mode: Scores,
+    missing: MissingScore,
+    container: str,
+    ids: Sequence[str | None],
 ) -> list[object]:
-    """The items' relevances: `BY_RANK` scored by rank, the others mapped as `mode` says
-    (under `"strict"` returned as they are, for the library to check)."""
+    """The items' relevances: the retriever's scores mapped as `mode` says (under `"strict"`
+    returned as they are, for the library to check), and `UNSCORED` given `missing`, by rank
+    under `"rank"` (the caller has raised for `"raise"`), or as the number it is."""
     size = len(scores)
     if mode == "auto":
         present = [
             (index, _finite(score, index, ids[index], container))
             for index, score in enumerate(scores)
-            if score is not BY_RANK
+            if score is not UNSCORED
         ]
         mapped: list[object] = list(scores)
         for (index, _), score in zip(present, _mapped([score for _, score in present])):
             mapped[index] = score
         scores = mapped
     return [
-        (size - index) / size if score is BY_RANK else score for index, score in enumerate(scores)
+        _unscored(missing, index, size) if score is UNSCORED else score
+        for index, score in enumerate(scores)
     ]
+
+
+def _unscored(missing: MissingScore, index: int, size: int) -> float:
+    if missing == "rank":
+        return (size - index) / size
+    return missing  # type: ignore[return-value]
 
 
 def _finite(value: object, index: int, item_id: str | None, container: str) -> float:
@@ -111,7 +127,8 @@ def _finite(value: object, index: int, item_id: str | None, container: str) -> f
         raise _messages.fragment_error("relevance_type", index, item_id, value, container)
     else:
         try:
-            score = float(value)  # type: ignore[arg-type]
+            # An int or float subclass as the plain value it holds, not its own __float__.
+            score = float(plain_real(value))  # type: ignore[arg-type]
         except OverflowError:
             score = math.inf
         except Exception as error:
@@ -119,7 +136,11 @@ def _finite(value: object, index: int, item_id: str | None, container: str) -> f
                 "relevance_type", index, item_id, value, container
             ) from error
     if not math.isfinite(score):
-        raise _messages.fragment_error("relevance_range", index, item_id, value, container)
+        # Not the library's "must be in [0, 1]": any finite score is mapped.
+        detail = f"{_FINITE_EXPECTED}, got {_messages.describe(value)}"
+        raise _messages._error(
+            FragmentValueError, "relevance_range", index, item_id, container, detail
+        )
     return score
 
 

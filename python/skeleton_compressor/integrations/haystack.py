@@ -21,10 +21,10 @@ from .._messages import describe
 from .._values import plain_str
 from ..tokens import Counter, TokenCounter
 from ..types import BackendName, OnOverflowName, OrderName, StrategyName
-from ._packing import Packing, missing_score_error, not_item_error
+from ._packing import Packing, listed_items, missing_score_error, not_item_error
 from ._scores import (
-    BY_RANK,
     MISSING_SCORE_REMEDY,
+    UNSCORED,
     MissingScore,
     Scores,
     checked_missing_score,
@@ -48,7 +48,7 @@ class SkeletonDocumentPacker:
     into [0, 1] as `scores` says (docs/integrations/haystack.md: BM25 scores divided by the
     run's highest, cosines rounded over 1 clamped); its tokens are counted from
     `Document.content`. A document without text content (`content` None: only a blob) is an
-    error, since it has nothing to count.
+    error, since it has nothing to count; a str subclass is read as the plain str it holds.
 
     Args:
         skeleton_budget: the tokens the kept documents may take, an int >= 0.
@@ -69,7 +69,7 @@ class SkeletonDocumentPacker:
             (a score outside [0, 1] is an error).
         missing_score: for a document whose score is None: `"rank"` (the default: scored by
             its place in the order received, the first 1.0), `"raise"` (an error naming it),
-            or the relevance to give it, a real number in [0, 1].
+            or the relevance to give it, a real number in [0, 1] (not mapped with the scores).
 
     Raises (at construction): the library's `TypeError` / `ValueError` for a bad option.
 
@@ -77,10 +77,11 @@ class SkeletonDocumentPacker:
     (`documents[3] (id '9c1e...'): relevance_score must be in [0, 1], got 1.5`), with
     `.index` and `.kind`: an item that is not a `Document`, or one without text content
     (`not_fragment`), a score that is None under `missing_score="raise"` or not a real
-    number (`relevance_type`), a score NaN, infinite, or under `scores="strict"` outside
-    [0, 1] (`relevance_range`); a
-    callable counter's bad count; and `BudgetExceededError` under `on_overflow="strict"` /
-    `"raise"`.
+    number (`relevance_type`), a score NaN, infinite or an int too large for a float, or
+    under `scores="strict"` outside [0, 1] (`relevance_range`); a callable counter's bad
+    count; `BudgetExceededError` under `on_overflow="raise"` when no document fits
+    (`"strict"` then keeps none, with no error); and a `TypeError` naming `documents` for a
+    value that cannot be iterated (any iterable is read once, up front).
     """
 
     def __init__(
@@ -122,7 +123,8 @@ class SkeletonDocumentPacker:
         """Keeps the documents that fit the budget.
 
         Args:
-            documents: the documents to choose from, each with a `score` and `content`.
+            documents: the documents to choose from, each with a `score` and `content`: a
+                list, or any iterable, read once, up front.
             skeleton_budget: this run's budget instead of the component's, an int >= 0.
 
         Returns:
@@ -136,28 +138,27 @@ class SkeletonDocumentPacker:
         packing = self._packing
         if skeleton_budget is not None:
             packing = self._packing_for(skeleton_budget)
+        rows = listed_items(documents, _CONTAINER, "Document")
         texts: list[str] = []
         ids: list[str | None] = []
         scores: list[object] = []
         missing = self.missing_score
-        for index, document in enumerate(documents):
+        for index, document in enumerate(rows):
             if not isinstance(document, Document):
                 raise not_item_error(_CONTAINER, index, document, "a Document")
             document_id = document.id
-            content = document.content
-            if type(content) is not str:
+            content = plain_str(document.content)
+            if content is None:
                 raise unusable_item_error(
                     _CONTAINER,
                     index,
                     document_id,
-                    f"must have text content, got content {describe(content)} (only text is "
-                    f"counted)",
+                    f"must have text content, got content {describe(document.content)} (only "
+                    f"text is counted)",
                 )
             score: object = document.score
             if score is None:
-                if missing == "rank":
-                    score = BY_RANK
-                elif missing == "raise":
+                if missing == "raise":
                     raise missing_score_error(
                         _CONTAINER,
                         index,
@@ -165,16 +166,15 @@ class SkeletonDocumentPacker:
                         "Document.score is None",
                         MISSING_SCORE_REMEDY,
                     )
-                else:
-                    score = missing
+                score = UNSCORED
             texts.append(content)
             ids.append(document_id)
             scores.append(score)
         counts = packing.token_counts(texts, _CONTAINER)
-        scores = relevances(scores, self.scores, _CONTAINER, ids)
+        scores = relevances(scores, self.scores, missing, _CONTAINER, ids)
         kept = packing.select(counts, scores, _CONTAINER, ids=ids)
         return {
-            "documents": [documents[index] for index in kept.indices],
+            "documents": [rows[index] for index in kept.indices],
             "skeleton_metadata": kept.metadata.to_dict(),
         }
 

@@ -4,7 +4,7 @@ token budget allows. Importing this module imports llama-index-core
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from ._framework import missing_framework
@@ -20,10 +20,10 @@ from .._messages import describe
 from .._values import plain_str
 from ..tokens import Counter
 from ..types import BackendName, OnOverflowName, OrderName, SkeletonMetadata, StrategyName
-from ._packing import Packing, missing_score_error, not_item_error
+from ._packing import Packing, listed_items, missing_score_error, not_item_error
 from ._scores import (
-    BY_RANK,
     MISSING_SCORE_REMEDY,
+    UNSCORED,
     MissingScore,
     Scores,
     checked_missing_score,
@@ -63,7 +63,7 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
             (a score outside [0, 1] is an error).
         missing_score: for a node whose score is None: `"rank"` (the default: scored by its
             place in the retrieved order, the first 1.0), `"raise"` (an error naming it),
-            or the relevance to give it, a real number in [0, 1].
+            or the relevance to give it, a real number in [0, 1] (not mapped with the scores).
         metadata_mode: which metadata is counted with the text, a `MetadataMode` or its value
             (`all`, `embed`, `llm`, `none`).
 
@@ -74,9 +74,11 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
     (`nodes[3] (id 'a'): relevance_score must be in [0, 1], got 1.5`), with `.index` and
     `.kind`: an item that is not a `NodeWithScore` (`not_fragment`), a score that is None
     under `missing_score="raise"` (`relevance_type`), not a real number (`relevance_type`),
-    NaN or infinite, or under `scores="strict"` outside [0, 1] (`relevance_range`); a
-    callable counter's bad count; and
-    `BudgetExceededError` under `on_overflow="strict"` / `"raise"`.
+    NaN, infinite or an int too large for a float, or under `scores="strict"` outside [0, 1]
+    (`relevance_range`); a callable counter's bad count; `BudgetExceededError` under
+    `on_overflow="raise"` when no node fits (`"strict"` then keeps none, with no error); and a
+    `TypeError` naming `nodes` for a value that cannot be iterated (any iterable is read
+    once, up front).
     """
 
     skeleton_budget: int = Field(frozen=True, description="Tokens the kept nodes may take.")
@@ -151,26 +153,26 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
         call `pack` instead, which returns each call's own."""
         return self._last_metadata
 
-    def pack(self, nodes: Sequence[NodeWithScore]) -> tuple[list[NodeWithScore], SkeletonMetadata]:
+    def pack(self, nodes: Iterable[NodeWithScore]) -> tuple[list[NodeWithScore], SkeletonMetadata]:
         """The nodes kept (the objects passed in, in the policy's order) and the metadata.
+        `nodes` may be any iterable, read once, up front.
 
         Raises what the class docstring lists per call.
         """
+        rows = listed_items(nodes, _CONTAINER, "NodeWithScore")
         texts: list[str] = []
         ids: list[str | None] = []
         scores: list[object] = []
         missing = self._missing
         mode = self.metadata_mode
-        for index, item in enumerate(nodes):
+        for index, item in enumerate(rows):
             if not isinstance(item, NodeWithScore):
                 raise not_item_error(_CONTAINER, index, item, "a NodeWithScore")
             node = item.node
             node_id = node.node_id
             score: object = item.score
             if score is None:
-                if missing == "rank":
-                    score = BY_RANK
-                elif missing == "raise":
+                if missing == "raise":
                     raise missing_score_error(
                         _CONTAINER,
                         index,
@@ -178,16 +180,15 @@ class SkeletonNodePostprocessor(BaseNodePostprocessor):
                         "NodeWithScore.score is None",
                         MISSING_SCORE_REMEDY,
                     )
-                else:
-                    score = missing
+                score = UNSCORED
             texts.append(node.get_content(metadata_mode=mode))
             ids.append(node_id)
             scores.append(score)
         packing = self._packing
         counts = packing.token_counts(texts, _CONTAINER)
-        scores = relevances(scores, self.scores, _CONTAINER, ids)
+        scores = relevances(scores, self.scores, missing, _CONTAINER, ids)
         kept = packing.select(counts, scores, _CONTAINER, ids=ids)
-        return [nodes[index] for index in kept.indices], kept.metadata
+        return [rows[index] for index in kept.indices], kept.metadata
 
     def _postprocess_nodes(
         self,
