@@ -49,6 +49,18 @@ def python_backend_error(encoding: str) -> ImportError:
     )
 
 
+class TiktokenFailure(RuntimeError):
+    """tiktoken could not count a text (its regex overflows its stack on a run of a million
+    spaces): the Python backend has no count to give."""
+
+
+def tiktoken_failure(place: str, error: BaseException) -> TiktokenFailure:
+    return TiktokenFailure(
+        f"{place}: tiktoken cannot count this text ({type(error).__name__}: {error}); the "
+        "compiled extension counts it"
+    )
+
+
 def tiktoken_table_error(encoding: str, error: Exception) -> ImportError:
     return ImportError(
         f"tiktoken could not load the table of {encoding!r} (it downloads it the first time "

@@ -8,7 +8,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import _messages
-from ._encodings import check_encoding, python_backend_error, tiktoken_table_error
+from ._encodings import (
+    check_encoding,
+    python_backend_error,
+    tiktoken_failure,
+    tiktoken_table_error,
+)
+from ._values import plain_str
 
 __all__ = ["TiktokenCounter"]
 
@@ -35,9 +41,15 @@ class TiktokenCounter:
         self._encode: Any = encoder.encode_ordinary
 
     def count(self, text: str) -> int:
-        if type(text) is not str and not isinstance(text, str):
+        plain = plain_str(text)
+        if plain is None:
             raise _messages.text_type_error("text", text)
-        return len(self._encode(text))
+        try:
+            return len(self._encode(plain))
+        except BaseException as error:
+            if not _is_panic(error):
+                raise
+            raise tiktoken_failure("text", error) from None
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
         if isinstance(texts, str):
@@ -47,11 +59,17 @@ class TiktokenCounter:
         except TypeError:
             raise _messages.texts_type_error(texts) from None
         encode = self._encode
-        counts = []
+        counts: list[int] = []
         for index, text in enumerate(items):
-            if not isinstance(text, str):
+            plain = plain_str(text)
+            if plain is None:
                 raise _messages.text_type_error(f"texts[{index}]", text)
-            counts.append(len(encode(text)))
+            try:
+                counts.append(len(encode(plain)))
+            except BaseException as error:
+                if not _is_panic(error):
+                    raise
+                raise tiktoken_failure(f"texts[{index}]", error) from None
         return counts
 
     def __repr__(self) -> str:
@@ -59,3 +77,9 @@ class TiktokenCounter:
 
     def __reduce__(self) -> tuple[type[TiktokenCounter], tuple[str]]:
         return (TiktokenCounter, (self.encoding,))
+
+
+def _is_panic(error: BaseException) -> bool:
+    # tiktoken's Rust side panics as pyo3's PanicException, a BaseException of a module
+    # that is not importable by name.
+    return type(error).__name__ == "PanicException"

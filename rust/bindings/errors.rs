@@ -219,7 +219,8 @@ pub fn texts_type_error(py: Python<'_>, value: &Bound<'_, PyAny>) -> PyErr {
     worded(py, "texts_type_error", (value,))
 }
 
-pub fn unknown_encoding_error(py: Python<'_>, name: &str) -> PyErr {
+/// `name` is a str naming no encoding (any str: one with a lone surrogate has no UTF-8 form).
+pub fn unknown_encoding_error<'py>(py: Python<'py>, name: impl IntoPyObject<'py>) -> PyErr {
     let known = Encoding::ALL.map(Encoding::name);
     worded(py, "unknown_encoding_error", (name, known))
 }

@@ -1,6 +1,7 @@
 //! `TokenCounter`: the core's token counts for Python strings. Each `str` is read where it
 //! lies (CPython's own UTF-8 of it, no copy), and long work runs with the GIL released.
 
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple, PyType};
 
@@ -30,6 +31,8 @@ fn text_of<'py>(
 /// TypeError, worded as the stand-in words it, not PyO3's.
 enum EncodingArgument<'py> {
     Name(String),
+    /// A str with no UTF-8 form (a lone surrogate): it names no encoding.
+    Unreadable(Bound<'py, PyAny>),
     Other(Bound<'py, PyAny>),
 }
 
@@ -38,7 +41,10 @@ impl<'a, 'py> FromPyObject<'a, 'py> for EncodingArgument<'py> {
 
     fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
         match value.cast::<PyString>() {
-            Ok(name) => Ok(EncodingArgument::Name(name.to_cow()?.into_owned())),
+            Ok(name) => Ok(match name.to_cow() {
+                Ok(text) => EncodingArgument::Name(text.into_owned()),
+                Err(_) => EncodingArgument::Unreadable(value.to_owned()),
+            }),
             Err(_) => Ok(EncodingArgument::Other(value.to_owned())),
         }
     }
@@ -62,6 +68,7 @@ impl TokenCounter {
     fn new(py: Python<'_>, encoding: EncodingArgument<'_>) -> PyResult<Self> {
         let encoding = match encoding {
             EncodingArgument::Name(name) => encoding_named(py, &name)?,
+            EncodingArgument::Unreadable(name) => return Err(unknown_encoding_error(py, name)),
             EncodingArgument::Other(value) => return Err(text_type_error(py, "encoding", &value)),
         };
         Ok(TokenCounter { encoding })
@@ -99,8 +106,14 @@ impl TokenCounter {
         if texts.is_instance_of::<PyString>() {
             return Err(texts_type_error(py, texts));
         }
-        let Ok(items) = texts.try_iter() else {
-            return Err(texts_type_error(py, texts));
+        // Not an iterable is this library's TypeError; what `__iter__` itself raises (a
+        // Ctrl-C, a MemoryError) is passed on, as on the Python backend.
+        let items = match texts.try_iter() {
+            Ok(items) => items,
+            Err(error) if error.is_instance_of::<PyTypeError>(py) => {
+                return Err(texts_type_error(py, texts))
+            }
+            Err(error) => return Err(error),
         };
         // The strings are held (and so their UTF-8 kept alive) while the GIL is released.
         let texts = items

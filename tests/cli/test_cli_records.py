@@ -331,6 +331,9 @@ def test_a_bad_backend_variable_is_bad_usage_in_one_line(tmp_path: Path, value: 
         PROG + f"SKELETON_COMPRESSOR_BACKEND must be one of auto, rust, python, got {value!r}\n"
     )
     assert run("demo", env={"SKELETON_COMPRESSOR_BACKEND": value}).returncode == 2
+    # count has no --backend, but chooses its counter by the variable.
+    counted = run("count", "-", stdin=b"x", env={"SKELETON_COMPRESSOR_BACKEND": value})
+    assert (counted.returncode, counted.stderr) == (2, completed.stderr)
 
 
 def test_help_describes_the_input_and_every_option() -> None:

@@ -59,6 +59,24 @@ def test_count_on_the_python_backend_counts_through_tiktoken(
     assert_clean_failure(run("count", "-", stdin="x"), "pip install tiktoken")
 
 
+def test_count_on_the_python_backend_where_tiktoken_panics(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    tiktoken = pytest.importorskip("tiktoken")
+
+    class PanicException(BaseException):  # pyo3's, from tiktoken's Rust side
+        pass
+
+    def panicking(self: object, text: str) -> list[int]:
+        raise PanicException("RuntimeError(StackOverflow)")
+
+    monkeypatch.setattr(tiktoken.Encoding, "encode_ordinary", panicking)
+    monkeypatch.setenv("SKELETON_COMPRESSOR_BACKEND", "python")
+    assert_clean_failure(
+        run("count", "-", stdin="x"), "error: text: tiktoken cannot count this text"
+    )
+
+
 RECORDS = [
     {"fragment_id": "given", "token_count": 5, "relevance_score": 0.9, "content": "ignored"},
     {"fragment_id": "counted", "relevance_score": 0.8, "content": "count these five words"},

@@ -24,7 +24,7 @@ from skeleton_compressor import (
     validate_fragments,
 )
 from skeleton_compressor._backends.choice import ENVIRONMENT_VARIABLE
-from skeleton_compressor._encodings import check_encoding
+from skeleton_compressor._encodings import TiktokenFailure, check_encoding
 from skeleton_compressor._tiktoken_counter import TiktokenCounter
 from skeleton_compressor.tokens import built_in
 
@@ -74,7 +74,9 @@ def test_str_subclasses_count_as_the_text_they_hold() -> None:
     assert TokenCounter(Text("cl100k_base")).encoding == "cl100k_base"
 
 
-@pytest.mark.parametrize("name", ["gpt2", "", "O200K_BASE", "o200k_base ", "p50k_base"])
+@pytest.mark.parametrize(
+    "name", ["gpt2", "", "O200K_BASE", "o200k_base ", "p50k_base", "o200k_base\ud800"]
+)
 def test_unknown_encodings_name_the_known_ones(name: str) -> None:
     expected = f"unknown encoding {name!r}; known encodings: o200k_base, cl100k_base"
     with pytest.raises(ValueError) as compiled:
@@ -115,6 +117,14 @@ def test_an_iterable_that_raises_passes_its_error_on() -> None:
 
     with pytest.raises(KeyError, match="from the iterable"):
         TokenCounter().count_many(texts())
+
+    class Texts:
+        def __iter__(self) -> Any:
+            raise RuntimeError("from __iter__")  # not a TypeError: passed on as it is
+
+    for counter in (TokenCounter(), TiktokenCounter("o200k_base")):
+        with pytest.raises(RuntimeError, match="from __iter__"):
+            counter.count_many(Texts())  # type: ignore[arg-type]
 
 
 COUNTERS: dict[str, Callable[[], Any]] = {
@@ -235,6 +245,42 @@ def test_a_built_in_encoding_on_the_python_backend_counts_through_tiktoken(
     monkeypatch.setitem(sys.modules, "tiktoken", None)
     with pytest.raises(ImportError, match=r"needs the compiled extension.*pip install tiktoken"):
         ContextFragment.from_text("a", "x", 0.5)
+
+
+def test_the_python_backend_counts_a_str_subclass_as_the_text_it_holds() -> None:
+    class Text(str):
+        def encode(self, *args: Any, **kwargs: Any) -> bytes:
+            return b"x" * 100
+
+    text = Text("a\ud800b")  # a lone surrogate: tiktoken encodes such a str itself
+    counter = TiktokenCounter("o200k_base")
+    expected = TokenCounter().count(text)
+    assert (counter.count(text), counter.count_many([text])) == (expected, [expected])
+
+
+def test_a_text_tiktoken_panics_on_is_this_librarys_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # tiktoken 0.14 panics on a million spaces and a word (docs/tokens.md): a BaseException
+    # of pyo3's, which no `except Exception` stops.
+    tiktoken = pytest.importorskip("tiktoken")
+
+    class PanicException(BaseException):
+        pass
+
+    def panicking(self: object, text: str) -> list[int]:
+        raise PanicException("RuntimeError(StackOverflow)")
+
+    monkeypatch.setattr(tiktoken.Encoding, "encode_ordinary", panicking)
+    counter = TiktokenCounter("cl100k_base")
+    with pytest.raises(TiktokenFailure) as raised:
+        counter.count("x")
+    assert str(raised.value) == (
+        "text: tiktoken cannot count this text (PanicException: RuntimeError(StackOverflow)); "
+        "the compiled extension counts it"
+    )
+    with pytest.raises(TiktokenFailure, match=r"^texts\[0\]: tiktoken cannot count this text"):
+        counter.count_many(["x"])
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from .. import __version__
 from .._backends.choice import BACKENDS
 from .._backends.loader import load_backend
 from .._backends.protocol import STRATEGIES
+from .._encodings import TiktokenFailure
 from ..errors import BudgetExceededError
 from ..policy import ON_OVERFLOW, ORDERS
 from ..validation import DEFAULT_MAX_WORK
@@ -344,6 +345,8 @@ def _command(argv: Sequence[str] | None) -> int:
         return _fail(error, EXIT_BUDGET)
     except ImportError as error:
         return _fail(error, EXIT_BAD_INPUT)
+    except TiktokenFailure as error:
+        return _fail(error, EXIT_FAILED)
     except OutputError as error:
         _silence(sys.stdout)
         return _fail(error, EXIT_FAILED)
@@ -355,8 +358,9 @@ def _command(argv: Sequence[str] | None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     args = _parsed(build_parser(), argv)
     try:
-        if hasattr(args, "backend"):
-            load_backend(args.backend)
+        # A command without --backend still reads SKELETON_COMPRESSOR_BACKEND (count does,
+        # through the counter it chooses).
+        load_backend(getattr(args, "backend", "auto"))
     except ValueError as error:
         return _fail(error, EXIT_USAGE)
     except ImportError:
