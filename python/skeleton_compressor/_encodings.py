@@ -51,14 +51,21 @@ def python_backend_error(encoding: str) -> ImportError:
 
 class TiktokenFailure(RuntimeError):
     """tiktoken could not count a text (its regex overflows its stack on a run of a million
-    spaces): the Python backend has no count to give."""
+    spaces): the Python backend has no count to give. `index` is the text's place among
+    those counted together (None for one text alone), for a caller to name it its way."""
+
+    def __init__(self, place: str, index: int | None, reason: str) -> None:
+        super().__init__(
+            f"{place}: tiktoken cannot count this text ({reason}); the compiled extension counts it"
+        )
+        self.index, self.reason = index, reason
+
+    def named(self, place: str) -> TiktokenFailure:
+        return TiktokenFailure(place, self.index, self.reason)
 
 
-def tiktoken_failure(place: str, error: BaseException) -> TiktokenFailure:
-    return TiktokenFailure(
-        f"{place}: tiktoken cannot count this text ({type(error).__name__}: {error}); the "
-        "compiled extension counts it"
-    )
+def tiktoken_failure(place: str, index: int | None, error: BaseException) -> TiktokenFailure:
+    return TiktokenFailure(place, index, f"{type(error).__name__}: {error}")
 
 
 def tiktoken_table_error(encoding: str, error: Exception) -> ImportError:

@@ -49,7 +49,7 @@ class TiktokenCounter:
         except BaseException as error:
             if not _is_panic(error):
                 raise
-            raise tiktoken_failure("text", error) from None
+            raise tiktoken_failure("text", None, error) from None
 
     def count_many(self, texts: Iterable[str]) -> list[int]:
         if isinstance(texts, str):
@@ -69,7 +69,7 @@ class TiktokenCounter:
             except BaseException as error:
                 if not _is_panic(error):
                     raise
-                raise tiktoken_failure(f"texts[{index}]", error) from None
+                raise tiktoken_failure(f"texts[{index}]", index, error) from None
         return counts
 
     def __repr__(self) -> str:

@@ -59,22 +59,37 @@ def test_count_on_the_python_backend_counts_through_tiktoken(
     assert_clean_failure(run("count", "-", stdin="x"), "pip install tiktoken")
 
 
-def test_count_on_the_python_backend_where_tiktoken_panics(
-    monkeypatch: pytest.MonkeyPatch,
+def test_a_text_tiktoken_panics_on_is_named_on_the_python_backend(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
+    # tiktoken 0.14 panics on a million spaces and a word (docs/tokens.md).
     tiktoken = pytest.importorskip("tiktoken")
 
     class PanicException(BaseException):  # pyo3's, from tiktoken's Rust side
         pass
 
     def panicking(self: object, text: str) -> list[int]:
-        raise PanicException("RuntimeError(StackOverflow)")
+        if text.startswith("panic"):
+            raise PanicException("RuntimeError(StackOverflow)")
+        return [0] * len(text.split())
 
     monkeypatch.setattr(tiktoken.Encoding, "encode_ordinary", panicking)
     monkeypatch.setenv("SKELETON_COMPRESSOR_BACKEND", "python")
     assert_clean_failure(
-        run("count", "-", stdin="x"), "error: text: tiktoken cannot count this text"
+        run("count", "-", stdin="panic"),
+        "error: standard input: tiktoken cannot count this text (PanicException: "
+        "RuntimeError(StackOverflow)); the compiled extension counts it",
     )
+    records = jsonl(
+        [RECORDS[0], RECORDS[1], {**RECORDS[1], "fragment_id": "p", "content": "panic"}]
+    )
+    compress = ("compress", "-", "--budget", "10", "--encoding", "o200k_base")
+    expected = "error: record 2 on line 3 (id 'p'): tiktoken cannot count this text"
+    assert_clean_failure(run(*compress, stdin=records), expected)
+    previous = tmp_path / "prev.jsonl"
+    previous.write_text(records)
+    with_previous = run(*compress, "--previous", str(previous), stdin=jsonl(RECORDS[:2]))
+    assert_clean_failure(with_previous, f"error: previous: {expected[len('error: ') :]}")
 
 
 RECORDS = [

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Sequence
+from types import MappingProxyType
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -296,11 +297,11 @@ def test_an_item_that_is_not_a_document(backend: str) -> None:
 @pytest.mark.parametrize(
     ("field", "value", "detail"),
     [
-        ("metadata", None, "must have a dict metadata, got None (NoneType)"),
+        ("metadata", None, "must have a mapping as metadata, got None (NoneType)"),
         (
             "metadata",
             ["relevance_score"],
-            "must have a dict metadata, got ['relevance_score'] (list)",
+            "must have a mapping as metadata, got ['relevance_score'] (list)",
         ),
         ("page_content", None, "must have a str page_content, got None (NoneType)"),
         ("page_content", b"w w", "must have a str page_content, got b'w w' (bytes)"),
@@ -321,6 +322,37 @@ def test_a_field_assigned_a_value_of_another_type_names_the_document(
         "b",
     )
     assert str(raised.value) == f"documents[1] (id 'b') {detail}"
+
+
+def test_a_text_tiktoken_panics_on_names_the_document(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The Python backend counts through tiktoken, which panics on a million spaces and a word.
+    tiktoken = pytest.importorskip("tiktoken")
+
+    class PanicException(BaseException):  # pyo3's, from tiktoken's Rust side
+        pass
+
+    def panicking(self: object, text: str) -> list[int]:
+        raise PanicException("RuntimeError(StackOverflow)")
+
+    monkeypatch.setattr(tiktoken.Encoding, "encode_ordinary", panicking)
+    compressor = SkeletonDocumentCompressor(10, "o200k_base", backend="python")
+    with pytest.raises(RuntimeError, match=r"^documents\[0\]: tiktoken cannot count this text"):
+        compressor.compress_documents(documents(), "q")
+
+
+def test_metadata_is_checked_only_where_it_is_read(backend: str) -> None:
+    given_documents = documents()
+    given_documents[0].metadata = MappingProxyType(dict(given_documents[0].metadata))
+    given_documents[1].metadata = None  # type: ignore[assignment]
+    by_callable = SkeletonDocumentCompressor(
+        10, words, relevance=lambda document: 0.5, backend=backend
+    )
+    assert len(by_callable.compress_documents(given_documents, "q")) > 0
+    del given_documents[1]
+    # A mapping that is not a dict is read for the scores and copied for the metadata.
+    by_key = SkeletonDocumentCompressor(10, words, metadata_key="packing", backend=backend)
+    kept = by_key.compress_documents(given_documents, "q")
+    assert all("packing" in document.metadata for document in kept)
 
 
 class Text(str):

@@ -177,6 +177,12 @@ def _record(index: int | None, line: int | None, form: str | None) -> str:
     return f"record {index}" + (f" on line {line}" if form == "lines" else "")
 
 
+def record_place(index: int, lines: list[int] | None, form: str | None, fragment_id: object) -> str:
+    """How an error names record `index` (`record 2 on line 3 (id 'b')`)."""
+    where = _record(index, None if lines is None else lines[index], form)
+    return where if fragment_id is None else f"{where} (id {describe(fragment_id)})"
+
+
 # Python's reader words this one to be followed by its position ("... at"), which the
 # message gives as a line.
 _PLAIN_DETAILS = {

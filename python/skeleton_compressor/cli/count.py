@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import Any, TextIO
 
+from .._encodings import TiktokenFailure
 from ..tokens import DEFAULT_ENCODING, ENCODINGS, built_in
 from .input import STANDARD_INPUT, InputError, read_input, writing_output
 from .progress import progress
@@ -32,7 +33,10 @@ def _read_exact_text(path: str) -> str:
 def run_count(args: argparse.Namespace, out: TextIO) -> None:
     counter = built_in(args.encoding or DEFAULT_ENCODING)
     with progress(f"skeleton-compressor: counting {args.file}", sys.stderr):
-        count = counter.count(_read_exact_text(args.file))
+        try:
+            count = counter.count(_read_exact_text(args.file))
+        except TiktokenFailure as failure:
+            raise failure.named(STANDARD_INPUT if args.file == "-" else args.file) from None
     with writing_output():
         out.write(f"{count}\n")
 
@@ -47,4 +51,4 @@ def add_count_command(commands: Any) -> None:
     )
     count.add_argument("file", help="a UTF-8 text file, or - for standard input")
     add_encoding_option(count, f"the encoding to count with (default: {DEFAULT_ENCODING})")
-    count.set_defaults(run=run_count)
+    count.set_defaults(run=run_count, chooses_counter=True)

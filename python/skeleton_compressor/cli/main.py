@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import NoReturn, TextIO
 
 from .. import __version__
-from .._backends.choice import BACKENDS
+from .._backends.choice import BACKENDS, chosen_backend
 from .._backends.loader import load_backend
 from .._backends.protocol import STRATEGIES
 from .._encodings import TiktokenFailure
@@ -358,9 +358,10 @@ def _command(argv: Sequence[str] | None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     args = _parsed(build_parser(), argv)
     try:
-        # A command without --backend still reads SKELETON_COMPRESSOR_BACKEND (count does,
-        # through the counter it chooses).
-        load_backend(getattr(args, "backend", "auto"))
+        if hasattr(args, "backend"):
+            load_backend(args.backend)
+        elif getattr(args, "chooses_counter", False):
+            chosen_backend("auto")  # count's counter follows SKELETON_COMPRESSOR_BACKEND
     except ValueError as error:
         return _fail(error, EXIT_USAGE)
     except ImportError:

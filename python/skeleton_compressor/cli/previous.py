@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
+from .._encodings import TiktokenFailure
 from .._records.checks import record_columns, rule_error, sent_columns
-from .._records.errors import RecordsError, worded
+from .._records.errors import RecordsError, record_place, worded
 from .._records.reader import LongInteger, Records, read_records
 from ..errors import FragmentError
 from ..service import SkeletonCompressorService
@@ -113,7 +114,7 @@ def _read_file(path: str, service: SkeletonCompressorService, options: Options) 
     try:
         records = read_records(data)
         columns = record_columns(records, counting=options.encoding is not None)
-        counts = _counts(columns.uncounted, options)
+        counts = _counts(records, columns, options)
         tokens = columns.token_counts
         for (index, _), count in zip(columns.uncounted, counts):
             tokens[index] = count
@@ -140,13 +141,20 @@ def _read_file(path: str, service: SkeletonCompressorService, options: Options) 
     return _Input(records, fragments, position)
 
 
-def _counts(uncounted: list[tuple[int, str]], options: Options) -> list[int]:
+def _counts(records: Records, columns: Any, options: Options) -> list[int]:
     """The token counts of the contents of records without a token_count: an `ImportError`
-    on the Python backend, which counts no built-in encoding, as without `--previous`."""
+    on the Python backend, which counts no built-in encoding, as without `--previous`; a
+    content tiktoken cannot count names its record."""
+    uncounted: list[tuple[int, str]] = columns.uncounted
     if not uncounted:
         return []
     counter = built_in(options.encoding, options.backend)
-    return list(counter.count_many([content for _, content in uncounted]))
+    try:
+        return list(counter.count_many([content for _, content in uncounted]))
+    except TiktokenFailure as failure:
+        row = uncounted[failure.index or 0][0]
+        fragment_id = columns.fragment_ids[row]
+        raise failure.named(record_place(row, records.lines, records.form, fragment_id)) from None
 
 
 def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, ...]:
@@ -165,9 +173,11 @@ def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, 
         raise InputError(PREVIOUS + worded(error, source)) from None
     tokens = columns.token_counts
     try:
-        counts = _counts(columns.uncounted, options)
+        counts = _counts(records, columns, options)
     except ImportError as error:
         raise ImportError(f"{PREVIOUS}{error}") from None
+    except TiktokenFailure as failure:
+        raise TiktokenFailure(f"{PREVIOUS}{failure}", failure.index, failure.reason) from None
     for (index, _), count in zip(columns.uncounted, counts):
         tokens[index] = count
     fragments, values, position = given.fragments, given.records.values, given.position

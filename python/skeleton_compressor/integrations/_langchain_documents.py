@@ -3,7 +3,7 @@ the most relevant first, or by total relevance, under the library's policy."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Union
 
 from langchain_core.callbacks import Callbacks
@@ -159,7 +159,12 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         tokens before and after, the budget, the documents kept, the relevance kept)."""
         packing = self._current_packing()
         rows = listed_items(documents, CONTAINER, "Document")
-        texts = [_checked_document(document, index) for index, document in enumerate(rows)]
+        # The metadata is read for the scores under a metadata key, and for the copies.
+        reads_metadata = isinstance(self.relevance, str) or self.metadata_key is not None
+        texts = [
+            _checked_document(document, index, reads_metadata)
+            for index, document in enumerate(rows)
+        ]
         ids = [document.id for document in rows]
         missing = checked_missing_score(self.missing_score)
         scores = relevances(
@@ -225,16 +230,17 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         return packing
 
 
-def _checked_document(document: object, index: int) -> str:
+def _checked_document(document: object, index: int, reads_metadata: bool) -> str:
     """The document's text; an error naming it when it is not a `Document`, or when a field
-    assigned after construction (which LangChain does not check) is not of its type."""
+    this call reads, assigned after construction (which LangChain does not check), is not of
+    its type."""
     if not isinstance(document, Document):
         raise not_item_error(CONTAINER, index, document, "a Document")
     text = plain_str(document.page_content)
     if text is None:
         raise _field_error(document, index, "a str page_content", document.page_content)
-    if not isinstance(document.metadata, dict):
-        raise _field_error(document, index, "a dict metadata", document.metadata)
+    if reads_metadata and not isinstance(document.metadata, Mapping):
+        raise _field_error(document, index, "a mapping as metadata", document.metadata)
     return text
 
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .. import _messages, _values
+from .._encodings import TiktokenFailure
 from ..errors import FragmentTypeError
 from ..service import SkeletonCompressorService
 from ..tokens import Counter, counting
@@ -59,7 +60,10 @@ class Packing:
         for index, text in enumerate(texts):
             if type(text) is not str:
                 raise _messages.text_type_error(f"{container}[{index}]", text)
-        return self._count_many(list(texts))  # type: ignore[arg-type]
+        try:
+            return self._count_many(list(texts))  # type: ignore[arg-type]
+        except TiktokenFailure as failure:
+            raise failure.named(f"{container}[{failure.index}]") from None
 
     def select(
         self,
