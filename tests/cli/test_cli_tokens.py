@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from skeleton_compressor import TokenCounter
+from support.panicking_tiktoken import make_tiktoken_panic
 from test_cli import assert_clean_failure, run
 
 TEXT = "x = 1\r\n  \r\ny = 2\r\n# ok\n\nこんにちは 😀\n"
@@ -62,18 +63,7 @@ def test_count_on_the_python_backend_counts_through_tiktoken(
 def test_a_text_tiktoken_panics_on_is_named_on_the_python_backend(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    # tiktoken 0.14 panics on a million spaces and a word (docs/tokens.md).
-    tiktoken = pytest.importorskip("tiktoken")
-
-    class PanicException(BaseException):  # pyo3's, from tiktoken's Rust side
-        pass
-
-    def panicking(self: object, text: str) -> list[int]:
-        if text.startswith("panic"):
-            raise PanicException("RuntimeError(StackOverflow)")
-        return [0] * len(text.split())
-
-    monkeypatch.setattr(tiktoken.Encoding, "encode_ordinary", panicking)
+    make_tiktoken_panic(monkeypatch, on="panic")
     monkeypatch.setenv("SKELETON_COMPRESSOR_BACKEND", "python")
     assert_clean_failure(
         run("count", "-", stdin="panic"),

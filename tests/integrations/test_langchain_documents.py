@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.frameworks import framework
+from support.panicking_tiktoken import make_tiktoken_panic
 
 lc = framework("langchain_core")
 classic = framework("langchain_classic")
@@ -325,16 +326,8 @@ def test_a_field_assigned_a_value_of_another_type_names_the_document(
 
 
 def test_a_text_tiktoken_panics_on_names_the_document(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The Python backend counts through tiktoken, which panics on a million spaces and a word.
-    tiktoken = pytest.importorskip("tiktoken")
-
-    class PanicException(BaseException):  # pyo3's, from tiktoken's Rust side
-        pass
-
-    def panicking(self: object, text: str) -> list[int]:
-        raise PanicException("RuntimeError(StackOverflow)")
-
-    monkeypatch.setattr(tiktoken.Encoding, "encode_ordinary", panicking)
+    # The Python backend counts through tiktoken.
+    make_tiktoken_panic(monkeypatch)
     compressor = SkeletonDocumentCompressor(10, "o200k_base", backend="python")
     with pytest.raises(RuntimeError, match=r"^documents\[0\]: tiktoken cannot count this text"):
         compressor.compress_documents(documents(), "q")

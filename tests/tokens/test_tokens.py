@@ -27,6 +27,7 @@ from skeleton_compressor._backends.choice import ENVIRONMENT_VARIABLE
 from skeleton_compressor._encodings import TiktokenFailure, check_encoding
 from skeleton_compressor._tiktoken_counter import TiktokenCounter
 from skeleton_compressor.tokens import built_in
+from support.panicking_tiktoken import make_tiktoken_panic
 
 TEXTS = ["def f(x):\n    return x * 2\n", "Съешь же ещё этих булок", "", "😀 ok", "a\ud800b"]
 
@@ -261,17 +262,8 @@ def test_the_python_backend_counts_a_str_subclass_as_the_text_it_holds() -> None
 def test_a_text_tiktoken_panics_on_is_this_librarys_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # tiktoken 0.14 panics on a million spaces and a word (docs/tokens.md): a BaseException
-    # of pyo3's, which no `except Exception` stops.
-    tiktoken = pytest.importorskip("tiktoken")
-
-    class PanicException(BaseException):
-        pass
-
-    def panicking(self: object, text: str) -> list[int]:
-        raise PanicException("RuntimeError(StackOverflow)")
-
-    monkeypatch.setattr(tiktoken.Encoding, "encode_ordinary", panicking)
+    # A BaseException, which no `except Exception` stops.
+    make_tiktoken_panic(monkeypatch)
     counter = TiktokenCounter("cl100k_base")
     with pytest.raises(TiktokenFailure) as raised:
         counter.count("x")
