@@ -24,6 +24,24 @@ def test_a_text_that_is_not_a_str_is_named(backend: str) -> None:
         packing.token_counts(["a", 5], "documents")
 
 
+def test_a_str_subclass_is_counted_as_the_plain_str_it_holds(backend: str) -> None:
+    class Text(str):
+        def split(self, *args: object, **kwargs: object) -> list[str]:
+            raise AssertionError("the counter is given the plain str")
+
+    seen: list[type] = []
+
+    def counted(text: str) -> int:
+        seen.append(type(text))
+        return len(text.split())
+
+    packing = Packing(10, counted, backend=backend)
+    assert packing.token_counts([Text("a b"), "c"], "nodes") == [2, 1]
+    assert seen == [str, str]
+    # A built-in encoding counts the held text too.
+    assert Packing(10, "o200k_base", backend=backend).token_counts([Text("a b")], "x") == [2]
+
+
 def test_a_callables_bad_count_is_the_librarys_error(backend: str) -> None:
     packing = Packing(10, lambda text: -1 if text == "bad" else 1, backend=backend)
     counts = packing.token_counts(["ok", "bad"], "nodes")

@@ -56,12 +56,16 @@ class Packing:
 
     def token_counts(self, texts: Sequence[object], container: str) -> list[Any]:
         """Each text's tokens, as the counter gives them (`select` checks a callable's); a
-        text that is not a str is a TypeError naming `<container>[i]`."""
+        str subclass is counted as the plain str it holds, and a text that is not a str is a
+        TypeError naming `<container>[i]`."""
+        plain: list[str] = []
         for index, text in enumerate(texts):
-            if type(text) is not str:
+            held = text if type(text) is str else _values.plain_str(text)
+            if held is None:
                 raise _messages.text_type_error(f"{container}[{index}]", text)
+            plain.append(held)
         try:
-            return self._count_many(list(texts))  # type: ignore[arg-type]
+            return self._count_many(plain)
         except TiktokenFailure as failure:
             raise failure.named(f"{container}[{failure.index}]") from None
 
