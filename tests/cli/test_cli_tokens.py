@@ -74,12 +74,17 @@ def test_a_text_tiktoken_panics_on_is_named_on_the_python_backend(
         [RECORDS[0], RECORDS[1], {**RECORDS[1], "fragment_id": "p", "content": "panic"}]
     )
     compress = ("compress", "-", "--budget", "10", "--encoding", "o200k_base")
-    expected = "error: record 2 on line 3 (id 'p'): tiktoken cannot count this text"
+    expected = (
+        "error: record 2 on line 3 (id 'p'): tiktoken cannot count this text (PanicException: "
+        "RuntimeError(StackOverflow)); the compiled extension counts it"
+    )
     assert_clean_failure(run(*compress, stdin=records), expected)
     previous = tmp_path / "prev.jsonl"
     previous.write_text(records)
     with_previous = run(*compress, "--previous", str(previous), stdin=jsonl(RECORDS[:2]))
     assert_clean_failure(with_previous, f"error: previous: {expected[len('error: ') :]}")
+    # The whole line: PREV's name once before the record's, the reason once.
+    assert with_previous.stderr.endswith(f"error: previous: {expected[len('error: ') :]}\n")
 
 
 RECORDS = [

@@ -5,14 +5,23 @@ fragment is the same one is read."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, Protocol
 
+from .._encodings import TiktokenFailure
 from .._values import MAX_TOKEN_COUNT
 from ..errors import FragmentError
-from .errors import RecordsError
+from .errors import RecordsError, record_place
 from .reader import LongInteger, Records, json_type, number_text
 
-__all__ = ["RecordColumns", "SentColumns", "record_columns", "rule_error", "sent_columns"]
+__all__ = [
+    "RecordColumns",
+    "SentColumns",
+    "count_contents",
+    "record_columns",
+    "rule_error",
+    "sent_columns",
+]
 
 _ABSENT = object()
 _NUMBERS = (int, float, LongInteger)
@@ -213,3 +222,30 @@ def rule_error(records: Records, columns: RecordColumns, error: FragmentError) -
         variant_of=columns.variants[index] if rule else None,
         first_variant_of=columns.variants[first] if rule else None,
     )
+
+
+class _Counter(Protocol):
+    def count_many(self, texts: Sequence[str]) -> list[int]: ...
+
+
+def count_contents(
+    records: Records,
+    columns: RecordColumns | SentColumns,
+    counter: Callable[[], _Counter],
+    where: str = "",
+) -> None:
+    """Fills in the token counts of the records without one, counted from their contents by
+    the counter `counter` makes (made only when some record needs it: it may not be
+    installed). A content the counter cannot count is named by its record, after `where`."""
+    uncounted = columns.uncounted
+    if not uncounted:
+        return
+    try:
+        counts = counter().count_many([content for _, content in uncounted])
+    except TiktokenFailure as failure:
+        row = uncounted[failure.index or 0][0]
+        place = record_place(row, records.lines, records.form, columns.fragment_ids[row])
+        raise failure.named(where + place) from None
+    tokens = columns.token_counts
+    for (index, _), count in zip(uncounted, counts):
+        tokens[index] = count

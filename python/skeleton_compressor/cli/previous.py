@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from .._encodings import TiktokenFailure
-from .._records.checks import record_columns, rule_error, sent_columns
-from .._records.errors import RecordsError, record_place, worded
+from .._records.checks import count_contents, record_columns, rule_error, sent_columns
+from .._records.errors import RecordsError, worded
 from .._records.reader import LongInteger, Records, read_records
 from ..errors import FragmentError
 from ..service import SkeletonCompressorService
@@ -38,8 +37,12 @@ from ..types import (
 from .input import STANDARD_INPUT, InputError, read_input
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from _typeshed import SupportsWrite
 
+    from .._tiktoken_counter import TiktokenCounter
+    from ..tokens import TokenCounter
     from .compress import Options
 
 __all__ = ["compress_with_previous"]
@@ -114,10 +117,8 @@ def _read_file(path: str, service: SkeletonCompressorService, options: Options) 
     try:
         records = read_records(data)
         columns = record_columns(records, counting=options.encoding is not None)
-        counts = _counts(records, columns, options)
+        count_contents(records, columns, _counter(options))
         tokens = columns.token_counts
-        for (index, _), count in zip(columns.uncounted, counts):
-            tokens[index] = count
         fragments = tuple(
             [
                 ContextFragment(fragment_id, count, score, "", pinned, group, variant_of)
@@ -141,20 +142,10 @@ def _read_file(path: str, service: SkeletonCompressorService, options: Options) 
     return _Input(records, fragments, position)
 
 
-def _counts(records: Records, columns: Any, options: Options) -> list[int]:
-    """The token counts of the contents of records without a token_count: an `ImportError`
-    on the Python backend, which counts no built-in encoding, as without `--previous`; a
-    content tiktoken cannot count names its record."""
-    uncounted: list[tuple[int, str]] = columns.uncounted
-    if not uncounted:
-        return []
-    counter = built_in(options.encoding, options.backend)
-    try:
-        return list(counter.count_many([content for _, content in uncounted]))
-    except TiktokenFailure as failure:
-        row = uncounted[failure.index or 0][0]
-        fragment_id = columns.fragment_ids[row]
-        raise failure.named(record_place(row, records.lines, records.form, fragment_id)) from None
+def _counter(options: Options) -> Callable[[], TokenCounter | TiktokenCounter]:
+    """What counts the contents of records without a token_count: made when one needs it,
+    an `ImportError` on the Python backend without tiktoken, as without `--previous`."""
+    return lambda: built_in(options.encoding, options.backend)
 
 
 def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, ...]:
@@ -171,15 +162,11 @@ def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, 
         columns = sent_columns(records, counting=options.encoding is not None)
     except RecordsError as error:
         raise InputError(PREVIOUS + worded(error, source)) from None
-    tokens = columns.token_counts
     try:
-        counts = _counts(records, columns, options)
+        count_contents(records, columns, _counter(options), where=PREVIOUS)
     except ImportError as error:
         raise ImportError(f"{PREVIOUS}{error}") from None
-    except TiktokenFailure as failure:
-        raise TiktokenFailure(f"{PREVIOUS}{failure}", failure.index, failure.reason) from None
-    for (index, _), count in zip(columns.uncounted, counts):
-        tokens[index] = count
+    tokens = columns.token_counts
     fragments, values, position = given.fragments, given.records.values, given.position
     run = []
     for sent_id, sent_tokens, record in zip(columns.fragment_ids, tokens, records.values):

@@ -6,9 +6,7 @@ from __future__ import annotations
 from itertools import repeat
 from typing import TYPE_CHECKING
 
-from ..._encodings import TiktokenFailure
-from ..._records.checks import record_columns, rule_error
-from ..._records.errors import record_place
+from ..._records.checks import count_contents, record_columns, rule_error
 from ..._records.reader import read_records
 from ..._tiktoken_counter import TiktokenCounter
 from ...errors import FragmentError
@@ -38,17 +36,8 @@ def compress_records(
 ) -> CompressedRecords:
     records = read_records(data)
     columns = record_columns(records, counting=encoding is not None)
-    ids, tokens, scores, required, groups, variants, uncounted = columns
-    if uncounted:
-        counter = TiktokenCounter(encoding)  # type: ignore[arg-type]
-        try:
-            counts = counter.count_many([content for _, content in uncounted])
-        except TiktokenFailure as failure:
-            row = uncounted[failure.index or 0][0]
-            place = record_place(row, records.lines, records.form, ids[row])
-            raise failure.named(place) from None
-        for (index, _), count in zip(uncounted, counts):
-            tokens[index] = count
+    ids, tokens, scores, required, groups, variants, _ = columns
+    count_contents(records, columns, lambda: TiktokenCounter(encoding))  # type: ignore[arg-type]
     try:
         if explain:
             fragments = tuple(
