@@ -7,13 +7,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import _messages, _values
 from .pricing import CachePricing
 from .protocol import SkeletonCompressor
 from .service import SkeletonCompressorService
-from .siblings import Child, readable_id
+from .siblings import Child, readable_id, remade
 from .types import _SLOTS, ContextFragment, SkeletonMetadata
 
 __all__ = ["Plan"]
+
+_CONTEXT = "context"
 
 
 @dataclass(frozen=True, **_SLOTS)
@@ -150,8 +153,9 @@ class Plan:
         Raises:
             TypeError: `relevance` is neither None nor a mapping.
             ValueError: `relevance` names an id that no fragment of the context has (when
-                every fragment's id can be read; a context with a bad fragment is left to the
-                compressor, which names that fragment).
+                every fragment's id can be read; a context with a fragment whose id cannot
+                be read is left to the compressor, which names that fragment).
+            FragmentTypeError: a fragment to rescore has a field that cannot be read.
         """
         # Said here: a str or a list of pairs would fail below with a message about them.
         if relevance is not None and not isinstance(relevance, Mapping):
@@ -162,39 +166,46 @@ class Plan:
         context = self.context
         if not relevance or not isinstance(context, tuple):
             return context  # the compressor refuses a context that is not a tuple
-        known = _context_ids(context)
-        if known is not None:
-            unknown = [key for key in relevance if not _is_known(key, known)]
-            if unknown:
-                more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
-                raise ValueError(
-                    f"relevance names fragment_id {unknown[0]!r}{more}, which is not in the "
-                    f"context of plan {self.plan_id!r}"
-                )
-        return tuple([_rescored(fragment, relevance) for fragment in context])  # type: ignore[misc]
+        # A tuple subclass is read as the items it stores, as the compressor reads it.
+        fragments: list[object] = list(tuple.__iter__(context))
+        known = _context_ids(fragments)
+        named: dict[str, object] = {}
+        unknown = []
+        for key in relevance:
+            plain = str.__str__(key) if isinstance(key, str) else None
+            if known is not None and plain not in known:
+                unknown.append(key)
+            elif plain is not None:
+                named[plain] = relevance[key]
+        if unknown:
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            raise ValueError(
+                f"relevance names fragment_id {unknown[0]!r}{more}, which is not in the "
+                f"context of plan {self.plan_id!r}"
+            )
+        return tuple(
+            _rescored(fragment, index, named)  # type: ignore[misc]
+            for index, fragment in enumerate(fragments)
+        )
 
     def to_cli_dict(self) -> dict[str, Any]:
         """The plan as JSON-ready data: ids, goal, the context's fragments (their ids, token
         counts and scores, with `required`, `group` and `variant_of` where set; not their
-        content) and the metadata as `SkeletonMetadata.to_dict` gives it (or None)."""
+        content) and the metadata as `SkeletonMetadata.to_dict` gives it (or None).
+
+        Each field is read as the compressor reads it (a numpy or `Fraction` number as the
+        plain int or float it stands for, a str subclass as the plain str it holds).
+
+        Raises:
+            FragmentTypeError, FragmentValueError: a fragment of the context that the
+                compressor would refuse, named `context[i]`.
+        """
         return {
             "plan_id": self.plan_id,
             "goal": self.goal,
             "parent_id": self.parent_id,
             "context": [
-                {
-                    "fragment_id": fragment.fragment_id,
-                    "token_count": fragment.token_count,
-                    "relevance_score": fragment.relevance_score,
-                    **({"required": True} if fragment.required else {}),
-                    **({"group": fragment.group} if fragment.group is not None else {}),
-                    **(
-                        {"variant_of": fragment.variant_of}
-                        if fragment.variant_of is not None
-                        else {}
-                    ),
-                }
-                for fragment in self.context
+                _cli_fragment(fragment, index) for index, fragment in enumerate(self.context)
             ],
             "skeleton_metadata": (
                 None if self.skeleton_metadata is None else self.skeleton_metadata.to_dict()
@@ -202,10 +213,31 @@ class Plan:
         }
 
 
-def _context_ids(context: tuple[object, ...]) -> set[str] | None:
+def _cli_fragment(fragment: object, index: int) -> dict[str, Any]:
+    if not isinstance(fragment, ContextFragment):
+        raise _messages.fragment_error("not_fragment", index, None, fragment, _CONTEXT)
+    fragment_id = _values.fragment_id(fragment.fragment_id, index, _CONTEXT)
+    fields = (fragment_id, _CONTEXT)
+    record: dict[str, Any] = {
+        "fragment_id": fragment_id,
+        "token_count": _values.token_count(fragment.token_count, index, *fields),
+        "relevance_score": _values.relevance(fragment.relevance_score, index, *fields),
+    }
+    if _values.required(fragment.required, index, *fields):
+        record["required"] = True
+    group = _values.group(fragment.group, index, *fields)
+    if group is not None:
+        record["group"] = group
+    variant_of = _values.variant_of(fragment.variant_of, index, *fields)
+    if variant_of is not None:
+        record["variant_of"] = variant_of
+    return record
+
+
+def _context_ids(fragments: list[object]) -> set[str] | None:
     """The ids of the context's fragments as plain str, or None when one cannot be read."""
     ids = set()
-    for fragment in context:
+    for fragment in fragments:
         fragment_id = readable_id(fragment)
         if fragment_id is None:
             return None
@@ -213,19 +245,10 @@ def _context_ids(context: tuple[object, ...]) -> set[str] | None:
     return ids
 
 
-def _is_known(key: object, known: set[str]) -> bool:
-    return isinstance(key, str) and str.__str__(key) in known
-
-
-def _rescored(fragment: object, relevance: Mapping[str, float]) -> object:
-    """The fragment with the child's relevance, when it is a fragment with an id the mapping
+def _rescored(fragment: object, index: int, named: dict[str, object]) -> object:
+    """The fragment with the child's relevance, when it is a fragment with an id the child
     names; anything else as it is, for the compressor to accept or refuse."""
-    if not isinstance(fragment, ContextFragment):
+    fragment_id = readable_id(fragment)
+    if fragment_id is None or fragment_id not in named:
         return fragment
-    try:
-        fragment_id = fragment.fragment_id
-    except Exception:
-        return fragment
-    if not isinstance(fragment_id, str) or str.__str__(fragment_id) not in relevance:
-        return fragment
-    return dataclasses.replace(fragment, relevance_score=relevance[str.__str__(fragment_id)])
+    return remade(fragment, index, named[fragment_id])  # type: ignore[arg-type]

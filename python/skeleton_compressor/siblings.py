@@ -17,7 +17,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import _messages, _values
 from ._messages import describe
@@ -185,6 +185,8 @@ def _packed(
         budget = _child_budget(child.skeleton_budget, position)
         compressor.validate(context)
         contexts.append((context, budget))
+    if not wanted:
+        compressor.validate(parent)  # checked as `compress` checks it, children or none
     # The children's outputs are priced and keyed by their contents, which `compress` does
     # not read: each must be a str, whichever child keeps it, before anything is kept.
     for index, fragment in enumerate(parent):
@@ -329,26 +331,46 @@ def _rescored(
     return tuple(
         fragment
         if fragment_id is None or fragment_id not in named
-        else remade(fragment, named[fragment_id], fragment.required)
-        for fragment, fragment_id in zip(parent, ids)
+        else remade(fragment, index, named[fragment_id])
+        for index, (fragment, fragment_id) in enumerate(zip(parent, ids))
     )
 
 
-def remade(fragment: ContextFragment, score: object, required: object) -> ContextFragment:
-    """The fragment with `score` as its relevance and `required`, made directly for a plain
-    `ContextFragment`: a child's context copies every fragment it rescores (or pins), and
-    `dataclasses.replace` costs several times more."""
+def remade(
+    fragment: ContextFragment, index: int, score: object, required: object = None
+) -> ContextFragment:
+    """The fragment at `fragments[index]` with `score` as its relevance (and `required`, when
+    given), made directly for a plain `ContextFragment`: a child's context copies every
+    fragment it rescores (or pins), and `dataclasses.replace` costs several times more. A
+    subclass is made by its own class, a field that cannot be read named as `compress`
+    names it."""
     if type(fragment) is not ContextFragment:
-        return dataclasses.replace(fragment, relevance_score=score, required=required)  # type: ignore[arg-type]
+        changes = {"relevance_score": score}
+        if required is not None:
+            changes["required"] = required
+        return _replaced(fragment, index, changes)
     return ContextFragment(
         fragment.fragment_id,
         fragment.token_count,
         score,  # type: ignore[arg-type]
         fragment.content,
-        required,  # type: ignore[arg-type]
+        fragment.required if required is None else required,  # type: ignore[arg-type]
         fragment.group,
         fragment.variant_of,
     )
+
+
+def _replaced(fragment: ContextFragment, index: int, changes: dict[str, object]) -> ContextFragment:
+    """`dataclasses.replace(fragment, **changes)`, reading each field itself."""
+    values: dict[str, Any] = dict(changes)
+    for field in dataclasses.fields(fragment):
+        if field.init and field.name not in changes:
+            try:
+                values[field.name] = getattr(fragment, field.name)
+            except Exception as error:
+                fragment_id = readable_id(fragment)
+                raise _messages.unreadable_error(index, fragment_id, field.name, error) from error
+    return type(fragment)(**values)
 
 
 def readable_id(fragment: object) -> str | None:
@@ -622,7 +644,7 @@ def _trial(
                 copy = made.get(index)
                 if copy is None:
                     fragment = context[index]
-                    copy = made[index] = remade(fragment, fragment.relevance_score, True)
+                    copy = made[index] = remade(fragment, index, fragment.relevance_score, True)
                 context[index] = copy
             kept, _, compressed, value, _, relevance, exact = compressor.compress(
                 tuple(context), sibling.budget

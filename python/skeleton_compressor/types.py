@@ -215,7 +215,19 @@ class ContextFragment:
 
 
 def _is_count(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    return isinstance(value, int) and not isinstance(value, bool) and int.__index__(value) >= 0
+
+
+def _plain(value: Any) -> Any:
+    """An int or float subclass as the plain number it holds, so that its own comparisons
+    cannot pass a check; anything else as it is."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return int.__index__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    return value
 
 
 @dataclass(frozen=True, **_SLOTS)
@@ -303,13 +315,15 @@ class SkeletonMetadata:
             value = getattr(self, name)
             if value is not None and not _is_count(value):
                 raise ValueError(f"{name} must be None or an int >= 0, got {value!r}")
-        if self.compressed_tokens > self.original_tokens:
+        original, compressed = _plain(self.original_tokens), _plain(self.compressed_tokens)
+        total, kept = _plain(self.fragments_total), _plain(self.fragments_kept)
+        reused = _plain(self.reused_tokens)
+        if compressed > original:
             raise ValueError(
-                "compressed_tokens must not exceed original_tokens, got "
-                f"{self.compressed_tokens} > {self.original_tokens}"
+                f"compressed_tokens must not exceed original_tokens, got {compressed} > {original}"
             )
-        expected = self.compressed_tokens / self.original_tokens if self.original_tokens else 1.0
-        ratio = self.ratio
+        expected = compressed / original if original else 1.0
+        ratio = _plain(self.ratio)
         if (
             not isinstance(ratio, (int, float))
             or isinstance(ratio, bool)
@@ -318,17 +332,12 @@ class SkeletonMetadata:
             raise ValueError(
                 f"ratio must be compressed_tokens / original_tokens ({expected!r}), got {ratio!r}"
             )
-        if (
-            self.fragments_kept is not None
-            and self.fragments_total is not None
-            and self.fragments_kept > self.fragments_total
-        ):
+        if kept is not None and total is not None and kept > total:
             raise ValueError(
-                "fragments_kept must not exceed fragments_total, got "
-                f"{self.fragments_kept} > {self.fragments_total}"
+                f"fragments_kept must not exceed fragments_total, got {kept} > {total}"
             )
         for name in ("value_kept", "value_bound"):
-            value = getattr(self, name)
+            value = _plain(getattr(self, name))
             if value is not None and (
                 not isinstance(value, (int, float))
                 or isinstance(value, bool)
@@ -336,7 +345,8 @@ class SkeletonMetadata:
                 or math.isinf(value)
             ):
                 raise ValueError(f"{name} must be None or a finite number >= 0, got {value!r}")
-        share = self.kept_share
+        share = _plain(self.kept_share)
+        value_kept, value_bound = _plain(self.value_kept), _plain(self.value_bound)
         if share is not None:
             if (
                 not isinstance(share, (int, float))
@@ -348,19 +358,18 @@ class SkeletonMetadata:
             if share > 1.0 and not self.over_budget:
                 raise ValueError(f"kept_share must not exceed 1 unless over budget, got {share}")
         elif (
-            self.value_kept is not None
-            and self.value_bound is not None
-            and self.value_kept > self.value_bound
+            value_kept is not None
+            and value_bound is not None
+            and value_kept > value_bound
             and not self.over_budget
         ):
             raise ValueError(
                 "value_kept must not exceed value_bound unless over budget, got "
-                f"{self.value_kept} > {self.value_bound}"
+                f"{value_kept} > {value_bound}"
             )
-        if self.reused_tokens is not None and self.reused_tokens > self.compressed_tokens:
+        if reused is not None and reused > compressed:
             raise ValueError(
-                "reused_tokens must not exceed compressed_tokens, got "
-                f"{self.reused_tokens} > {self.compressed_tokens}"
+                f"reused_tokens must not exceed compressed_tokens, got {reused} > {compressed}"
             )
         if self.exact is not None and type(self.exact) is not bool:
             raise ValueError(f"exact must be None or a bool, got {self.exact!r}")
@@ -443,7 +452,8 @@ class SkeletonMetadata:
     def over_budget(self) -> bool:
         """True when the kept tokens exceed the budget (`on_overflow="keep_top"` kept the
         required fragments, or the top-ranked one, anyway)."""
-        return self.skeleton_budget is not None and self.compressed_tokens > self.skeleton_budget
+        budget = self.skeleton_budget
+        return budget is not None and _plain(self.compressed_tokens) > _plain(budget)
 
     def __repr__(self) -> str:
         fields_shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _METADATA_FIELDS)
@@ -535,8 +545,10 @@ class SkeletonExplanation:
         """JSON-ready: the metadata, and the decisions keyed by fragment_id."""
         return {
             "metadata": self.result.metadata.to_dict(),
+            # Keyed by the plain str each id holds: a subclass's own `__eq__` and `__hash__`
+            # do not merge the decisions of two fragments `compress` told apart.
             "decisions": {
-                decision.fragment.fragment_id: {
+                str.__str__(decision.fragment.fragment_id): {
                     key: value for key, value in decision.to_dict().items() if key != "fragment_id"
                 }
                 for decision in self.decisions

@@ -3,7 +3,7 @@
 
 use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyString, PyTuple};
 
 use super::context::context;
 use super::errors::Failure;
@@ -137,6 +137,36 @@ pub fn read_fragments<'a, 'py>(
             signals::check_now_and_then(reader.py, index)?;
             if !reader.ctx.push_plain(&item, &mut reading.columns)? {
                 reading.push(reader.fragment(index, &item)?)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// As [`read_fragments`], keeping each fragment's id as it was read: user code that runs
+/// while a later fragment is read (a score's `__float__`) may replace an earlier one's id,
+/// and the columns hold the id read first.
+pub fn read_fragments_and_ids<'a, 'py>(
+    reader: &'a Reader<'py>,
+    fragments: &'a Bound<'py, PyTuple>,
+    ids: &'a mut Vec<Bound<'py, PyString>>,
+) -> impl FnOnce(&mut Reading) -> Read<'py, ()> + 'a {
+    move |reading| {
+        for (index, item) in fragments.iter_borrowed().enumerate() {
+            signals::check_now_and_then(reader.py, index)?;
+            let plain_id = match &reader.ctx.fragment {
+                Some(slots) if reader.ctx.push_plain(&item, &mut reading.columns)? => {
+                    // No code ran since the slots were read: this is the id the columns hold.
+                    slots.some_fields(&item, [0]).map(|[id]| id)
+                }
+                _ => None,
+            };
+            if let Some(id) = plain_id {
+                ids.push(id.cast_into::<PyString>().map_err(PyErr::from)?);
+            } else {
+                let checked = reader.fragment(index, &item)?;
+                ids.push(checked.fragment_id.string().clone());
+                reading.push(checked)?;
             }
         }
         Ok(())

@@ -2,18 +2,19 @@
 //! read from its mapping, and each child's result built with only its kept fragments
 //! rescored. An input this path does not take (a mapping that is not a dict of exact `str`
 //! ids, a score that is not an exact float or int, any fragment or score the reader or the
-//! core refuses, a content that is not a `str`, Python without slotted classes) gives
-//! `None`, and the Python layer's general path decides it, wording every error as
-//! `compress` does.
+//! core refuses, a content that is not a `str`, a subclass of `ContextFragment`, Python
+//! without slotted classes) gives `None`, and the Python layer's general path decides it,
+//! wording every error as `compress` does.
 
 use std::cell::OnceCell;
 
 use pyo3::exceptions::PyException;
-use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
-use super::compress::{budget_value, fragment_reader, read_columns, read_fragments, ReleaseGil};
+use super::compress::{
+    budget_value, fragment_reader, read_columns, read_fragments_and_ids, ReleaseGil,
+};
 use super::context::RELEVANCE_SCORE;
 use super::read::Read;
 use super::results::{skeleton_result, Answer, Int};
@@ -60,30 +61,25 @@ pub fn compress_siblings<'py>(
     let Some(slots) = &reader.ctx.fragment else {
         return Ok(None);
     };
-    let read = read_fragments(&reader, fragments);
+    // The ids as the columns read them, to find a child's keys that are the very same
+    // objects.
+    let mut ids = Vec::with_capacity(fragments.len());
+    let read = read_fragments_and_ids(&reader, fragments, &mut ids);
     let columns = match read_columns(fragments.len(), read, request) {
         Ok(columns) => columns,
         Err(failure) => return general(failure.into_pyerr(py, reader.ctx)),
     };
-    // The ids, to find a child's keys that are the very same objects; and the contents,
-    // which `estimate_cost` reads and `compress` does not check.
-    let mut ids = Vec::with_capacity(fragments.len());
+    // The contents, which `estimate_cost` reads and `compress` does not check. A subclass
+    // is left to the general path, which makes every fragment a child rescores before any
+    // is kept (a subclass's own checks may refuse the score), as the Python backend does.
     let mut contents = Vec::with_capacity(fragments.len());
     for fragment in fragments.iter() {
-        let (id, content) = match slots.some_fields(&fragment, [0, 3]) {
-            Some([id, content]) => (id, content),
-            None => match (
-                fragment.getattr(intern!(py, "fragment_id")),
-                fragment.getattr(intern!(py, "content")),
-            ) {
-                (Ok(id), Ok(content)) => (id, content),
-                (Err(error), _) | (_, Err(error)) => return general(error),
-            },
+        let Some([content]) = slots.some_fields(&fragment, [3]) else {
+            return Ok(None);
         };
         let Ok(content) = content.cast_into::<PyString>() else {
             return Ok(None);
         };
-        ids.push(id);
         contents.push(content);
     }
     let parent = Parent {
@@ -191,14 +187,14 @@ fn rescored<'py>(
 /// The text the prefix key of the shared fragments digests: their ids and contents (as read
 /// before, each a `str`) and token counts as read.
 fn shared_text(
-    ids: &[Bound<'_, PyAny>],
+    ids: &[Bound<'_, PyString>],
     contents: &[Bound<'_, PyString>],
     siblings: &Siblings,
 ) -> PyResult<Vec<u8>> {
     let mut texts = Vec::with_capacity(siblings.shared.len());
     for &row in &siblings.shared {
         let row = row as usize;
-        let id = ids[row].cast::<PyString>()?.clone();
+        let id = ids[row].clone();
         let content = IdText::new(contents[row].clone())?;
         texts.push((IdText::new(id)?, siblings.token_counts[row], content));
     }
@@ -234,7 +230,7 @@ struct Parent<'a, 'py> {
     /// Made at the first key that is not the very id object of the row it names.
     rows: OnceCell<RowsById>,
     /// Each fragment's `fragment_id` object.
-    ids: &'a [Bound<'py, PyAny>],
+    ids: &'a [Bound<'py, PyString>],
 }
 
 impl Parent<'_, '_> {

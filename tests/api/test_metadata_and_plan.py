@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 from skeleton_compressor import (
     ContextFragment,
+    FragmentTypeError,
+    FragmentValueError,
     Plan,
     SkeletonCompressorService,
     SkeletonMetadata,
@@ -194,3 +197,119 @@ def test_compress_returns_the_metadata_its_answer_makes(
         assert repr(result.metadata) == repr(metadata)
         for name in SkeletonMetadata.__dataclass_fields__:
             assert type(getattr(result.metadata, name)) is type(getattr(metadata, name)), name
+
+
+class _LyingInt(int):
+    def __gt__(self, other: object) -> bool:
+        return False
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+    def __ge__(self, other: object) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ((_LyingInt(5), 10, 2.0), "compressed_tokens must not exceed original_tokens"),
+        ((10, 5, 0.5, None, _LyingInt(1), 5), "fragments_kept must not exceed fragments_total"),
+        ((10, _LyingInt(-1), 0.0), "compressed_tokens must be an int >= 0"),
+    ],
+)
+def test_metadata_checks_an_int_subclass_as_the_int_it_holds(
+    arguments: tuple, message: str
+) -> None:
+    with pytest.raises(ValueError, match=message):
+        SkeletonMetadata(*arguments)
+    assert SkeletonMetadata(10, 10, 1.0, _LyingInt(5)).over_budget
+
+
+class _Unreadable(ContextFragment):
+    __slots__ = ()
+
+    def __getattribute__(self, name: str) -> object:
+        if name == "token_count":
+            raise RuntimeError("boom")
+        return object.__getattribute__(self, name)
+
+
+def test_a_fragment_to_rescore_that_cannot_be_read_is_named(
+    service: SkeletonCompressorService,
+) -> None:
+    parent = Plan("p", "g", context=(ContextFragment("z", 1, 0.5), _Unreadable("a", 1, 0.5)))
+    message = r"^fragments\[1\] \(id 'a'\): cannot read token_count: RuntimeError: boom$"
+    with pytest.raises(FragmentTypeError, match=message) as raised:
+        parent.spawn_subplan("c", "g", 1, compressor=service, relevance={"a": 0.1})
+    assert isinstance(raised.value.__cause__, RuntimeError)
+    with pytest.raises(FragmentTypeError, match=message):
+        parent.spawn_subplans([("c", "g", 1, {"a": 0.1})], compressor=service)
+
+
+class _OwnHash(str):
+    def __hash__(self) -> int:
+        return 0
+
+
+class _OneItem(tuple):  # type: ignore[type-arg]
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(tuple.__getitem__(self, slice(0, 1)))
+
+
+def test_a_child_reads_its_scores_and_the_context_as_the_compressor_does(
+    service: SkeletonCompressorService,
+) -> None:
+    fragments = (ContextFragment("a", 5, 0.9), ContextFragment("b", 5, 0.5))
+    parent = Plan("p", "g", context=fragments)
+    scores = {_OwnHash("a"): 0.1}
+    one = parent.spawn_subplan("c", "g", 5, compressor=service, relevance=scores)
+    (many,) = parent.spawn_subplans([("c", "g", 5, scores)], compressor=service)
+    assert [f.fragment_id for f in one.context] == [f.fragment_id for f in many.context] == ["b"]
+    # A tuple subclass is read as the items it stores.
+    stored = Plan("p", "g", context=_OneItem(fragments))
+    child = stored.spawn_subplan("c", "g", 10, compressor=service, relevance={"a": 0.9})
+    assert [f.fragment_id for f in child.context] == ["a", "b"]
+
+
+def test_to_cli_dict_is_json_for_every_context_the_compressor_takes() -> None:
+    numpy = pytest.importorskip("numpy")
+    context = (
+        ContextFragment("a", numpy.int64(5), numpy.float32(0.5), group=_OwnHash("g")),  # type: ignore[arg-type]
+        ContextFragment(_OwnHash("b"), 3, Fraction(1, 4), required=numpy.bool_(True)),  # type: ignore[arg-type]
+    )
+    data = Plan("p", "g", context=context).to_cli_dict()
+    assert json.loads(json.dumps(data))["context"] == [
+        {"fragment_id": "a", "token_count": 5, "relevance_score": 0.5, "group": "g"},
+        {"fragment_id": "b", "token_count": 3, "relevance_score": 0.25, "required": True},
+    ]
+    assert [type(f["fragment_id"]) for f in data["context"]] == [str, str]
+    with pytest.raises(FragmentValueError, match=r"^context\[0\] \(id 'a'\): token_count"):
+        Plan("p", "g", context=(ContextFragment("a", -1, 0.5),)).to_cli_dict()
+
+
+class _EqualToAll(str):
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return 0
+
+
+def test_explanation_to_dict_keeps_one_decision_per_fragment(
+    service: SkeletonCompressorService,
+) -> None:
+    fragments = tuple(ContextFragment(_EqualToAll(name), 1, 0.5) for name in "abc")
+    decisions = service.explain(fragments, 2).to_dict()["decisions"]
+    assert {key: value["reason"] for key, value in decisions.items()} == {
+        "a": "fits",
+        "b": "fits",
+        "c": "no_room",
+    }
+    assert all(type(key) is str for key in decisions)
+
+
+def test_a_backend_name_is_read_as_the_plain_str_it_holds() -> None:
+    with pytest.raises(ValueError, match=r"^backend must be one of auto, rust, python"):
+        SkeletonCompressorService(backend=_EqualToAll("bogus"))
+    assert SkeletonCompressorService(backend=_EqualToAll("python")).backend == "python"

@@ -74,7 +74,10 @@ class EqualToAll(str):
 
 
 def test_a_lying_backend_name_picks_no_service_for_a_plain_one() -> None:
-    compress(FRAGMENTS, 60, backend=EqualToAll("bogus"))  # type: ignore[arg-type]
+    # Read as the plain str it holds: the service made for it is not another name's.
+    compress(FRAGMENTS, 60, backend=EqualToAll("python"))
+    with pytest.raises(ValueError, match="backend"):
+        compress(FRAGMENTS, 60, backend=EqualToAll("bogus"))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="backend"):
         compress(FRAGMENTS, 60, backend="bogus")  # type: ignore[arg-type]
 

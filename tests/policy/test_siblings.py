@@ -4,6 +4,7 @@ up, the promises the result keeps; bad input; the prefix key."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import os
@@ -309,6 +310,25 @@ def test_no_children(service: SkeletonCompressorService) -> None:
     assert result.cost.uncached == 0
 
 
+@pytest.mark.parametrize(
+    "parent",
+    [
+        (F("a", 1, 2.0),),
+        (F("a", 1, 0.5), F("a", 1, 0.5)),
+        (F("a", 1, 0.5, group="g", variant_of="v"), F("b", 1, 0.6, group="g")),
+        ("x",),
+    ],
+)
+def test_no_children_checks_the_context_as_compress_does(
+    service: SkeletonCompressorService, parent: tuple[Any, ...]
+) -> None:
+    with pytest.raises((FragmentTypeError, FragmentValueError)) as expected:
+        service.compress_many(parent, [])
+    with pytest.raises(type(expected.value)) as raised:
+        service.compress_siblings(parent, [])
+    assert (raised.value.kind, str(raised.value)) == (expected.value.kind, str(expected.value))
+
+
 def test_module_function_and_plan(backend: str) -> None:
     parent = (F("task", 5, 0.1, required=True), F("a", 10, 0.9), F("b", 10, 0.8))
     result = compress_siblings(
@@ -553,6 +573,10 @@ GENERAL_PATH = {
         [Child(40, {"s": 0.2}), Child(40)],
     ),
     "a duplicate id": ((*PLAIN_PARENT, F("a", 1, 0.1)), [Child(40), Child(40)]),
+    "a fragment subclass no child rescores": (
+        (_Fragment("s", 10, 0.9, "sub"), *PLAIN_PARENT[1:]),
+        [Child(40, {"b": 0.2}), Child(40)],
+    ),
 }
 
 
@@ -575,6 +599,25 @@ def test_what_the_one_call_leaves_to_the_general_path_ends_the_same(name: str) -
     assert _packed_in_one_call(parent, children) is None
     assert _packed_in_one_call(parent, children, backend="python") is None
     assert _outcome("rust", parent, children) == _outcome("python", parent, children)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Checked(ContextFragment):
+    """A fragment whose own check refuses a low score."""
+
+    def __post_init__(self) -> None:
+        if self.relevance_score < 0.3:
+            raise ValueError("too low")
+
+
+def test_a_subclass_that_refuses_a_childs_score_is_refused_whoever_keeps_it(
+    backend: str,
+) -> None:
+    # The child scores "s" too low to keep it: every fragment a child rescores is made
+    # before any is kept, on both paths and backends.
+    parent = (_Checked("s", 10, 0.9, "sub"), *PLAIN_PARENT[1:])
+    with pytest.raises(ValueError, match=r"^too low$"):
+        compress_siblings(parent, [Child(5, {"s": 0.1})], backend=backend)
 
 
 def test_rescored_fragments_are_new_and_equal_to_the_childs_context(backend: str) -> None:
@@ -645,6 +688,23 @@ class _OwnInt(int):
         return 10**6
 
 
+class _Renaming(Fraction):
+    """A score whose `float` gives the first fragment another id."""
+
+    fragments: ClassVar[list[ContextFragment]] = []
+
+    def __float__(self) -> float:
+        object.__setattr__(self.fragments[0], "fragment_id", "c")
+        return 0.5
+
+
+def _renaming_parent() -> tuple[ContextFragment, ...]:
+    fragments: list[ContextFragment] = []
+    _Renaming.fragments = fragments
+    fragments += [F("a", 5, 0.9), F("b", 5, _Renaming(1, 2)), F("c", 5, 0.4)]
+    return tuple(fragments)
+
+
 def _mutating_scores() -> list[Child]:
     scores: ClassVar[dict[str, Any]] = {}
     _Mutating.scores = scores
@@ -656,6 +716,10 @@ READ_AS_COMPRESS_READS = {
     # (parent, children, max_value_loss, pricing)
     "a score whose float changes the dict": (
         lambda: ((F("a", 10, 0.9),), _mutating_scores(), 0.0, None)
+    ),
+    # The call goes on with the ids it read first: the child's "c" is the third fragment.
+    "an id replaced while a later score is read": (
+        lambda: (_renaming_parent(), [Child(10, {"c": 0.3})], 0.0, None)
     ),
     "a float subclass with its own float": (
         lambda: ((F("a", 10, _OwnFloat(0.5)), F("c", 30, 0.3)), [Child(100), Child(0)], 0.0, None)

@@ -11,6 +11,8 @@ import importlib
 import os
 from typing import TYPE_CHECKING
 
+from .._values import plain_str
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -79,8 +81,11 @@ def chosen_backend(name: str) -> str:
     """`"rust"` or `"python"`: what `name` means. Raises ValueError for a name (or a
     SKELETON_COMPRESSOR_BACKEND) that is none of `BACKENDS`, and ImportError, with how to
     build it, where Rust is asked for and the extension does not import."""
-    if name not in BACKENDS:
+    # The plain str a subclass holds, so that its own `__eq__` cannot pass for a name.
+    plain = plain_str(name)
+    if plain not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {name!r}")
+    name = plain
     if name == "auto":
         name = backend_variable() or "auto"
         if name not in BACKENDS:

@@ -3,7 +3,7 @@ each child's scores put in place of the parent's, and only the kept fragments re
 `siblings.py` takes the same steps over `compress`, making a context per child and reading
 each twice; any input this call does not take (as the compiled core's: a mapping that is
 not a dict of exact `str` ids, a score that is not an exact float or int, a fragment or
-score `compress` refuses, a `content` that is not a `str`, a subclass to rescore) gives
+score `compress` refuses, a `content` that is not a `str`, a subclass) gives
 None, and those steps decide it and word its errors."""
 
 from __future__ import annotations
@@ -72,9 +72,7 @@ def packed_siblings(
         outputs.append(rows)
         relevance = 0.0 - fsum(negated[row] for row in kept)
         kept_fragments = tuple(
-            remade(fragments[row], given[row], fragments[row].required)
-            if row in given
-            else fragments[row]
+            remade(fragments[row], row, given[row]) if row in given else fragments[row]
             for row in rows
         )
         metadata = SkeletonMetadata.of(
