@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import numbers
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import _messages, _values
 from .pricing import CachePricing
 from .protocol import SkeletonCompressor
 from .service import SkeletonCompressorService
@@ -15,8 +16,6 @@ from .siblings import Child, readable_id, remade
 from .types import _SLOTS, ContextFragment, SkeletonMetadata
 
 __all__ = ["Plan"]
-
-_CONTEXT = "context"
 
 
 @dataclass(frozen=True, **_SLOTS)
@@ -193,19 +192,30 @@ class Plan:
         counts and scores, with `required`, `group` and `variant_of` where set; not their
         content) and the metadata as `SkeletonMetadata.to_dict` gives it (or None).
 
-        Each field is read as the compressor reads it (a numpy or `Fraction` number as the
-        plain int or float it stands for, a str subclass as the plain str it holds).
-
-        Raises:
-            FragmentTypeError, FragmentValueError: a fragment of the context that the
-                compressor would refuse, named `context[i]`.
+        A number or name of another type than JSON's (numpy's, a `Fraction`, a subclass) is
+        given as the plain int, float or str it stands for; the fields are not checked (the
+        compressor checks them).
         """
         return {
             "plan_id": self.plan_id,
             "goal": self.goal,
             "parent_id": self.parent_id,
             "context": [
-                _cli_fragment(fragment, index) for index, fragment in enumerate(self.context)
+                {
+                    "fragment_id": _json_ready(fragment.fragment_id),
+                    "token_count": _json_ready(fragment.token_count),
+                    "relevance_score": _json_ready(fragment.relevance_score),
+                    **({"required": True} if fragment.required else {}),
+                    **(
+                        {"group": _json_ready(fragment.group)} if fragment.group is not None else {}
+                    ),
+                    **(
+                        {"variant_of": _json_ready(fragment.variant_of)}
+                        if fragment.variant_of is not None
+                        else {}
+                    ),
+                }
+                for fragment in self.context
             ],
             "skeleton_metadata": (
                 None if self.skeleton_metadata is None else self.skeleton_metadata.to_dict()
@@ -213,25 +223,24 @@ class Plan:
         }
 
 
-def _cli_fragment(fragment: object, index: int) -> dict[str, Any]:
-    if not isinstance(fragment, ContextFragment):
-        raise _messages.fragment_error("not_fragment", index, None, fragment, _CONTEXT)
-    fragment_id = _values.fragment_id(fragment.fragment_id, index, _CONTEXT)
-    fields = (fragment_id, _CONTEXT)
-    record: dict[str, Any] = {
-        "fragment_id": fragment_id,
-        "token_count": _values.token_count(fragment.token_count, index, *fields),
-        "relevance_score": _values.relevance(fragment.relevance_score, index, *fields),
-    }
-    if _values.required(fragment.required, index, *fields):
-        record["required"] = True
-    group = _values.group(fragment.group, index, *fields)
-    if group is not None:
-        record["group"] = group
-    variant_of = _values.variant_of(fragment.variant_of, index, *fields)
-    if variant_of is not None:
-        record["variant_of"] = variant_of
-    return record
+def _json_ready(value: object) -> object:
+    """`value` as `json` can write it: a str, int or float subclass, or another integer or
+    real number (numpy's, a `Fraction`), as the plain value it stands for; else as it is."""
+    kind = type(value)
+    if value is None or kind in (str, int, float, bool):
+        return value
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, float):
+        return float.__float__(value)
+    try:
+        if isinstance(value, int) or hasattr(kind, "__index__"):
+            return operator.index(value)  # type: ignore[arg-type]
+        if isinstance(value, numbers.Real):
+            return float(value)
+    except Exception:  # a number that cannot say what it stands for: as it is
+        pass
+    return value
 
 
 def _context_ids(fragments: list[object]) -> set[str] | None:

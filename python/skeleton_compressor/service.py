@@ -8,6 +8,7 @@ from typing import Any, Literal, cast
 
 from ._backends.choice import backend_variable
 from ._backends.loader import checked_strategy, make_compressor
+from ._values import plain_str
 from .policy import Policy, checked_policy
 from .pricing import CachePricing
 from .siblings import Child, SiblingsResult, pack_siblings
@@ -488,9 +489,9 @@ def _service(
     strategy = checked_strategy(strategy)
     checked = checked_policy(*policy)
     work = checked_max_work(max_work)
-    # The backend's name as given (the constructor reads it): keyed with its type, so that a
-    # str subclass equal to every name cannot stand for a plain str.
-    key = (type(backend), backend, strategy, checked, work, environment)
+    # The backend's name as the constructor reads it: the plain str a subclass holds (None
+    # for a name that is no str, which the constructor refuses).
+    key = (plain_str(backend), strategy, checked, work, environment)
     try:
         service = _shared.get(key)
     except TypeError:  # an unhashable backend or strategy: refused by the constructor

@@ -342,32 +342,42 @@ def remade(
     """The fragment at `fragments[index]` with `score` as its relevance (and `required`, when
     given), made directly for a plain `ContextFragment`: a child's context copies every
     fragment it rescores (or pins), and `dataclasses.replace` costs several times more. A
-    subclass is made by its own class, a field that cannot be read named as `compress`
-    names it."""
-    if type(fragment) is not ContextFragment:
-        changes = {"relevance_score": score}
-        if required is not None:
-            changes["required"] = required
-        return _replaced(fragment, index, changes)
-    return ContextFragment(
-        fragment.fragment_id,
-        fragment.token_count,
-        score,  # type: ignore[arg-type]
-        fragment.content,
-        fragment.required if required is None else required,  # type: ignore[arg-type]
-        fragment.group,
-        fragment.variant_of,
-    )
+    subclass is made by its own class."""
+    if type(fragment) is ContextFragment:
+        try:
+            return ContextFragment(
+                fragment.fragment_id,
+                fragment.token_count,
+                score,  # type: ignore[arg-type]
+                fragment.content,
+                fragment.required if required is None else required,  # type: ignore[arg-type]
+                fragment.group,
+                fragment.variant_of,
+            )
+        except AttributeError:
+            pass  # a slot left unset: read field by field below
+    changes = {"relevance_score": score}
+    if required is not None:
+        changes["required"] = required
+    return _replaced(fragment, index, changes)
+
+
+# Fields that a fragment made before they existed lacks: `compress` reads them as their
+# defaults, and so does the copy.
+_LATER_FIELDS = frozenset({"required", "group", "variant_of"})
 
 
 def _replaced(fragment: ContextFragment, index: int, changes: dict[str, object]) -> ContextFragment:
-    """`dataclasses.replace(fragment, **changes)`, reading each field itself."""
+    """`dataclasses.replace(fragment, **changes)`, reading each field itself: one that cannot
+    be read is named as `compress` names it (the content too, which the copy needs)."""
     values: dict[str, Any] = dict(changes)
     for field in dataclasses.fields(fragment):
         if field.init and field.name not in changes:
             try:
                 values[field.name] = getattr(fragment, field.name)
             except Exception as error:
+                if field.name in _LATER_FIELDS and isinstance(error, AttributeError):
+                    continue
                 fragment_id = readable_id(fragment)
                 raise _messages.unreadable_error(index, fragment_id, field.name, error) from error
     return type(fragment)(**values)

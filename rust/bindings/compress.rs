@@ -145,7 +145,9 @@ pub fn read_fragments<'a, 'py>(
 
 /// As [`read_fragments`], keeping each fragment's id as it was read: user code that runs
 /// while a later fragment is read (a score's `__float__`) may replace an earlier one's id,
-/// and the columns hold the id read first.
+/// and the columns hold the id read first. The id is the fragment's own object (a child's
+/// mapping made from the fragments holds the very same keys), or, should it read otherwise
+/// than the columns hold it, the plain `str` they hold.
 pub fn read_fragments_and_ids<'a, 'py>(
     reader: &'a Reader<'py>,
     fragments: &'a Bound<'py, PyTuple>,
@@ -154,19 +156,24 @@ pub fn read_fragments_and_ids<'a, 'py>(
     move |reading| {
         for (index, item) in fragments.iter_borrowed().enumerate() {
             signals::check_now_and_then(reader.py, index)?;
-            let plain_id = match &reader.ctx.fragment {
-                Some(slots) if reader.ctx.push_plain(&item, &mut reading.columns)? => {
-                    // No code ran since the slots were read: this is the id the columns hold.
-                    slots.some_fields(&item, [0]).map(|[id]| id)
+            // Read before any code runs; a plain fragment is read from the same slots.
+            let slot_id = (reader.ctx.fragment.as_ref())
+                .and_then(|slots| slots.some_fields(&item, [0]))
+                .and_then(|[id]| id.cast_into::<PyString>().ok());
+            match slot_id {
+                Some(id) if reader.ctx.push_plain(&item, &mut reading.columns)? => ids.push(id),
+                slot_id => {
+                    let checked = reader.fragment(index, &item)?;
+                    let same = |id: &Bound<'py, PyString>| {
+                        IdText::new(id.clone())
+                            .is_ok_and(|text| text.as_bytes() == checked.fragment_id.as_bytes())
+                    };
+                    ids.push(match slot_id {
+                        Some(id) if same(&id) => id,
+                        _ => checked.fragment_id.string().clone(),
+                    });
+                    reading.push(checked)?;
                 }
-                _ => None,
-            };
-            if let Some(id) = plain_id {
-                ids.push(id.cast_into::<PyString>().map_err(PyErr::from)?);
-            } else {
-                let checked = reader.fragment(index, &item)?;
-                ids.push(checked.fragment_id.string().clone());
-                reading.push(checked)?;
             }
         }
         Ok(())

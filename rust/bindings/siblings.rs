@@ -2,13 +2,14 @@
 //! read from its mapping, and each child's result built with only its kept fragments
 //! rescored. An input this path does not take (a mapping that is not a dict of exact `str`
 //! ids, a score that is not an exact float or int, any fragment or score the reader or the
-//! core refuses, a content that is not a `str`, a subclass of `ContextFragment`, Python
-//! without slotted classes) gives `None`, and the Python layer's general path decides it,
-//! wording every error as `compress` does.
+//! core refuses, a content that is not a `str`, a subclass of `ContextFragment` that a
+//! child rescores, Python without slotted classes) gives `None`, and the Python layer's
+//! general path decides it, wording every error as `compress` does.
 
 use std::cell::OnceCell;
 
 use pyo3::exceptions::PyException;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
 
@@ -69,13 +70,15 @@ pub fn compress_siblings<'py>(
         Ok(columns) => columns,
         Err(failure) => return general(failure.into_pyerr(py, reader.ctx)),
     };
-    // The contents, which `estimate_cost` reads and `compress` does not check. A subclass
-    // is left to the general path, which makes every fragment a child rescores before any
-    // is kept (a subclass's own checks may refuse the score), as the Python backend does.
+    // The contents, which `estimate_cost` reads and `compress` does not check.
     let mut contents = Vec::with_capacity(fragments.len());
     for fragment in fragments.iter() {
-        let Some([content]) = slots.some_fields(&fragment, [3]) else {
-            return Ok(None);
+        let content = match slots.some_fields(&fragment, [3]) {
+            Some([content]) => content,
+            None => match fragment.getattr(intern!(py, "content")) {
+                Ok(content) => content,
+                Err(error) => return general(error),
+            },
         };
         let Ok(content) = content.cast_into::<PyString>() else {
             return Ok(None);
@@ -93,6 +96,17 @@ pub fn compress_siblings<'py>(
             Ok(Some(scores)) => children.push(scores),
             Ok(None) => return Ok(None),
             Err(failure) => return general(failure.into_pyerr(py, reader.ctx)),
+        }
+    }
+    // A subclass a child rescores is left to the general path, which makes every fragment a
+    // child rescores before any is kept (a subclass's own checks may refuse the score), as
+    // the Python backend does; this path makes only the kept ones.
+    let rescored_rows = children.iter().flat_map(|child| {
+        (child.given.iter().enumerate()).filter_map(|(row, given)| given.as_ref().map(|_| row))
+    });
+    for row in rescored_rows {
+        if !slots.is_exactly(&fragments.get_borrowed_item(row)?.to_owned()) {
+            return Ok(None);
         }
     }
     let budget_values = budgets

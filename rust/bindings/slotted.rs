@@ -89,6 +89,11 @@ impl<const N: usize> Slotted<N> {
         }))
     }
 
+    /// Whether `instance` is an instance of exactly the class.
+    pub fn is_exactly(&self, instance: &Bound<'_, PyAny>) -> bool {
+        instance.get_type().is(self.class.bind(instance.py()))
+    }
+
     /// The fields of `instance` named `at`, when it is an instance of exactly the class and
     /// they are set; `None` otherwise.
     pub fn some_fields<'py, const K: usize>(

@@ -9,12 +9,13 @@ import pytest
 from skeleton_compressor import (
     ContextFragment,
     FragmentTypeError,
-    FragmentValueError,
     Plan,
     SkeletonCompressorService,
     SkeletonMetadata,
     SkeletonResult,
+    compress,
 )
+from skeleton_compressor.service import _service
 
 
 def test_metadata_accepts_consistent_values() -> None:
@@ -247,6 +248,21 @@ def test_a_fragment_to_rescore_that_cannot_be_read_is_named(
         parent.spawn_subplans([("c", "g", 1, {"a": 0.1})], compressor=service)
 
 
+def test_a_fragment_with_an_unset_field_is_rescored_as_compress_reads_it(
+    service: SkeletonCompressorService,
+) -> None:
+    no_group = ContextFragment("a", 5, 0.5, "text", group="g")
+    object.__delattr__(no_group, "group")  # as a fragment made before groups existed
+    parent = Plan("p", "g", context=(no_group, ContextFragment("b", 5, 0.4)))
+    child = parent.spawn_subplan("c", "g", 5, compressor=service, relevance={"a": 0.9})
+    assert child.context == (ContextFragment("a", 5, 0.9, "text"),)
+    no_content = ContextFragment("a", 5, 0.5, "text")
+    object.__delattr__(no_content, "content")
+    parent = Plan("p", "g", context=(ContextFragment("z", 1, 0.5), no_content))
+    with pytest.raises(FragmentTypeError, match=r"^fragments\[1\] \(id 'a'\): cannot read content"):
+        parent.spawn_subplan("c", "g", 5, compressor=service, relevance={"a": 0.9})
+
+
 class _OwnHash(str):
     def __hash__(self) -> int:
         return 0
@@ -277,15 +293,20 @@ def test_to_cli_dict_is_json_for_every_context_the_compressor_takes() -> None:
     context = (
         ContextFragment("a", numpy.int64(5), numpy.float32(0.5), group=_OwnHash("g")),  # type: ignore[arg-type]
         ContextFragment(_OwnHash("b"), 3, Fraction(1, 4), required=numpy.bool_(True)),  # type: ignore[arg-type]
+        ContextFragment("c", 2, 1),
     )
     data = Plan("p", "g", context=context).to_cli_dict()
     assert json.loads(json.dumps(data))["context"] == [
         {"fragment_id": "a", "token_count": 5, "relevance_score": 0.5, "group": "g"},
         {"fragment_id": "b", "token_count": 3, "relevance_score": 0.25, "required": True},
+        {"fragment_id": "c", "token_count": 2, "relevance_score": 1},
     ]
-    assert [type(f["fragment_id"]) for f in data["context"]] == [str, str]
-    with pytest.raises(FragmentValueError, match=r"^context\[0\] \(id 'a'\): token_count"):
-        Plan("p", "g", context=(ContextFragment("a", -1, 0.5),)).to_cli_dict()
+    assert [type(f["fragment_id"]) for f in data["context"]] == [str, str, str]
+    assert type(data["context"][2]["relevance_score"]) is int  # as given
+    # Not checked: the compressor checks a context.
+    assert Plan("p", "g", context=(ContextFragment("a", -1, 2.0),)).to_cli_dict()["context"] == [
+        {"fragment_id": "a", "token_count": -1, "relevance_score": 2.0}
+    ]
 
 
 class _EqualToAll(str):
@@ -313,3 +334,9 @@ def test_a_backend_name_is_read_as_the_plain_str_it_holds() -> None:
     with pytest.raises(ValueError, match=r"^backend must be one of auto, rust, python"):
         SkeletonCompressorService(backend=_EqualToAll("bogus"))
     assert SkeletonCompressorService(backend=_EqualToAll("python")).backend == "python"
+    # The module functions' services too: one made for a name is not another's.
+    fragments = (ContextFragment("a", 5, 0.5),)
+    for name in ("python", "rust", "python"):
+        result = compress(fragments, 5, backend=_EqualToAll(name))  # type: ignore[arg-type]
+        assert result == compress(fragments, 5, backend=name)  # type: ignore[arg-type]
+        assert _service(_EqualToAll(name), "greedy").backend == name  # type: ignore[arg-type]

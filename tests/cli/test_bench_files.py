@@ -10,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from skeleton_compressor.cli.bench import command as bench_command
+from skeleton_compressor.cli.input import InputError
 
 MODULE = "skeleton_compressor.cli.bench.files"
 
@@ -42,28 +44,63 @@ def test_imports_and_measures_without_resource(monkeypatch: pytest.MonkeyPatch) 
     )
 
 
-def test_run_cli_bench_json_without_resource(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_rows_without_resource(monkeypatch: pytest.MonkeyPatch) -> None:
     bench_files = without_resource(monkeypatch)
-    out = io.StringIO()
     monkeypatch.setattr(bench_files, "measure_cli", lambda size, form, progress: {"form": form})
-    bench_files.run_cli_bench([10], out, as_json=True)
-    assert '"form": "lines"' in out.getvalue()
+    rows = bench_files.measure_cli_rows([10], io.StringIO())
+    assert rows == [{"form": "lines"}, {"form": "array"}]
 
 
-def test_a_failing_command_is_reported_without_resource(monkeypatch: pytest.MonkeyPatch) -> None:
-    bench_files = without_resource(monkeypatch)
-    command = [sys.executable, "-c", "import sys; sys.exit('no such file')"]
-    with pytest.raises(RuntimeError, match="no such file"):
-        bench_files.timed_run(command)
+@pytest.mark.parametrize("resource", [True, False])
+def test_a_failing_command_is_one_line_of_bad_input(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, resource: bool
+) -> None:
+    bench_files = fresh_bench_files(monkeypatch) if resource else without_resource(monkeypatch)
+    command = [sys.executable, "-c", "import sys; print('first'); sys.exit('no such file')"]
+    with pytest.raises(InputError) as raised:
+        bench_files.timed_run(command, tmp_path)
+    assert str(raised.value) == f"bench: {' '.join(command[1:])} failed: no such file"
 
 
-def test_peak_memory_where_resource_exists(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("resource", [True, False])
+def test_the_command_runs_in_the_directory_given(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, resource: bool
+) -> None:
+    # So that `python -m skeleton_compressor` imports the installed package, not a
+    # directory of that name where bench was started.
+    bench_files = fresh_bench_files(monkeypatch) if resource else without_resource(monkeypatch)
+    shadow = tmp_path / "started_here" / "skeleton_compressor"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("")
+    (shadow / "__main__.py").write_text("raise SystemExit('the copy in the directory')")
+    monkeypatch.chdir(shadow.parent)
+    timed = tmp_path / "files"
+    timed.mkdir()
+    check = f"import os, sys; sys.exit(os.getcwd() != {str(timed)!r})"
+    bench_files.timed_run([sys.executable, "-c", check], timed)
+    bench_files.timed_run([sys.executable, "-m", "skeleton_compressor", "--version"], timed)
+
+
+def test_peak_memory_where_resource_exists(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     pytest.importorskip("resource")
     bench_files = fresh_bench_files(monkeypatch)
     assert bench_files.peak_memory_available()
-    seconds, peak = bench_files.timed_run([sys.executable, "-c", "bytearray(64 << 20)"])
+    command = [sys.executable, "-c", "bytearray(64 << 20)"]
+    seconds, peak = bench_files.timed_run(command, tmp_path)
     assert seconds > 0
     assert peak is not None and peak > 64 << 20
+
+
+def test_bench_says_what_it_is_doing_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert bench_command._progress_stream() is terminal
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert bench_command._progress_stream() is not sys.stderr
 
 
 def test_floor_without_cat(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -315,7 +315,37 @@ def test_bench_json() -> None:
     rows = json.loads(completed.stdout)
     assert [row["size"] for row in rows] == [10, 200]
     assert all(row["rust_seconds"] > 0 and row["python_seconds"] > 0 for row in rows)
-    assert "bench: 200 fragments" in completed.stderr
+    assert completed.stderr == ""  # what it is doing is said on a terminal only
+
+
+@pytest.mark.parametrize(
+    ("args", "problem"),
+    [
+        (["--sizes", str(2**32)], "argument --sizes: sizes must be in [1, 4294967295], got "),
+        (["--sizes", "0"], "argument --sizes: sizes must be in [1, 4294967295], got 0"),
+        (["--cli", "--variants"], "--cli and --variants are two benches: choose one"),
+        (["--cli", "--scores", "equal"], "--scores and --strategies time the library's calls"),
+        (["--variants", "--strategies", "optimal"], "--scores and --strategies time the"),
+        (["--backend", "rust"], "unrecognized arguments: --backend rust"),
+    ],
+)
+def test_bench_refuses_what_it_would_not_read(args: list[str], problem: str) -> None:
+    completed = run("bench", *args)
+    assert completed.returncode == 2, completed
+    assert completed.stderr.startswith(f"skeleton-compressor bench: error: {problem}")
+    assert completed.stderr.endswith(" (see --help)\n") and completed.stdout == ""
+
+
+@pytest.mark.parametrize("command", [["compress", "in.jsonl", "--budget", "1"], ["demo"]])
+def test_an_argument_a_command_does_not_take_is_told_by_that_command(
+    command: list[str],
+) -> None:
+    completed = run(*command, "--bogus", "extra")
+    assert (completed.returncode, completed.stderr) == (
+        2,
+        f"skeleton-compressor {command[0]}: error: unrecognized arguments: --bogus extra "
+        "(see --help)\n",
+    )
 
 
 def test_bench_cli_json() -> None:

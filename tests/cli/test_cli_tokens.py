@@ -49,6 +49,21 @@ def test_count_bad_input(tmp_path: Path) -> None:
     assert completed.returncode == 2 and "invalid choice: 'gpt2'" in completed.stderr
 
 
+def test_count_tells_a_missing_file_before_a_counter_it_cannot_make(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("SKELETON_COMPRESSOR_BACKEND", "python")
+    monkeypatch.setitem(sys.modules, "tiktoken", None)
+    missing = tmp_path / "missing.txt"
+    assert_clean_failure(run("count", str(missing)), f"cannot read {missing}")
+    binary = tmp_path / "binary.txt"
+    binary.write_bytes(b"ok\nthen \xff")
+    completed = run("count", str(binary))
+    assert completed.stderr == (
+        f"skeleton-compressor: error: {binary} is not UTF-8 (line 2, byte 8)\n"
+    )
+
+
 def test_count_on_the_python_backend_counts_through_tiktoken(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

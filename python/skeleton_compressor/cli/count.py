@@ -8,6 +8,8 @@ import sys
 from typing import Any, TextIO
 
 from .._encodings import TiktokenFailure
+from .._records.errors import RecordsError, worded
+from .._records.reader import decoded
 from ..tokens import DEFAULT_ENCODING, ENCODINGS, built_in
 from .input import STANDARD_INPUT, InputError, read_input, writing_output
 from .progress import progress
@@ -24,17 +26,18 @@ def _read_exact_text(path: str) -> str:
     a UTF-8 byte order mark."""
     data = read_input(path)
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        source = STANDARD_INPUT if path == "-" else path
-        raise InputError(f"{source} is not UTF-8: {error.reason}") from None
+        return decoded(data)
+    except RecordsError as error:
+        raise InputError(worded(error, STANDARD_INPUT if path == "-" else path)) from None
 
 
 def run_count(args: argparse.Namespace, out: TextIO) -> None:
+    # The file first: a path mistyped is told as such, not as a table tiktoken cannot load.
+    text = _read_exact_text(args.file)
     counter = built_in(args.encoding or DEFAULT_ENCODING)
     with progress(f"skeleton-compressor: counting {args.file}", sys.stderr):
         try:
-            count = counter.count(_read_exact_text(args.file))
+            count = counter.count(text)
         except TiktokenFailure as failure:
             raise failure.named(STANDARD_INPUT if args.file == "-" else args.file) from None
     with writing_output():

@@ -8,7 +8,7 @@ import re
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from .. import __version__
 from .._backends.choice import BACKENDS, chosen_backend
@@ -22,6 +22,9 @@ from .compress import Options, compress_file, written
 from .demo import run_demo
 from .input import InputError, OutputError, writing_output
 from .progress import progress
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 PROG = "skeleton-compressor"
 
@@ -124,9 +127,29 @@ def _share_argument(text: str) -> float:
 class _Parser(argparse.ArgumentParser):
     """Bad usage as one line (and exit status 2), like every other error."""
 
+    commands: argparse._SubParsersAction[_Parser] | None = None
+
     def error(self, message: str) -> NoReturn:
         line = " ".join(message.split())
         self.exit(EXIT_USAGE, f"{self.prog}: error: {line} (see --help)\n")
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: None = None
+    ) -> argparse.Namespace:
+        # An option or argument a command does not take is told by that command.
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            chosen = self.commands.choices.get(parsed.command) if self.commands else None
+            (chosen or self).error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse passes over an error writing --help or --version to standard output;
+        # it is told, as for any output.
+        if message and file is not None and file is sys.stdout:
+            file.write(message)
+            return
+        super()._print_message(message, file)
 
 
 _INPUT_FORMAT = """\
@@ -153,10 +176,11 @@ status 1, silently.
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> _Parser:
     parser = _Parser(prog=PROG, description="Pick the context fragments a child plan inherits.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
+    parser.commands = commands
 
     def common(command: argparse.ArgumentParser) -> None:
         command.add_argument(

@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
-__all__ = ["progress"]
+__all__ = ["is_terminal", "progress"]
 
 _ERASE = "\r\x1b[K"
 
 
-def _is_terminal(stream: TextIO) -> bool:
+def is_terminal(stream: TextIO) -> bool:
     try:
         return stream.isatty()
     except (OSError, ValueError):
@@ -39,7 +39,7 @@ def progress(
     """Shows `what... N s` on `stream` from `delay` seconds into the work, every `every`
     seconds, while the work runs (the extension lets go of the interpreter while it works, so
     the line keeps time)."""
-    if stream is None or not _is_terminal(stream):
+    if stream is None or not is_terminal(stream):
         yield
         return
     start = time.monotonic()

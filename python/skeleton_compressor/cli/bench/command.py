@@ -4,6 +4,7 @@ the library's calls, `files` the command on files, `variants` variant sets)."""
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Callable
@@ -11,7 +12,8 @@ from typing import Any, TextIO
 
 from ..._backends.choice import rust_available
 from ..._backends.protocol import STRATEGIES
-from ..input import InputError
+from ..input import InputError, writing_output
+from ..progress import is_terminal as _is_terminal
 from .figures import DEFAULT_SIZES, format_table, measure
 from .fragments import SCORE_SHAPES
 
@@ -21,23 +23,32 @@ __all__ = ["add_bench_command", "run_bench"]
 def run_bench(args: argparse.Namespace, out: TextIO) -> None:
     if not rust_available():
         raise InputError("bench compares the Rust backend with the Python one; build the extension")
+    progress = _progress_stream()
     if args.cli:
-        from .files import run_cli_bench
+        from .files import format_cli_table, measure_cli_rows
 
-        run_cli_bench(args.sizes or [1_000_000], out, args.json)
+        rows = measure_cli_rows(args.sizes or [1_000_000], progress)
+        _write_rows(rows, format_cli_table, args.json, out)
         return
     if args.variants:
         from .variants import format_variants_table, measure_variants
 
-        rows = [measure_variants(size, sys.stderr) for size in args.sizes or [1_000_000]]
+        rows = [measure_variants(size, progress) for size in args.sizes or [1_000_000]]
         _write_rows(rows, format_variants_table, args.json, out)
         return
     rows = [
-        measure(size, sys.stderr, args.scores, strategy)
+        measure(size, progress, args.scores or "random", strategy)
         for size in args.sizes or DEFAULT_SIZES
-        for strategy in args.strategies
+        for strategy in args.strategies or ["greedy"]
     ]
     _write_rows(rows, format_table, args.json, out)
+
+
+def _progress_stream() -> TextIO:
+    """Where bench says what it is doing: stderr when it is a terminal, as every command's
+    progress; a file or a pipe gets the errors alone."""
+    stream = sys.stderr
+    return stream if stream is not None and _is_terminal(stream) else io.StringIO()
 
 
 def _write_rows(
@@ -46,11 +57,16 @@ def _write_rows(
     as_json: bool,
     out: TextIO,
 ) -> None:
-    if as_json:
-        json.dump(rows, out, indent=2)
-        out.write("\n")
-    else:
-        out.write(table(rows) + "\n")
+    with writing_output():
+        if as_json:
+            json.dump(rows, out, indent=2)
+            out.write("\n")
+        else:
+            out.write(table(rows) + "\n")
+
+
+# The most fragments a call takes (the core counts them in 32 bits).
+MAX_SIZE = 2**32 - 1
 
 
 def _size(text: str) -> int:
@@ -58,9 +74,18 @@ def _size(text: str) -> int:
         size = int(text.replace("_", "").replace(",", ""))
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a size: {text!r}") from None
-    if size < 1:
-        raise argparse.ArgumentTypeError(f"sizes must be >= 1, got {size}")
+    if not 1 <= size <= MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"sizes must be in [1, {MAX_SIZE}], got {size}")
     return size
+
+
+def _checked(args: argparse.Namespace, bench: argparse.ArgumentParser) -> None:
+    """Options that a kind of bench would not read are refused, not passed over."""
+    kind = "--cli" if args.cli else "--variants" if args.variants else None
+    if args.cli and args.variants:
+        bench.error("--cli and --variants are two benches: choose one")
+    if kind is not None and (args.scores is not None or args.strategies is not None):
+        bench.error(f"--scores and --strategies time the library's calls, not {kind}")
 
 
 def add_bench_command(commands: Any) -> None:
@@ -82,15 +107,13 @@ def add_bench_command(commands: Any) -> None:
     bench.add_argument(
         "--scores",
         choices=list(SCORE_SHAPES),
-        default="random",
         help="relevance scores: random in [0, 1), five levels (0, 0.25, ..., 1.0) at random,"
-        " or all equal (0.5), to time ties (default: %(default)s)",
+        " or all equal (0.5), to time ties (default: random)",
     )
     bench.add_argument(
         "--strategies",
         choices=STRATEGIES,
         nargs="+",
-        default=["greedy"],
         metavar="STRATEGY",
         help=f"the strategies to time, side by side: {', '.join(STRATEGIES)} (default: greedy)",
     )
@@ -108,4 +131,4 @@ def add_bench_command(commands: Any) -> None:
         "(default size: 1000000)",
     )
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
-    bench.set_defaults(run=run_bench)
+    bench.set_defaults(run=run_bench, check=lambda args: _checked(args, bench))

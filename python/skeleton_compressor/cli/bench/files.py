@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ...service import compress_arrays
+from ..input import InputError
 
 FORMS = ("lines", "array")
 
@@ -72,26 +73,37 @@ def peak_memory_available() -> bool:
     return True
 
 
-def timed_run(command: list[str]) -> tuple[float, int | None]:
+def timed_run(command: list[str], directory: Path) -> tuple[float, int | None]:
     """Seconds the command took as a process, and its peak memory in bytes (`None` where the
-    platform does not report it)."""
+    platform does not report it). It runs in `directory`, so that `python -m` imports the
+    installed package, not one in the directory bench was started from."""
     if not peak_memory_available():
         start = time.perf_counter()
-        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        done = subprocess.run(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=directory
+        )
         seconds = time.perf_counter() - start
         if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(command)} failed: {done.stderr}")
+            raise InputError(_failed(command, done.stderr))
         return seconds, None
     start = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", _PEAK_MEMORY, *command], capture_output=True, text=True
+        [sys.executable, "-c", _PEAK_MEMORY, *command],
+        capture_output=True,
+        text=True,
+        cwd=directory,
     )
     seconds = time.perf_counter() - start
     status, peak = done.stdout.split()
     if status != "0":
-        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr}")
+        raise InputError(_failed(command, done.stderr))
     scale = 1 if sys.platform == "darwin" else 1024
     return seconds, int(peak) * scale
+
+
+def _failed(command: list[str], stderr: str) -> str:
+    said = stderr.strip().splitlines()
+    return f"bench: {' '.join(command[1:])} failed" + (f": {said[-1]}" if said else "")
 
 
 def _read_whole(path: Path) -> None:
@@ -134,8 +146,9 @@ def measure_cli(size: int, form: str, progress: TextIO, rounds: int = 3) -> dict
         file_bytes, budget = write_records(path, size, form)
         progress.write(f"{label}: timing\n")
         floor = read_file_floor(path, budget)
-        rust = [timed_run(_command(path, budget, "rust")) for _ in range(rounds)]
-        python = timed_run(_command(path, budget, "python"))
+        here = Path(directory)
+        rust = [timed_run(_command(path, budget, "rust"), here) for _ in range(rounds)]
+        python = timed_run(_command(path, budget, "python"), here)
     rust_seconds = min(seconds for seconds, _ in rust)
     peaks = [peak for _, peak in rust if peak is not None]
     rust_peak = max(peaks) if peaks else None
@@ -179,10 +192,5 @@ def format_cli_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def run_cli_bench(sizes: list[int], out: TextIO, as_json: bool) -> None:
-    rows = [measure_cli(size, form, sys.stderr) for size in sizes for form in FORMS]
-    if as_json:
-        json.dump(rows, out, indent=2)
-        out.write("\n")
-    else:
-        out.write(format_cli_table(rows) + "\n")
+def measure_cli_rows(sizes: list[int], progress: TextIO) -> list[dict[str, Any]]:
+    return [measure_cli(size, form, progress) for size in sizes for form in FORMS]
