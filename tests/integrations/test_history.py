@@ -154,6 +154,23 @@ def test_keep_top_keeps_no_unit_over_the_budget_when_nothing_is_pinned(backend: 
         assert (metadata.ratio, metadata.fragments_kept, metadata.value_kept) == (0.0, 0, 0.0)
 
 
+@pytest.mark.parametrize("on_overflow", ["keep_top", "strict", "raise"])
+def test_nothing_pinned_and_nothing_fitting_keeps_nothing_under_every_rule(
+    backend: str, on_overflow: str
+) -> None:
+    # `raise` raises for pinned messages alone; here keep_top keeps nothing either.
+    for start_on_turn in (True, False):
+        kept, metadata = pack_history(
+            packing(backend, 3, on_overflow=on_overflow),
+            [USER, REPLY],
+            [4, 5],
+            [0.5, 1.0],
+            "m",
+            start_on_turn=start_on_turn,
+        )
+        assert (kept, metadata.compressed_tokens, metadata.over_budget) == ([], 0, False)
+
+
 def test_pinned_messages_over_the_budget_raise_under_strict(backend: str) -> None:
     with pytest.raises(BudgetExceededError) as error:
         pack_history(

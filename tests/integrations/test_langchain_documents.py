@@ -369,6 +369,11 @@ def test_any_iterable_of_documents_is_read_once(backend: str) -> None:
     with pytest.raises(TypeError) as raised:
         compressor.compress_documents(None, "q")  # type: ignore[arg-type]
     assert str(raised.value) == "documents must be an iterable of Document, got None (NoneType)"
+    with pytest.raises(TypeError) as raised:
+        compressor.compress_documents({"documents": []}, "q")  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        "documents must be an iterable of Document, got {'documents': []} (dict)"
+    )
 
 
 @pytest.mark.parametrize(

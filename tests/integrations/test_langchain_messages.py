@@ -595,6 +595,8 @@ def test_an_item_that_is_not_a_message_is_named(backend: str) -> None:
             "HumanMessage(content='hi', additional_kwargs={}, response_metadata={}) (HumanMessage)",
         ),
         (5, "5 (int)"),
+        # A chain's input dict passed whole: its keys are not the messages.
+        ({"history": []}, "{'history': []} (dict)"),
     ],
 )
 def test_messages_that_are_not_a_sequence_of_messages(

@@ -211,13 +211,17 @@ class History(NamedTuple):
     ) -> tuple[list[int], SkeletonMetadata]:
         groups, ids = self.groups, self.ids
         row_groups = [groups[index] for index in rows]
+        required = [shapes[index].pinned for index in rows]
         result = self.packing.select(
             [self.counts[index] for index in rows],
             [self.scores[index] for index in rows],
             self.container,
             ids=None if ids is None else [ids[index] for index in rows],
-            required=[shapes[index].pinned for index in rows],
+            required=required,
             groups=row_groups if any(group is not None for group in row_groups) else None,
+            # With nothing pinned, `raise` would refuse only a budget that fits nothing, where
+            # `keep_top` keeps nothing either: `raise` raises for pinned messages alone.
+            strict=not any(required),
         )
         # In input order whatever the packing's order: rows are in input order.
         return [rows[row] for row in sorted(result.indices)], result.metadata

@@ -6,7 +6,7 @@ the rest chosen by the library's strategies, the result in the original order.""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple, TypeAlias, cast, overload
 
 from langchain_core.messages import (
@@ -298,7 +298,9 @@ def _checked_counter(token_counter: object) -> bool:
 def _message_list(messages: object) -> list[BaseMessage]:
     if isinstance(messages, PromptValue):
         return messages.to_messages()
-    if isinstance(messages, str | bytes | BaseMessage) or not isinstance(messages, Iterable):
+    # A mapping's keys would pass for the messages (a chain's input dict passed whole).
+    unlisted = (str, bytes, BaseMessage, Mapping)
+    if isinstance(messages, unlisted) or not isinstance(messages, Iterable):
         raise TypeError(
             "messages must be a sequence of langchain_core BaseMessage or a PromptValue, got "
             f"{_messages._typed(messages)}"

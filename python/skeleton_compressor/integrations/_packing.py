@@ -3,7 +3,7 @@ selection over the items a framework hands over, read as columns."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import _messages, _values
@@ -78,10 +78,12 @@ class Packing:
         ids: Sequence[str | None] | None = None,
         required: Sequence[bool] | None = None,
         groups: Sequence[str | None] | None = None,
+        strict: bool = False,
     ) -> SkeletonIndices:
         """The rows kept within the budget, in the service's order, and the metadata. Counts
         and scores are checked here so that an error names the item (`<container>[i]`, with
-        its id from `ids`); ties in relevance keep input order."""
+        its id from `ids`); ties in relevance keep input order. `strict`: `on_overflow="raise"`
+        is taken as `"strict"` (nothing is kept, not raised, when nothing fits)."""
         size = len(token_counts)
         counts = checked_token_counts(token_counts, container, ids)
         scores = _values.plain_relevances(list(relevance_scores))
@@ -93,8 +95,22 @@ class Packing:
         # Row names whose order is the rows' order, so that ties are ranked by input order.
         width = len(str(size - 1)) if size else 1
         names = [str(index).zfill(width) for index in range(size)]
-        return self.service.compress_arrays(
+        service = self.service
+        if strict and service.policy.on_overflow == "raise":
+            service = self._strict_service()
+        return service.compress_arrays(
             names, counts, scores, self.skeleton_budget, required=required, groups=groups
+        )
+
+    def _strict_service(self) -> SkeletonCompressorService:
+        service = self.service
+        return SkeletonCompressorService(
+            backend=service.backend,
+            strategy=service.strategy,
+            min_relevance=service.policy.min_relevance,
+            on_overflow="strict",
+            order=service.policy.order,
+            max_work=service.max_work,
         )
 
 
@@ -118,8 +134,11 @@ def _name(ids: Sequence[str | None] | None, index: int) -> str | None:
 
 def listed_items(items: object, container: str, expected: str) -> list[Any]:
     """The items a framework hands over, from a list or any iterable, read once, up front; a
-    `TypeError` naming `container` for a value that cannot be iterated."""
+    `TypeError` naming `container` for a value that cannot be iterated, or a mapping (whose
+    keys would pass for the items)."""
     try:
+        if isinstance(items, Mapping):
+            raise TypeError
         iterator = iter(items)  # type: ignore[call-overload]
     except TypeError:
         raise TypeError(
