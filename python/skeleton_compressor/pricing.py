@@ -33,7 +33,8 @@ _Requests = list[list[FragmentKey]]
 
 
 def _real(name: str, value: object) -> float:
-    number = _values.as_real(value)
+    # An int or float subclass is read as the plain value it holds, not by its `__float__`.
+    number = _values.as_real(value if isinstance(value, bool) else _values.plain_real(value))
     if number is None:
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     if not 0.0 <= number < math.inf:
@@ -217,11 +218,18 @@ def estimate_cost(
             a `fragment_id` or `token_count` that `compress` would refuse (named as
             `requests[j][i]`).
         TypeError: a fragment's `content` is not a str.
+        ValueError: the billed total is past the largest float (prices near it).
     Nothing is computed before every request is checked.
     """
     if not isinstance(pricing, CachePricing):
         raise TypeError(f"pricing must be a CachePricing, got {type(pricing).__name__}")
-    return CacheCost(*cost_fields(requests, pricing))
+    billed, *counts = cost_fields(requests, pricing)
+    if billed == math.inf:
+        raise ValueError(
+            f"the billed total is past the largest float at these prices ({pricing!r}); "
+            "price in larger units"
+        )
+    return CacheCost(billed, *counts)
 
 
 def cost_fields(
@@ -249,9 +257,16 @@ def keyed_cost_fields(
     return billed, uncached, cached_total, written_total
 
 
-def _fragment_key(fragment: ContextFragment, index: int, container: str) -> FragmentKey:
+def _fragment_key(
+    fragment: ContextFragment,
+    index: int,
+    container: str,
+    contents: dict[int, tuple[object, str]] | None = None,
+) -> FragmentKey:
     """The fragment's `(fragment_id, token_count, content)`, equal for the same fragment,
-    each field checked as `compress` checks it and read as the plain value it holds.
+    each field checked as `compress` checks it and read as the plain value it holds
+    (`contents`: the plain strs made so far, by the id of the object each was made of, which
+    the entry holds alive).
 
     Raises:
         FragmentTypeError, FragmentValueError: a bad field, named as `container[index]`.
@@ -275,7 +290,13 @@ def _fragment_key(fragment: ContextFragment, index: int, container: str) -> Frag
         return raw_id, raw_tokens, raw_content
     fid = _values.fragment_id(raw_id, index, container)
     tokens = _values.token_count(raw_tokens, index, fid, container)
-    content = _values.plain_str(raw_content)
+    made = None if contents is None else contents.get(id(raw_content))
+    if made is not None:
+        content: str | None = made[1]
+    else:
+        content = _values.plain_str(raw_content)
+        if content is not None and contents is not None:
+            contents[id(raw_content)] = (raw_content, content)
     if content is None:
         raise TypeError(
             f"{container}[{index}] (id {describe(fid)}): content must be a str, "
@@ -291,6 +312,9 @@ def _keyed_requests(requests: object) -> _Requests:
             f"got {type(requests).__name__}"
         )
     keyed: _Requests = []
+    # The plain str of each content that is a subclass (numpy's), made once per object: a
+    # fragment in every request would otherwise copy its content (and hash the copy) each time.
+    contents: dict[int, tuple[object, str]] = {}
     for position, request in enumerate(requests):
         container = f"requests[{position}]"
         if isinstance(request, (str, bytes, bytearray)) or not isinstance(request, Sequence):
@@ -303,7 +327,7 @@ def _keyed_requests(requests: object) -> _Requests:
         for index, fragment in enumerate(request):
             if not isinstance(fragment, ContextFragment):
                 raise _messages.fragment_error("not_fragment", index, None, fragment, container)
-            keys.append(_fragment_key(fragment, index, container))
+            keys.append(_fragment_key(fragment, index, container, contents))
         keyed.append(keys)
     return keyed
 

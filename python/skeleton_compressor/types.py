@@ -204,9 +204,11 @@ class ContextFragment:
             suffixes.append(suffix)
             contents.append(content)
             scores.append(score)
+        # Joined as the plain strs they hold: a subclass's own `+` does not make the ids.
+        base = str.__str__(base_id)
         return fragments_of_texts(
             cls,
-            [base_id + suffix for suffix in suffixes],
+            [base + str.__str__(suffix) for suffix in suffixes],
             contents,
             scores,
             counter=counter,

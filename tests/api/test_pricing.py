@@ -12,6 +12,7 @@ import dataclasses
 import doctest
 import math
 import pickle
+import tracemalloc
 from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any, overload
@@ -405,6 +406,41 @@ def test_prices_are_kept_as_plain_numbers() -> None:
     )
     assert math.copysign(1.0, CachePricing(read=-0.0).read) == 1.0
     assert CachePricing(0, 0, 0) == CachePricing(0.0, 0.0, 0)
+
+    class OwnInt(int):
+        def __float__(self) -> float:
+            return 0.5
+
+    class OwnFloat(float):
+        def __float__(self) -> float:
+            return 99.0
+
+    # An int or float subclass is read as the plain value it holds.
+    pricing = CachePricing(write=OwnInt(3), read=OwnFloat(0.1))
+    assert (pricing.write, pricing.read) == (3.0, 0.1)
+
+
+def test_a_billed_total_past_a_float_is_said_as_such() -> None:
+    fragment = ContextFragment("h", 2**63 - 1, 0.5)
+    with pytest.raises(ValueError, match=r"^the billed total is past the largest float at"):
+        estimate_cost([(fragment,)] * 3, CachePricing(write=1e300, read=1e300))
+
+
+def test_a_str_subclass_content_is_made_plain_once_per_object() -> None:
+    # A content in every request (numpy's str_, as fragments_from_texts makes of an array)
+    # is copied to a plain str once, not once per request.
+    class Text(str):
+        pass
+
+    fragment = ContextFragment("doc", 250_000, 0.5, Text("x" * 1_000_000))
+    tracemalloc.start()
+    try:
+        cost = estimate_cost([(fragment,)] * 200)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert cost.cached_tokens == 199 * 250_000
+    assert peak < 20 * 1_000_000, f"{peak / 1e6:.0f} MB"
 
 
 def test_the_defaults_and_the_presets() -> None:

@@ -49,6 +49,18 @@ def test_fragments_from_texts_rejects_a_bad_variant_of_column() -> None:
     )
 
 
+def test_variants_joins_ids_as_the_plain_strs_they_hold() -> None:
+    class OwnAdd(str):
+        def __add__(self, other: object) -> str:
+            return "made by the subclass"
+
+        def __radd__(self, other: object) -> str:
+            return "made by the subclass"
+
+    made = F.variants(OwnAdd("base"), [(OwnAdd(""), "abc", 0.5), ("#o", "a", 0.4)], counter=len)
+    assert [fragment.fragment_id for fragment in made] == ["base", "base#o"]
+
+
 def test_variants_fills_ids_counts_and_variant_of() -> None:
     made = F.variants(
         "main.py",
