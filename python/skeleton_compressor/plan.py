@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import numbers
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import _values
+from ._messages import describe
 from .pricing import CachePricing
 from .protocol import SkeletonCompressor
 from .service import SkeletonCompressorService
@@ -193,34 +196,49 @@ class Plan:
         content) and the metadata as `SkeletonMetadata.to_dict` gives it (or None).
 
         A number or name of another type than JSON's (numpy's, a `Fraction`, a subclass) is
-        given as the plain int, float or str it stands for; the fields are not checked (the
-        compressor checks them).
+        given as the plain int, float or str it stands for; the fields are not otherwise
+        checked (the compressor checks them).
+
+        Raises:
+            TypeError: a field that JSON cannot hold even so (bytes, a `Decimal`, NaN, a
+                `required` that is not a bool), named `context[i].field`.
         """
         return {
             "plan_id": self.plan_id,
             "goal": self.goal,
             "parent_id": self.parent_id,
             "context": [
-                {
-                    "fragment_id": _json_ready(fragment.fragment_id),
-                    "token_count": _json_ready(fragment.token_count),
-                    "relevance_score": _json_ready(fragment.relevance_score),
-                    **({"required": True} if fragment.required else {}),
-                    **(
-                        {"group": _json_ready(fragment.group)} if fragment.group is not None else {}
-                    ),
-                    **(
-                        {"variant_of": _json_ready(fragment.variant_of)}
-                        if fragment.variant_of is not None
-                        else {}
-                    ),
-                }
-                for fragment in self.context
+                _cli_fragment(fragment, index) for index, fragment in enumerate(self.context)
             ],
             "skeleton_metadata": (
                 None if self.skeleton_metadata is None else self.skeleton_metadata.to_dict()
             ),
         }
+
+
+def _cli_fragment(fragment: ContextFragment, index: int) -> dict[str, Any]:
+    def field(name: str, default: object = None) -> object:
+        value = getattr(fragment, name, default)
+        ready = _json_ready(value)
+        if ready is None or type(ready) in (str, int, bool) or _finite_float(ready):
+            return ready
+        raise TypeError(f"context[{index}].{name} cannot be written as JSON: {describe(value)}")
+
+    record = {
+        "fragment_id": field("fragment_id"),
+        "token_count": field("token_count"),
+        "relevance_score": field("relevance_score"),
+    }
+    required = field("required", False)
+    if required not in (True, False):
+        raise TypeError(f"context[{index}].required must be a bool, got {describe(required)}")
+    if required:
+        record["required"] = True
+    for name in ("group", "variant_of"):
+        value = field(name)
+        if value is not None:
+            record[name] = value
+    return record
 
 
 def _json_ready(value: object) -> object:
@@ -233,6 +251,8 @@ def _json_ready(value: object) -> object:
         return str.__str__(value)
     if isinstance(value, float):
         return float.__float__(value)
+    if _values._is_numpy_bool(value):
+        return bool(value)
     try:
         if isinstance(value, int) or hasattr(kind, "__index__"):
             return operator.index(value)  # type: ignore[arg-type]
@@ -241,6 +261,10 @@ def _json_ready(value: object) -> object:
     except Exception:  # a number that cannot say what it stands for: as it is
         pass
     return value
+
+
+def _finite_float(value: object) -> bool:
+    return type(value) is float and math.isfinite(value)
 
 
 def _context_ids(fragments: list[object]) -> set[str] | None:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 import sys
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -311,6 +313,15 @@ def test_to_cli_dict_is_json_for_every_context_the_compressor_takes() -> None:
     assert Plan("p", "g", context=(ContextFragment("a", -1, 2.0),)).to_cli_dict()["context"] == [
         {"fragment_id": "a", "token_count": -1, "relevance_score": 2.0}
     ]
+    # But what JSON cannot hold is named.
+    for fragment, message in [
+        (ContextFragment("a", 1, Decimal("0.5")), r"^context\[0\]\.relevance_score cannot be"),  # type: ignore[arg-type]
+        (ContextFragment("a", 1, math.nan), r"^context\[0\]\.relevance_score cannot be"),
+        (ContextFragment(b"a", 1, 0.5), r"^context\[0\]\.fragment_id cannot be"),  # type: ignore[arg-type]
+        (ContextFragment("a", 1, 0.5, required="no"), r"^context\[0\]\.required must be a bool"),  # type: ignore[arg-type]
+    ]:
+        with pytest.raises(TypeError, match=message):
+            Plan("p", "g", context=(fragment,)).to_cli_dict()
 
 
 class _EqualToAll(str):

@@ -10,6 +10,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+import skeleton_compressor
 from skeleton_compressor.cli.bench import command as bench_command
 from skeleton_compressor.cli.input import InputError
 
@@ -59,7 +60,8 @@ def test_a_failing_command_is_one_line_of_bad_input(
     command = [sys.executable, "-c", "import sys; print('first'); sys.exit('no such file')"]
     with pytest.raises(InputError) as raised:
         bench_files.timed_run(command, tmp_path)
-    assert str(raised.value) == f"bench: {' '.join(command[1:])} failed: no such file"
+    shown = " ".join(["python", *command[1:]])
+    assert str(raised.value) == f"the timed command failed ({shown}): no such file"
 
 
 @pytest.mark.parametrize("resource", [True, False])
@@ -79,6 +81,13 @@ def test_the_command_runs_in_the_directory_given(
     check = f"import os, sys; sys.exit(os.getcwd() != {str(timed)!r})"
     bench_files.timed_run([sys.executable, "-c", check], timed)
     bench_files.timed_run([sys.executable, "-m", "skeleton_compressor", "--version"], timed)
+    # The package bench runs from, whatever the process's directory: the same files.
+    here = str(Path(skeleton_compressor.__file__).resolve())
+    check = (
+        "import pathlib, sys, skeleton_compressor as s; "
+        f"sys.exit(str(pathlib.Path(s.__file__).resolve()) != {here!r})"
+    )
+    bench_files.timed_run([sys.executable, "-c", check], timed)
 
 
 def test_peak_memory_where_resource_exists(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

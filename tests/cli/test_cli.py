@@ -346,6 +346,12 @@ def test_an_argument_a_command_does_not_take_is_told_by_that_command(
         f"skeleton-compressor {command[0]}: error: unrecognized arguments: --bogus extra "
         "(see --help)\n",
     )
+    # Before the command's name, it is not the command's.
+    completed = run("--bogus", *command)
+    assert (completed.returncode, completed.stderr) == (
+        2,
+        "skeleton-compressor: error: unrecognized arguments: --bogus (see --help)\n",
+    )
 
 
 def test_bench_cli_json() -> None:

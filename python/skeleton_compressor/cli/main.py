@@ -136,11 +136,16 @@ class _Parser(argparse.ArgumentParser):
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: None = None
     ) -> argparse.Namespace:
-        # An option or argument a command does not take is told by that command.
+        # An option or argument after the command's name, which that command does not take,
+        # is told by that command.
         parsed, extra = self.parse_known_args(args, namespace)
         if extra:
-            chosen = self.commands.choices.get(parsed.command) if self.commands else None
-            (chosen or self).error(f"unrecognized arguments: {' '.join(extra)}")
+            given = list(sys.argv[1:] if args is None else args)
+            name = str(getattr(parsed, "command", ""))
+            after = given[given.index(name) + 1 :] if name in given else []
+            chosen = self.commands.choices.get(name) if self.commands else None
+            teller = chosen if chosen is not None and all(a in after for a in extra) else self
+            teller.error(f"unrecognized arguments: {' '.join(extra)}")
         return parsed
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:

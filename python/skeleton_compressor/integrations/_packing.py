@@ -30,7 +30,7 @@ class Packing:
     Items are named in errors as `<container>[i]`, with their id when they have one, in the
     library's own error types (`FragmentTypeError`, `FragmentValueError`)."""
 
-    __slots__ = ("_count_many", "service", "skeleton_budget")
+    __slots__ = ("_count_many", "_strict", "service", "skeleton_budget")
 
     def __init__(
         self,
@@ -53,6 +53,7 @@ class Packing:
         )
         # Counts from a callable are checked once, by `select`, which every count goes to.
         self._count_many, _ = counting(token_counter, self.service.backend)
+        self._strict: SkeletonCompressorService | None = None
 
     def token_counts(self, texts: Sequence[object], container: str) -> list[Any]:
         """Each text's tokens, as the counter gives them (`select` checks a callable's); a
@@ -103,15 +104,17 @@ class Packing:
         )
 
     def _strict_service(self) -> SkeletonCompressorService:
-        service = self.service
-        return SkeletonCompressorService(
-            backend=service.backend,
-            strategy=service.strategy,
-            min_relevance=service.policy.min_relevance,
-            on_overflow="strict",
-            order=service.policy.order,
-            max_work=service.max_work,
-        )
+        if self._strict is None:
+            service = self.service
+            self._strict = SkeletonCompressorService(
+                backend=service.backend,
+                strategy=service.strategy,
+                min_relevance=service.policy.min_relevance,
+                on_overflow="strict",
+                order=service.policy.order,
+                max_work=service.max_work,
+            )
+        return self._strict
 
 
 def checked_token_counts(

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -75,12 +77,19 @@ def peak_memory_available() -> bool:
 
 def timed_run(command: list[str], directory: Path) -> tuple[float, int | None]:
     """Seconds the command took as a process, and its peak memory in bytes (`None` where the
-    platform does not report it). It runs in `directory`, so that `python -m` imports the
-    installed package, not one in the directory bench was started from."""
+    platform does not report it). It runs in `directory` with this package's own directory
+    first on its path, so that `python -m` imports the package bench runs from, not another
+    in the directory bench was started from."""
+    env = _with_this_package(os.environ)
     if not peak_memory_available():
         start = time.perf_counter()
         done = subprocess.run(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=directory
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=directory,
+            env=env,
         )
         seconds = time.perf_counter() - start
         if done.returncode != 0:
@@ -92,6 +101,7 @@ def timed_run(command: list[str], directory: Path) -> tuple[float, int | None]:
         capture_output=True,
         text=True,
         cwd=directory,
+        env=env,
     )
     seconds = time.perf_counter() - start
     status, peak = done.stdout.split()
@@ -101,9 +111,17 @@ def timed_run(command: list[str], directory: Path) -> tuple[float, int | None]:
     return seconds, int(peak) * scale
 
 
+def _with_this_package(environment: Mapping[str, str]) -> dict[str, str]:
+    """`environment` with the directory this package was imported from first on PYTHONPATH."""
+    here = str(Path(__file__).resolve().parents[3])
+    paths = [here, *filter(None, environment.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**environment, "PYTHONPATH": os.pathsep.join(paths)}
+
+
 def _failed(command: list[str], stderr: str) -> str:
     said = stderr.strip().splitlines()
-    return f"bench: {' '.join(command[1:])} failed" + (f": {said[-1]}" if said else "")
+    shown = " ".join(["python", *command[1:]])
+    return f"the timed command failed ({shown})" + (f": {said[-1]}" if said else "")
 
 
 def _read_whole(path: Path) -> None:

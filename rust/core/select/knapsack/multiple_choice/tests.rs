@@ -550,10 +550,12 @@ fn optimal_out_of_work_keeps_the_best_set_found_and_never_less_than_density() {
 }
 
 /// The least work limit at which `optimal` finishes on `items` in sets of three, within a
-/// quarter of their tokens, counting `work_per_state` per state held.
-fn least_work_in_threes(items: &[Item], work_per_state: u64) -> u64 {
+/// quarter of their tokens, counting `work_per_state` per state held (in states of 64 bits
+/// where they fit, with `narrow`).
+fn least_work_in_threes(items: &[Item], work_per_state: u64, narrow: bool) -> u64 {
     let tuning = Tuning {
         work_per_state,
+        narrow_states: narrow,
         ..tuning(0)
     };
     let capacity = items.iter().map(|item| item.tokens).sum::<u128>() / 4;
@@ -586,12 +588,15 @@ fn the_steps_optimal_counts_are_pinned() {
             item(unit, tokens * 1000, u128::from(tokens))
         })
         .collect();
+    // A grown state is held as three states of 64 bits, four of 128 (the memory each takes):
+    // at 64 work per state held, the states, not the steps, stop it.
     assert_eq!(
         (
-            least_work_in_threes(&items, 1),
-            least_work_in_threes(&items, 64)
+            least_work_in_threes(&items, 1, true),
+            least_work_in_threes(&items, 64, true),
+            least_work_in_threes(&items, 64, false)
         ),
-        (1_456, 6_400)
+        (1_456, 19_200, 25_600)
     );
     // Strongly correlated renderings, their values a little apart: the order of the
     // classes decides how many states each level grows (428,960 in the order by rank alone).
@@ -605,5 +610,5 @@ fn the_steps_optimal_counts_are_pinned() {
             )
         })
         .collect();
-    assert_eq!(least_work_in_threes(&items, 1), 415_456);
+    assert_eq!(least_work_in_threes(&items, 1, true), 415_456);
 }
