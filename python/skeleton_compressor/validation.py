@@ -7,7 +7,7 @@ import operator
 import struct
 import sys
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any, SupportsIndex, Union, cast
 
@@ -180,12 +180,24 @@ def _check_one_length(columns: Columns) -> None:
         raise _messages.column_lengths_error(*lengths)
 
 
+def _iterated(value: object) -> Iterator[object] | None:
+    """An iterator over `value`, a non-text iterable; None for anything else, and for what
+    is iterable by its type but not as it is (a numpy array of 0 dimensions)."""
+    if not isinstance(value, Iterable) or isinstance(value, (str, bytes)):
+        return None
+    try:
+        return iter(value)
+    except TypeError:
+        return None
+
+
 def checked_budgets(skeleton_budgets: Iterable[object]) -> list[int]:
-    if isinstance(skeleton_budgets, (str, bytes)) or not isinstance(skeleton_budgets, Iterable):
+    budgets = _iterated(skeleton_budgets)
+    if budgets is None:
         raise TypeError(
             f"skeleton_budgets must be an iterable of int, got {type(skeleton_budgets).__name__}"
         )
-    return [checked_budget(budget) for budget in skeleton_budgets]
+    return [checked_budget(budget) for budget in budgets]
 
 
 # Formats a buffer may hold that are not read as numbers, and why, for the error message.
@@ -224,6 +236,9 @@ def _float16_values(view: memoryview, order: str) -> memoryview:
 def _numeric_column(column: object, name: str) -> list[object] | tuple[object, ...] | memoryview:
     if isinstance(column, (list, tuple)):
         return _stored_items(column)
+    if isinstance(column, (bytes, bytearray)):
+        # A buffer of unsigned bytes, but text or data far more likely than counts or scores.
+        raise TypeError(f"{name} must hold integers or floats, got {type(column).__name__}")
     try:
         view = memoryview(column)  # type: ignore[arg-type]
     except (TypeError, ValueError, BufferError):
@@ -261,8 +276,9 @@ def _numeric_column(column: object, name: str) -> list[object] | tuple[object, .
 def _object_column(column: object, name: str, what: str) -> list[object] | tuple[object, ...]:
     if isinstance(column, (list, tuple)):
         return _stored_items(column)
-    if isinstance(column, Iterable) and not isinstance(column, (str, bytes)):
-        return tuple(column)
+    items = _iterated(column)
+    if items is not None:
+        return tuple(items)
     raise TypeError(f"{name} must be a sequence of {what}, got {type(column).__name__}")
 
 
@@ -274,7 +290,10 @@ def _flag_column(column: object) -> list[object] | tuple[object, ...]:
             pass
         else:
             if view.ndim == 1 and view.format.lstrip("@=<>!") == "?":
-                return tuple(view.tolist())  # numpy bool arrays
+                if view.format == "?":
+                    return tuple(view.tolist())  # numpy bool arrays
+                # A byte order given (ctypes' "<?"), which `tolist` refuses: one byte each.
+                return tuple(byte != 0 for byte in view.tobytes())
     return _object_column(column, "required", "bool")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+
 import pytest
 from skeleton_compressor import SkeletonCompressorService
 
@@ -46,3 +48,40 @@ def test_standard_size_formats(service: SkeletonCompressorService, dtype: str) -
     result = service.compress_arrays(["x", "y", "z"], column, [0.1, 0.2, 0.3], 10)
     assert list(result.indices) == [2, 1]
     assert result.metadata.compressed_tokens == 10
+
+
+def test_a_flag_column_with_a_byte_order_is_read(service: SkeletonCompressorService) -> None:
+    # ctypes exports its bools as "<?", which memoryview's tolist refuses.
+    flags = (ctypes.c_bool * 3)(False, True, False)
+    assert memoryview(flags).format == "<?"
+    result = service.compress_arrays(["a", "b", "c"], [1, 2, 1], [0.5, 0.1, 0.4], 2, required=flags)
+    assert list(result.indices) == [1]
+
+
+@pytest.mark.parametrize(
+    ("column", "message"),
+    [
+        ("fragment_ids", "fragment_ids must be a sequence of str, got ndarray"),
+        ("groups", "groups must be a sequence of None or str, got ndarray"),
+        ("required", "required must be a sequence of bool, got ndarray"),
+    ],
+)
+def test_a_column_of_no_dimensions_is_named(
+    service: SkeletonCompressorService, column: str, message: str
+) -> None:
+    columns: dict[str, object] = {"fragment_ids": ["a"], "token_counts": [1]}
+    columns["relevance_scores"] = [0.5]
+    columns[column] = np.array("a" if column != "required" else True)
+    with pytest.raises(TypeError) as raised:
+        service.compress_arrays(skeleton_budget=5, **columns)  # type: ignore[arg-type]
+    assert str(raised.value) == message
+    with pytest.raises(TypeError) as budgets:
+        service.compress_many((), np.array(5))
+    assert str(budgets.value) == "skeleton_budgets must be an iterable of int, got ndarray"
+
+
+@pytest.mark.parametrize("kind", [bytes, bytearray])
+def test_bytes_are_not_a_numeric_column(service: SkeletonCompressorService, kind: type) -> None:
+    with pytest.raises(TypeError) as raised:
+        service.compress_arrays(["a", "b"], kind(b"\x01\x02"), [0.5, 0.5], 5)
+    assert str(raised.value) == f"token_counts must hold integers or floats, got {kind.__name__}"
