@@ -191,7 +191,6 @@ def _packed(
     # not read: each must be a str, whichever child keeps it, before anything is kept.
     for index, fragment in enumerate(parent):
         _fragment_key(fragment, index, "fragments")
-    index_of = {str.__str__(fragment.fragment_id): i for i, fragment in enumerate(parent)}
     units = _units(parent)
     siblings = []
     for context, budget in contexts:
@@ -199,7 +198,7 @@ def _packed(
             context, budget
         )
         selection = _Selection(
-            _kept_units(kept, index_of, units), len(kept), compressed, value, relevance
+            _kept_units(kept, context, units), len(kept), compressed, value, relevance
         )
         siblings.append(_Sibling(context, budget, kept, selection, original, bound, exact))
     selections = [sibling.solo_selection for sibling in siblings]
@@ -208,9 +207,7 @@ def _packed(
     # What a child shares, and with a loss what it keeps, the others decide too.
     all_exact = all(sibling.exact for sibling in siblings)
     if loss and len(siblings) > 1:
-        grown, grown_exact = _grown(
-            compressor, policy, siblings, units, index_of, loss, prices, cost
-        )
+        grown, grown_exact = _grown(compressor, policy, siblings, units, loss, prices, cost)
         all_exact = all_exact and grown_exact
         if grown is not None:
             selections, outputs, cost = grown
@@ -432,9 +429,12 @@ def _score(fragment: ContextFragment, index: int) -> float:
 
 
 def _kept_units(
-    kept: tuple[ContextFragment, ...], index_of: dict[str, int], units: _Units
+    kept: tuple[ContextFragment, ...], context: tuple[ContextFragment, ...], units: _Units
 ) -> frozenset[int]:
-    return frozenset(units.unit_of[index_of[str.__str__(f.fragment_id)]] for f in kept)
+    """The units of the `kept` fragments, objects of `context`: found by what they are, not
+    by their ids, which user code may have changed since they were read."""
+    row_of = {id(fragment): row for row, fragment in enumerate(context)}
+    return frozenset(units.unit_of[row_of[id(fragment)]] for fragment in kept)
 
 
 def _fragments_of(kept: Iterable[int], units: _Units) -> list[int]:
@@ -523,7 +523,6 @@ def _grown(
     policy: Policy,
     siblings: list[_Sibling],
     units: _Units,
-    index_of: dict[str, int],
     loss: Fraction,
     pricing: CachePricing,
     cost: CacheCost,
@@ -569,9 +568,7 @@ def _grown(
         if not batch:
             break
         trials += 1
-        found, exact = _trial(
-            compressor, siblings, units, index_of, forced + batch, needed, asked, copies
-        )
+        found, exact = _trial(compressor, siblings, units, forced + batch, needed, asked, copies)
         all_exact = all_exact and exact
         if found is not None:
             outputs = _arranged(siblings, found, units, policy)
@@ -630,7 +627,6 @@ def _trial(
     compressor: BackendCompressor,
     siblings: list[_Sibling],
     units: _Units,
-    index_of: dict[str, int],
     forced: list[int],
     needed: list[int],
     asked: list[int],
@@ -656,13 +652,14 @@ def _trial(
                     fragment = context[index]
                     copy = made[index] = remade(fragment, index, fragment.relevance_score, True)
                 context[index] = copy
+            sent = tuple(context)
             kept, _, compressed, value, _, relevance, exact = compressor.compress(
-                tuple(context), sibling.budget
+                sent, sibling.budget
             )
             all_exact = all_exact and exact
             if compressed <= sibling.budget and value >= needed[child]:
                 selection = _Selection(
-                    _kept_units(kept, index_of, units), len(kept), compressed, value, relevance
+                    _kept_units(kept, sent, units), len(kept), compressed, value, relevance
                 )
         if selection is None:
             asked.insert(0, asked.pop(position))

@@ -788,6 +788,29 @@ def test_an_id_replaced_while_a_later_score_is_read_is_read_as_first_read() -> N
     assert shapes[0] == shapes[1]
 
 
+class _RenamingAll(Fraction):
+    """A child's score whose `float` gives every fragment of the parent another id."""
+
+    parent: ClassVar[tuple[ContextFragment, ...]] = ()
+
+    def __float__(self) -> float:
+        for fragment in self.parent:
+            object.__setattr__(fragment, "fragment_id", "x" + fragment.fragment_id)
+        return 0.95
+
+
+def test_ids_replaced_while_a_childs_score_is_read_keep_the_kept_fragments_found(
+    backend: str,
+) -> None:
+    # The steps over `compress` find each kept fragment among those sent, not by its id.
+    parent = (F("a", 10, 0.9), F("b", 10, 0.5), F("c", 10, 0.4))
+    _RenamingAll.parent = parent
+    result = compress_siblings(
+        parent, [Child(15, {"a": _RenamingAll(19, 20), "b": 0.1})], backend=backend
+    )
+    assert [f.relevance_score for f in result.children[0].fragments] == [_RenamingAll(19, 20)]
+
+
 class _Name(str):
     """A group name that can hold a reference back to the fragment it names."""
 

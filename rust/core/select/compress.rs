@@ -39,13 +39,14 @@ pub struct Compression {
 }
 
 /// Rejects duplicate ids, then ranks as far as the budgets need and packs each of them.
-/// Large inputs run inside `detach`, whole. A duplicate wins over a budget exceeded.
+/// Large inputs, and `optimal` past a few fragments, run inside `detach`, whole. A
+/// duplicate wins over a budget exceeded.
 pub fn compress(
     columns: Columns,
     request: Request<'_>,
     detach: &impl Detach,
 ) -> Result<Compression, Refusal> {
-    if columns.len() >= request.tuning.detach_from {
+    if request.detaches(columns.len()) {
         detach.detach(|| run(columns, request))
     } else {
         run(columns, request)

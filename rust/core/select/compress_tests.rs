@@ -217,6 +217,25 @@ fn large_inputs_run_detached_once() {
 }
 
 #[test]
+fn optimal_runs_detached_from_fewer_fragments() {
+    let input = input_of(&["b", "a", "c"], &[1, 2, 3], &[0.5, 0.5, 0.1]);
+    for (strategy, detach_optimal_from, times) in [
+        (Strategy::Optimal, 3, 1),
+        (Strategy::Optimal, 4, 0),
+        (Strategy::Greedy, 3, 0),
+        (Strategy::Density, 0, 0),
+    ] {
+        let tuning = Tuning {
+            detach_optimal_from,
+            ..Tuning::default()
+        };
+        let (result, detached) = run(&input, &[3], strategy, &tuning);
+        assert_eq!(detached, times, "{strategy:?} from {detach_optimal_from}");
+        assert!(result.is_ok());
+    }
+}
+
+#[test]
 fn more_fragments_than_indices_are_refused() {
     let tuning = Tuning::default();
     assert!(Columns::new(0, &tuning).unwrap().is_empty());

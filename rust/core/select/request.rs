@@ -24,6 +24,16 @@ pub struct Request<'a> {
     pub reuse: Option<&'a Reuse>,
 }
 
+impl Request<'_> {
+    /// Whether a call on `len` fragments runs inside the caller's `Detach` hook: a large
+    /// one, or an `optimal` one from `Tuning::detach_optimal_from` on, whose work, not its
+    /// size, can take a second.
+    pub fn detaches(&self, len: usize) -> bool {
+        len >= self.tuning.detach_from
+            || (self.strategy == Strategy::Optimal && len >= self.tuning.detach_optimal_from)
+    }
+}
+
 /// What a call reuses of the previous one's output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reuse {

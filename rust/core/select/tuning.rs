@@ -9,6 +9,10 @@ pub struct Tuning {
     /// (the Python bindings release the GIL there): below it, the work is too short to be
     /// worth handing the interpreter to other threads and waiting to take it back.
     pub detach_from: usize,
+    /// `optimal` runs there from this many fragments on: a call on a few hundred can work
+    /// for a second (its work limit), holding the interpreter from every other thread and
+    /// from Ctrl-C, where letting it go costs well under a microsecond.
+    pub detach_optimal_from: usize,
     /// From this many fragments on, duplicate ids are looked for on a second thread while
     /// the ranking is sorted and packed, and a sort of this many entries on is shared with
     /// a second thread.
@@ -60,6 +64,7 @@ impl Default for Tuning {
 impl Tuning {
     pub const DEFAULT: Tuning = Tuning {
         detach_from: 20_000,
+        detach_optimal_from: 64,
         parallel_from: 20_000,
         sort_piece: 1 << 16,
         first_sort_margin: 1.25,

@@ -108,10 +108,13 @@ pub(crate) fn tiny_tuning(rng: &mut Lcg) -> Tuning {
         work_per_state: 1,
         visit_in_input_order_from: 0,
         narrow_states: true,
+        detach_optimal_from: 0,
     };
-    // Both widths of states, without a draw of its own (see above).
+    // Both widths of states, and detached optimal or not, without a draw of its own (see
+    // above).
     Tuning {
         narrow_states: tuning.sort_piece % 2 == 0,
+        detach_optimal_from: tuning.detach_from / 2,
         ..tuning
     }
 }

@@ -80,7 +80,7 @@ fn run(
     let result = compress(columns, request, &detach);
     assert_eq!(
         detach.0.get(),
-        usize::from(input.ids.len() >= tuning.detach_from)
+        usize::from(request.detaches(input.ids.len()))
     );
     result
 }

@@ -65,9 +65,7 @@ pub fn pack_siblings(
     detach: &impl Detach,
 ) -> Result<Siblings, Refusal> {
     let run = || run(columns, children, max_value_loss, pricing, request);
-    if children.len() * children.first().map_or(0, |c| c.relevances.len())
-        >= request.tuning.detach_from
-    {
+    if request.detaches(children.len() * children.first().map_or(0, |c| c.relevances.len())) {
         detach.detach(run)
     } else {
         run()

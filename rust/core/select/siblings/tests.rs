@@ -307,6 +307,8 @@ fn the_work_is_detached_from_as_many_rows_as_tuned() {
     }
     // The children's rows: each child's scores of every fragment.
     let rows = case.children.len() * case.input.ids.len();
+    // `optimal` from as many rows as its own threshold says (not this test's).
+    case.tuning.detach_optimal_from = usize::MAX;
     for (detach_from, detached) in [(rows, true), (rows + 1, false), (rows / 2, true)] {
         case.tuning.detach_from = detach_from;
         assert_eq!(

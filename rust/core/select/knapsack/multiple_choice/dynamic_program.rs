@@ -476,7 +476,10 @@ fn best_state<W: Word>(
         // Two steps per state and choice: a state grown, and placed in the tie order.
         let growing = states.len() * (class.members.len() + 1);
         checkpoint.advance(growing)?;
-        if !choices.work.take(2 * growing as u64, growing * held_per_grown::<W>()) {
+        if !choices
+            .work
+            .take(2 * growing as u64, growing * held_per_grown::<W>())
+        {
             break;
         }
         rest.leave(level);
