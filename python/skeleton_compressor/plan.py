@@ -16,7 +16,7 @@ from .pricing import CachePricing
 from .protocol import SkeletonCompressor
 from .service import SkeletonCompressorService
 from .siblings import Child, readable_id, remade
-from .types import _SLOTS, ContextFragment, SkeletonMetadata
+from .types import _SLOTS, ContextFragment, SkeletonMetadata, SkeletonResult
 
 __all__ = ["Plan"]
 
@@ -76,13 +76,25 @@ class Plan:
             the compression's metadata.
 
         Raises:
+            TypeError: `compressor` has no `compress` method, or it returns something other
+                than a `SkeletonResult`.
             ValueError: `relevance` names an id not in this plan's context (see `rescored`).
             TypeError, ValueError: what the compressor raises for the context or the budget
                 (`FragmentTypeError`, `FragmentValueError`, `BudgetExceededError`, ...).
         """
         if compressor is None:
             compressor = SkeletonCompressorService()
+        elif not callable(getattr(compressor, "compress", None)):
+            raise TypeError(
+                "compressor must be a SkeletonCompressor (an object with a compress method), "
+                f"got {type(compressor).__name__}"
+            )
         result = compressor.compress(self.rescored(relevance), skeleton_budget)
+        if not isinstance(result, SkeletonResult):
+            raise TypeError(
+                f"{type(compressor).__name__}.compress must return a SkeletonResult, "
+                f"got {type(result).__name__}"
+            )
         return Plan(plan_id, goal, self.plan_id, result.fragments, result.metadata)
 
     def spawn_subplans(

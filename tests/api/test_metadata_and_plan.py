@@ -89,6 +89,15 @@ def test_plan_uses_default_compressor_and_accepts_any_protocol_implementation() 
     child = parent.spawn_subplan("c", "g", 5, compressor=KeepNothing())
     assert child.context == ()
 
+    class ReturnsNone:
+        def compress(self, fragments: tuple, skeleton_budget: int) -> None:
+            return None
+
+    with pytest.raises(TypeError, match=r"^ReturnsNone\.compress must return a SkeletonResult"):
+        parent.spawn_subplan("c", "g", 5, compressor=ReturnsNone())  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^compressor must be a SkeletonCompressor .*, got str$"):
+        parent.spawn_subplan("c", "g", 5, compressor="rust")  # type: ignore[arg-type]
+
 
 def test_plan_metadata_is_optional_and_checked() -> None:
     plan = Plan("p", "g")
