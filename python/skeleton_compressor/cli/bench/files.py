@@ -12,6 +12,7 @@ import json
 import os
 import random
 import shutil
+import site
 import subprocess
 import sys
 import tempfile
@@ -112,9 +113,15 @@ def timed_run(command: list[str], directory: Path) -> tuple[float, int | None]:
 
 
 def _with_this_package(environment: Mapping[str, str]) -> dict[str, str]:
-    """`environment` with the directory this package was imported from first on PYTHONPATH."""
-    here = str(Path(__file__).resolve().parents[3])
-    paths = [here, *filter(None, environment.get("PYTHONPATH", "").split(os.pathsep))]
+    """`environment` with the directory this package was imported from first on PYTHONPATH,
+    unless it is where packages are installed (the interpreter finds those itself, and put
+    ahead of the standard library, an old backport there could stand in for a module of it)."""
+    here = Path(__file__).resolve().parents[3]
+    # Some virtual environments' `site` lacks `getsitepackages`.
+    installed = [*getattr(site, "getsitepackages", list)(), site.getusersitepackages()]
+    if any(here == Path(directory).resolve() for directory in installed):
+        return dict(environment)
+    paths = [str(here), *filter(None, environment.get("PYTHONPATH", "").split(os.pathsep))]
     return {**environment, "PYTHONPATH": os.pathsep.join(paths)}
 
 
