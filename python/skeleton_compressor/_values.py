@@ -39,13 +39,14 @@ def as_real(value: object) -> float | None:
         return math.nan
 
 
-def plain_real(value: object) -> object:
+def plain_real(value: object) -> Any:
     """A real number as the value to compare its range on: the plain int or float an int or
     float (or subclass) holds, any other real number (a `Fraction`, a numpy long double)
-    itself, compared exactly by its own type."""
+    itself, compared exactly by its own type. A bool stays a bool, for the caller to refuse
+    as a number."""
     if isinstance(value, float):
         return float.__float__(value)
-    if isinstance(value, int):
+    if isinstance(value, int) and not isinstance(value, bool):
         return int.__index__(value)
     return value
 

@@ -34,7 +34,7 @@ _Requests = list[list[FragmentKey]]
 
 def _real(name: str, value: object) -> float:
     # An int or float subclass is read as the plain value it holds, not by its `__float__`.
-    number = _values.as_real(value if isinstance(value, bool) else _values.plain_real(value))
+    number = _values.as_real(_values.plain_real(value))
     if number is None:
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     if not 0.0 <= number < math.inf:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from ._counted_texts import fragment_from_text, fragments_of_texts
 from ._messages import describe
+from ._values import plain_real
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -220,18 +221,6 @@ def _is_count(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and int.__index__(value) >= 0
 
 
-def _plain(value: Any) -> Any:
-    """An int or float subclass as the plain number it holds, so that its own comparisons
-    cannot pass a check; anything else as it is."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return int.__index__(value)
-    if isinstance(value, float):
-        return float.__float__(value)
-    return value
-
-
 @dataclass(frozen=True, **_SLOTS)
 class SkeletonMetadata:
     """What a compression did: tokens before and after, their ratio, the budget, how many
@@ -317,15 +306,15 @@ class SkeletonMetadata:
             value = getattr(self, name)
             if value is not None and not _is_count(value):
                 raise ValueError(f"{name} must be None or an int >= 0, got {value!r}")
-        original, compressed = _plain(self.original_tokens), _plain(self.compressed_tokens)
-        total, kept = _plain(self.fragments_total), _plain(self.fragments_kept)
-        reused = _plain(self.reused_tokens)
+        original, compressed = plain_real(self.original_tokens), plain_real(self.compressed_tokens)
+        total, kept = plain_real(self.fragments_total), plain_real(self.fragments_kept)
+        reused = plain_real(self.reused_tokens)
         if compressed > original:
             raise ValueError(
                 f"compressed_tokens must not exceed original_tokens, got {compressed} > {original}"
             )
         expected = compressed / original if original else 1.0
-        ratio = _plain(self.ratio)
+        ratio = plain_real(self.ratio)
         if (
             not isinstance(ratio, (int, float))
             or isinstance(ratio, bool)
@@ -339,7 +328,7 @@ class SkeletonMetadata:
                 f"fragments_kept must not exceed fragments_total, got {kept} > {total}"
             )
         for name in ("value_kept", "value_bound"):
-            value = _plain(getattr(self, name))
+            value = plain_real(getattr(self, name))
             if value is not None and (
                 not isinstance(value, (int, float))
                 or isinstance(value, bool)
@@ -347,8 +336,8 @@ class SkeletonMetadata:
                 or math.isinf(value)
             ):
                 raise ValueError(f"{name} must be None or a finite number >= 0, got {value!r}")
-        share = _plain(self.kept_share)
-        value_kept, value_bound = _plain(self.value_kept), _plain(self.value_bound)
+        share = plain_real(self.kept_share)
+        value_kept, value_bound = plain_real(self.value_kept), plain_real(self.value_bound)
         if share is not None:
             if (
                 not isinstance(share, (int, float))
@@ -455,7 +444,7 @@ class SkeletonMetadata:
         """True when the kept tokens exceed the budget (`on_overflow="keep_top"` kept the
         required fragments, or the top-ranked one, anyway)."""
         budget = self.skeleton_budget
-        return budget is not None and _plain(self.compressed_tokens) > _plain(budget)
+        return budget is not None and plain_real(self.compressed_tokens) > plain_real(budget)
 
     def __repr__(self) -> str:
         fields_shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _METADATA_FIELDS)

@@ -82,8 +82,8 @@ def checked_share(value: object, name: str) -> float:
     # The number's own range, not its float's: a Fraction just below 1 may round to 1.0,
     # one just below 0 to -0.0.
     plain = plain_real(value)
-    if 0 <= plain < 1:  # type: ignore[operator]
-        number = min(float(plain) + 0.0, _BELOW_ONE)  # type: ignore[arg-type]
+    if 0 <= plain < 1:
+        number = min(float(plain) + 0.0, _BELOW_ONE)
         if 0.0 <= number < 1.0:  # as a real number of another type says
             return number
     raise ValueError(f"{name} must be in [0, 1), got {_messages.describe(value)}")

@@ -128,7 +128,7 @@ def _finite(value: object, index: int, item_id: str | None, container: str) -> f
     else:
         try:
             # An int or float subclass as the plain value it holds, not its own __float__.
-            score = float(plain_real(value))  # type: ignore[arg-type]
+            score = float(plain_real(value))
         except OverflowError:
             score = math.inf
         except Exception as error:

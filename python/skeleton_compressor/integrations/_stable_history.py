@@ -56,8 +56,8 @@ def checked_step(value: object) -> float:
     if step is None:
         raise TypeError(f"stable_step must be a real number, got {_messages._typed(value)}")
     plain = plain_real(value)  # its own range, not its float's
-    if 0 < plain <= 1:  # type: ignore[operator]
-        step = max(float(plain), _ABOVE_ZERO)  # type: ignore[arg-type]
+    if 0 < plain <= 1:
+        step = max(float(plain), _ABOVE_ZERO)
         if 0.0 < step <= 1.0:  # as a real number of another type says
             return step
     raise ValueError(f"stable_step must be in (0, 1], got {_messages.describe(value)}")
