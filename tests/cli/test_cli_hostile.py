@@ -173,6 +173,13 @@ def test_closed_standard_output(files: Path, writer: str) -> None:
     assert_one_line(completed, "cannot write the output: standard output is closed", 1)
 
 
+@pytest.mark.parametrize("option", [["--help"], ["compress", "--help"], ["--version"]])
+def test_help_to_a_closed_standard_output(option: list[str]) -> None:
+    # argparse, given no standard output, writes to standard error and exits 0.
+    completed = run(option, stdout=CLOSED)
+    assert_one_line(completed, "cannot write the output: standard output is closed", 1)
+
+
 @pytest.mark.parametrize("backend", ["rust", "python"])
 def test_output_cut_short_by_a_reader_that_stopped_is_no_error(
     tmp_path: Path, backend: str

@@ -20,10 +20,14 @@ framework("pydantic_ai")
 from haystack import Document as HaystackDocument  # noqa: E402
 from haystack import Pipeline  # noqa: E402
 from langchain_core.documents import Document  # noqa: E402
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage  # noqa: E402
 from llama_index.core.schema import NodeWithScore, TextNode  # noqa: E402
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart  # noqa: E402
 from skeleton_compressor.integrations.haystack import SkeletonDocumentPacker  # noqa: E402
-from skeleton_compressor.integrations.langchain import SkeletonDocumentCompressor  # noqa: E402
+from skeleton_compressor.integrations.langchain import (  # noqa: E402
+    SkeletonDocumentCompressor,
+    pack_messages,
+)
 from skeleton_compressor.integrations.llamaindex import SkeletonNodePostprocessor  # noqa: E402
 from skeleton_compressor.integrations.pydantic_ai import (  # noqa: E402
     SkeletonHistoryProcessor,
@@ -58,6 +62,32 @@ def test_the_langchain_compressor_copies(backend: str) -> None:
     for again in [*copies(compressor), compressor.model_copy(deep=True)]:
         assert repr(again) == repr(compressor)
         assert langchain_kept(again) == expected
+
+
+def chat() -> list[Any]:
+    return [
+        SystemMessage("w" * 40),
+        HumanMessage("w" * 400),
+        AIMessage("w" * 300),
+        HumanMessage("w" * 30),
+        AIMessage("w" * 20),
+        HumanMessage("w" * 40),
+    ]
+
+
+def content_length(message: Any) -> int:
+    return len(message.content)
+
+
+@pytest.mark.parametrize("options", [{}, {"stable": True, "with_metadata": True}])
+def test_the_langchain_message_packer_copies(backend: str, options: dict[str, Any]) -> None:
+    for counter in [None, content_length] if backend == "rust" else [content_length]:
+        runnable = pack_messages(
+            skeleton_budget=150, token_counter=counter, backend=backend, **options
+        )
+        expected = runnable.invoke(chat())  # and remembers the counts, by the messages' ids
+        for again in copies(runnable):
+            assert again.invoke(chat()) == expected
 
 
 def haystack_documents() -> list[HaystackDocument]:

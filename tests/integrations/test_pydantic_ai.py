@@ -1262,6 +1262,24 @@ def test_each_file_counts(backend: str, item: object, tokens: int | None) -> Non
     set_to = 40 if tokens is None else tokens
     assert tokens_of([request], backend, media_tokens=40) == O200K.count("Look.") + set_to
     assert message_media_tokens(request, 40) == set_to
+    assert message_media_tokens(request, media_tokens=40) == set_to
+
+
+@pytest.mark.parametrize(
+    ("media_tokens", "error", "message"),
+    [
+        (-5, ValueError, "media_tokens must be >= 0, got -5"),
+        (True, TypeError, "media_tokens must be an int, got True (bool)"),
+        (2.5, TypeError, "media_tokens must be an int, got 2.5 (float)"),
+    ],
+)
+def test_message_media_tokens_checks_its_option(
+    media_tokens: object, error: type[Exception], message: str
+) -> None:
+    request = ModelRequest(parts=[UserPromptPart(["Look.", ImageUrl("https://example.com/a")])])
+    with pytest.raises(error) as raised:
+        message_media_tokens(request, media_tokens)  # type: ignore[arg-type]
+    assert str(raised.value) == message
 
 
 def test_files_in_tool_returns_and_responses_count(backend: str) -> None:

@@ -150,7 +150,10 @@ class _Parser(argparse.ArgumentParser):
 
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         # argparse passes over an error writing --help or --version to standard output;
-        # it is told, as for any output.
+        # it is told, as for any output. A standard output that is closed reaches here as
+        # None, which argparse would take for standard error.
+        if message and file is None and sys.stdout is None:
+            file = _standard_output()
         if message and file is not None and file is sys.stdout:
             file.write(message)
             return

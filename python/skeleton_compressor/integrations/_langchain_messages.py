@@ -255,31 +255,63 @@ def pack_messages(
         order="input",
         backend=backend,
     )
-    message_counter = cast("Callable[[BaseMessage], int]", token_counter)
-    # A chain sends the history again, grown, each turn: the Runnable remembers its counts.
-    remembered = _RememberedCounts() if messages is None and not counts_messages else None
+    packer = _MessagePacker(
+        packing,
+        cast("Callable[[BaseMessage], int]", token_counter) if counts_messages else None,
+        media,
+        relevance,
+        start_on_human,
+        step if stable else None,
+        with_metadata,
+        # A chain sends the history again, grown, each turn: the Runnable remembers counts.
+        _RememberedCounts() if messages is None and not counts_messages else None,
+    )
+    if messages is None:
+        runnable: Runnable[MessagesInput, Any] = RunnableLambda(packer, name="pack_messages")
+        return runnable
+    return packer(messages)
 
-    def pack(given: MessagesInput) -> list[BaseMessage] | PackedMessages:
+
+class _MessagePacker:
+    """`pack_messages` with its options checked: a class of its own, not a closure, so that
+    the `Runnable` made of it pickles."""
+
+    def __init__(
+        self,
+        packing: Packing,
+        message_counter: Callable[[BaseMessage], int] | None,
+        media: int,
+        relevance: Callable[[BaseMessage], float] | None,
+        start_on_human: bool,
+        step: float | None,
+        with_metadata: bool,
+        remembered: _RememberedCounts | None,
+    ) -> None:
+        self.packing = packing
+        self.message_counter = message_counter
+        self.media = media
+        self.relevance = relevance
+        self.start_on_human = start_on_human
+        self.step = step
+        self.with_metadata = with_metadata
+        self.remembered = remembered
+
+    def __call__(self, given: MessagesInput) -> list[BaseMessage] | PackedMessages:
         items = _message_list(given)
         packed = _pack(
-            packing,
+            self.packing,
             items,
-            message_counter if counts_messages else None,
-            media,
-            relevance,
-            start_on_human,
-            step if stable else None,
-            remembered,
+            self.message_counter,
+            self.media,
+            self.relevance,
+            self.start_on_human,
+            self.step,
+            self.remembered,
         )
         chosen = [items[index] for index in packed.kept]
-        if with_metadata:
+        if self.with_metadata:
             return PackedMessages(chosen, packed.metadata, packed.stable_prefix)
         return chosen
-
-    if messages is None:
-        runnable: Runnable[MessagesInput, Any] = RunnableLambda(pack, name="pack_messages")
-        return runnable
-    return pack(messages)
 
 
 def _checked_counter(token_counter: object) -> bool:
@@ -370,6 +402,11 @@ class _RememberedCounts:
 
     def __init__(self) -> None:
         self._latest: dict[int, tuple[str, int]] = {}
+
+    def __reduce__(self) -> tuple[type[_RememberedCounts], tuple[()]]:
+        # Keyed by the messages' ids, which mean nothing in another process: a copy starts
+        # empty.
+        return _RememberedCounts, ()
 
     def counts(
         self,

@@ -282,7 +282,7 @@ class _Counted:
         if missing:
             fresh = count_texts([message_text(messages[index]) for index in missing], CONTAINER)
             for index, count in zip(missing, fresh):
-                counts[index] = count + message_media_tokens(messages[index], media_tokens)
+                counts[index] = count + _media_tokens(messages[index], media_tokens)
         # Each parts list is held while its entry is, so a message at a freed one's address
         # has another list and is counted afresh.
         self._latest = {
@@ -313,12 +313,17 @@ def message_text(message: ModelMessage) -> str:
     return "\n".join(texts)
 
 
-def message_media_tokens(message: ModelMessage, default: int = DEFAULT_MEDIA_TOKENS) -> int:
+def message_media_tokens(message: ModelMessage, media_tokens: int = DEFAULT_MEDIA_TOKENS) -> int:
     """The tokens the default counting adds to `message_text`'s for the files `message`
     carries: the images, audio, video, documents and uploaded files of its user prompts and
     tool returns, and the files of a response (`FilePart`). An image given as bytes, or as a
     base64 `data:` URL, whose header gives its size, counts as the larger of OpenAI's
-    high-detail figure and Anthropic's (at most 1,600); any other file `default`."""
+    high-detail figure and Anthropic's (at most 1,600); any other file `media_tokens`, an
+    int >= 0 (TypeError or ValueError otherwise)."""
+    return _media_tokens(message, _media.checked_media_tokens(media_tokens))
+
+
+def _media_tokens(message: ModelMessage, default: int) -> int:
     total = 0
     for part in message.parts:
         if isinstance(part, UserPromptPart):
