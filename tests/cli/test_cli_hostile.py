@@ -229,14 +229,15 @@ def test_unwritable_standard_error_keeps_the_exit_status(
 STARTED_WITHIN = 5.0
 
 
-def wait_until_reading(process: subprocess.Popen[bytes]) -> None:
-    """Until the child waits on its standard input: Linux names the wait in /proc; elsewhere
-    a start-up time that a loaded machine may need."""
+def wait_until_reading(process: subprocess.Popen[bytes], wait: str = "pipe") -> None:
+    """Until the child waits on its input (in the kernel's function named with `wait`):
+    Linux names the wait in /proc; elsewhere a start-up time that a loaded machine may
+    need."""
     wchan = Path(f"/proc/{process.pid}/wchan")
     deadline = time.monotonic() + STARTED_WITHIN
     while time.monotonic() < deadline:
         try:
-            if "pipe" in wchan.read_text():
+            if wait in wchan.read_text():
                 return
         except OSError:
             time.sleep(1.0)
@@ -256,6 +257,27 @@ def test_ctrl_c_while_waiting_on_standard_input(files: Path, reader: str) -> Non
     )
     try:
         wait_until_reading(process)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert (process.returncode, out, err.decode()) == (130, b"", PROG + "interrupted\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes (POSIX)")
+@pytest.mark.parametrize("reader", READERS)
+def test_ctrl_c_while_waiting_for_a_named_pipes_writer(files: Path, reader: str) -> None:
+    fifo = files / "no-writer-yet"
+    os.mkfifo(fifo)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skeleton_compressor", *command(reader, files, str(fifo))],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=BUFFERED,
+        preexec_fn=arranged(),
+    )
+    try:
+        wait_until_reading(process, "partner")  # open() waits in wait_for_partner
         process.send_signal(signal.SIGINT)
         out, err = process.communicate(timeout=30)
     finally:

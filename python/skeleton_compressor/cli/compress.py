@@ -11,6 +11,8 @@ the library (`previous.py`).
 from __future__ import annotations
 
 import json
+import os
+import stat
 from typing import Any, BinaryIO, NamedTuple
 
 from .._backends.loader import make_compressor
@@ -85,7 +87,7 @@ def compress_file(path: str, options: Options) -> Compressed:
     source = STANDARD_INPUT if path == "-" else path
     data = None
     try:
-        if path == "-" or options.explain:
+        if path == "-" or options.explain or _waits_for_a_writer(path):
             data = read_input(path)
         else:
             done = _record_file(compressor, path, options)
@@ -98,6 +100,15 @@ def compress_file(path: str, options: Options) -> Compressed:
         # read) is worded without them.
         explained = error if data is None else _explained(error, data)
         raise InputError(worded(explained, source)) from None
+
+
+def _waits_for_a_writer(path: str) -> bool:
+    """Whether `path` is a named pipe: opening one waits until a writer opens it too, and
+    only Python's `open` answers Ctrl-C while it waits."""
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False  # told when the file is opened
 
 
 def _record_file(

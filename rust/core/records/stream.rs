@@ -64,7 +64,7 @@ pub fn stream_records(
     tuning: &StreamTuning,
     checkpoint: &mut Checkpoint<'_>,
 ) -> io::Result<Streamed> {
-    let mut buffer: Vec<u8> = Vec::with_capacity(tuning.chunk_bytes);
+    let mut buffer: Vec<u8> = Vec::new();
     let mut base = 0; // where `buffer` starts in the file
     let mut starts = Vec::new();
     let mut form = None;
@@ -74,7 +74,11 @@ pub fn stream_records(
         if checkpoint.check().is_err() {
             return Ok(Streamed::Interrupted);
         }
-        let end_of_file = read_more(source, &mut buffer, tuning.chunk_bytes)?;
+        let end_of_file = match read_more(source, &mut buffer, tuning.chunk_bytes) {
+            Ok(ended) => ended,
+            Err(error) if is_out_of_memory(&error) => return Ok(Streamed::Unsure),
+            Err(error) => return Err(error),
+        };
         if !bom_checked {
             if buffer.len() < BOM.len() && !end_of_file {
                 continue;
@@ -240,7 +244,8 @@ fn take_array<'a>(
 pub enum ReadBack {
     /// Their bytes one after another, and where each is in them, in `kept`'s order.
     Read(Vec<u8>, Vec<Span>),
-    /// The file no longer holds records where they were.
+    /// The file no longer holds records where they were (or memory to read them could not
+    /// be had).
     Gone,
     /// The checkpoint said to stop.
     Interrupted,
@@ -271,8 +276,11 @@ pub fn read_kept(
         while base + buffer.len() <= start && !end_of_file {
             base += buffer.len();
             buffer.clear();
-            let Some(ended) = read_on(file, &mut buffer, tuning, checkpoint)? else {
-                return Ok(ReadBack::Interrupted);
+            let ended = match read_on(file, &mut buffer, tuning, checkpoint) {
+                Ok(Some(ended)) => ended,
+                Ok(None) => return Ok(ReadBack::Interrupted),
+                Err(error) if is_out_of_memory(&error) => return Ok(ReadBack::Gone),
+                Err(error) => return Err(error),
             };
             end_of_file = ended;
         }
@@ -295,13 +303,20 @@ pub fn read_kept(
             // Keep the record's beginning, and read on.
             buffer.drain(..from);
             base = start;
-            let Some(ended) = read_on(file, &mut buffer, tuning, checkpoint)? else {
-                return Ok(ReadBack::Interrupted);
+            let ended = match read_on(file, &mut buffer, tuning, checkpoint) {
+                Ok(Some(ended)) => ended,
+                Ok(None) => return Ok(ReadBack::Interrupted),
+                Err(error) if is_out_of_memory(&error) => return Ok(ReadBack::Gone),
+                Err(error) => return Err(error),
             };
             end_of_file = ended;
         }
     }
     Ok(ReadBack::Read(bytes, spans))
+}
+
+fn is_out_of_memory(error: &io::Error) -> bool {
+    error.kind() == io::ErrorKind::OutOfMemory
 }
 
 /// [`read_more`], unless the checkpoint says to stop: `None` then.
@@ -367,9 +382,14 @@ pub fn read_whole(
     }
 }
 
-/// Appends up to `chunk` bytes of `file` to `buffer`; whether the file has ended.
+/// Appends up to `chunk` bytes of `file` to `buffer`; whether the file has ended. Memory that
+/// cannot be had is an error of kind `OutOfMemory`, not an abort: the input is then read
+/// whole, which says so if it cannot be had either.
 fn read_more(file: &mut impl Read, buffer: &mut Vec<u8>, chunk: usize) -> io::Result<bool> {
     let filled = buffer.len();
+    if buffer.try_reserve(chunk).is_err() {
+        return Err(io::ErrorKind::OutOfMemory.into());
+    }
     buffer.resize(filled + chunk, 0);
     let got = read_fully(file, &mut buffer[filled..])?;
     buffer.truncate(filled + got);

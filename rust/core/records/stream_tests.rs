@@ -363,6 +363,30 @@ fn a_kept_record_rewritten_between_the_reads_is_refused() {
 }
 
 #[test]
+fn a_kept_record_rewritten_with_another_after_it_is_read_back_alone() {
+    // Where the kept record was, it stands again as it was ranked (written another way),
+    // and one more record after it, never ranked: the record is read back alone.
+    let was = format!(
+        r#"{{"fragment_id": "a", "token_count": 8, "relevance_score": 0.75{}}}"#,
+        " ".repeat(60)
+    );
+    let alone = r#"{"fragment_id":"a","token_count":8,"relevance_score":0.75}"#;
+    let two = format!(r#"{alone},{{"fragment_id":"z","token_count":1,"relevance_score":0"#);
+    let is = format!("{two}{}}}", " ".repeat(was.len() - two.len() - 1));
+    assert_eq!(is.len(), was.len());
+    let lines = |kept: &str| [BEFORE[0], kept, BEFORE[2]].join("\n");
+    let kept =
+        kept_text(&file_compressed(&mut Cursor::new(lines(&was)), None, &Uninterrupted).unwrap());
+    assert_eq!(kept, Some(vec![was.clone()]));
+    let outcome = file_compressed(
+        &mut Rewritten::new(&lines(&was), &lines(&is)),
+        None,
+        &Uninterrupted,
+    );
+    assert_eq!(kept_text(&outcome.unwrap()), Some(vec![alone.to_owned()]));
+}
+
+#[test]
 fn a_kept_records_rewritten_variant_of_is_refused() {
     let before =
         r#"{"fragment_id": "a", "token_count": 8, "relevance_score": 0.75, "variant_of": "f1"}"#;
@@ -490,6 +514,33 @@ fn memory_a_whole_input_cannot_have_is_an_answer() {
     let mut source = Cursor::new(b"[]".to_vec());
     let whole = read_whole(&mut source, usize::MAX, 8, &mut unasked()).unwrap();
     assert_eq!(whole, Whole::OutOfMemory);
+}
+
+#[test]
+fn memory_a_chunk_cannot_have_leaves_the_input_to_be_read_whole() {
+    // A chunk no allocation can hold: streaming gives the input up to the whole-input
+    // reader, which says what it makes of it, where an infallible one would abort.
+    assert_eq!(streamed(b"[]", usize::MAX / 2), Streamed::Unsure);
+    let input = BEFORE.join("\n");
+    let policy = Policy::default();
+    let core_tuning = Tuning::default();
+    let request = request_for(&[10], &policy, &core_tuning, &Uninterrupted);
+    let mut file = Cursor::new(input.clone());
+    let outcome = compress_record_file(&mut file, None, request, &tuning(usize::MAX / 2));
+    // Read whole into room for the file's length, which it has.
+    assert!(
+        matches!(&outcome, Ok(Ok(FileCompression::Whole(bytes))) if *bytes == input.as_bytes()),
+        "{outcome:?}"
+    );
+    let mut file = Cursor::new(input.clone());
+    let kept = read_kept(
+        &mut file,
+        &[0],
+        &[0],
+        &tuning(usize::MAX / 2),
+        &mut unasked(),
+    );
+    assert_eq!(kept.unwrap(), ReadBack::Gone);
 }
 
 #[test]
