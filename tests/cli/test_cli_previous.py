@@ -38,6 +38,11 @@ def record(fragment_id: str, tokens: object = 10, score: object = 0.5, **more: o
     return json.dumps({**fields, **more})
 
 
+def content_of(number: str) -> str:
+    """a's record with 30 tokens and `number`, as written, for its content."""
+    return f'{{"fragment_id": "a", "token_count": 30, "relevance_score": 0.5, "content": {number}}}'
+
+
 def lines(*records: str) -> bytes:
     return ("\n".join(records) + "\n").encode()
 
@@ -225,6 +230,19 @@ SAME_OR_NOT = {
         record("a", 30, content=[1]),
         False,
     ),
+    # Numbers by their exact value, not as floats: both of these are an infinite float.
+    "numbers past a float's range": (content_of("1e400"), content_of("1e401"), False),
+    "a long integer written with a fraction": (
+        content_of("12345678901234567890123"),
+        content_of("12345678901234567890123.0"),
+        True,
+    ),
+    "an integer longer than the reader converts, written with a fraction": (
+        content_of("7" * 4100),
+        content_of("7" * 4100 + ".0"),
+        True,
+    ),
+    "two numbers one float apart": (content_of("0.1"), content_of("0.10000000000000001"), False),
 }
 
 

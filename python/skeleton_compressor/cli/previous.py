@@ -16,11 +16,13 @@ would end the library's matched run.
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from .._records.checks import count_contents, record_columns, rule_error, sent_columns
 from .._records.errors import RecordsError, worded
-from .._records.reader import LongInteger, Records, read_records
+from .._records.reader import Records, read_records
 from ..errors import FragmentError
 from ..service import SkeletonCompressorService
 from ..tokens import built_in
@@ -167,40 +169,45 @@ def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, 
     except ImportError as error:
         raise ImportError(f"{PREVIOUS}{error}") from None
     tokens = columns.token_counts
-    fragments, values, position = given.fragments, given.records.values, given.position
+    fragments, position = given.fragments, given.position
     run = []
-    for sent_id, sent_tokens, record in zip(columns.fragment_ids, tokens, records.values):
+    for index, (sent_id, sent_tokens) in enumerate(zip(columns.fragment_ids, tokens)):
         row = position.get(sent_id)
         if row is None:
             break
         fragment = fragments[row]
-        if fragment.token_count != sent_tokens or _content(values[row]) != _content(record):
+        if fragment.token_count != sent_tokens:
+            break
+        if _content(given.records, row) != _content(records, index):
             break
         run.append(fragment)
     return tuple(run)
 
 
-def _content(record: dict[str, Any]) -> object:
-    """A record's content as a value equal to another's exactly when the two are equal as
-    JSON values: a string as itself (absent is `""`), any other value tagged by its JSON
-    type (`true` is not `1`; `1` is `1.0`)."""
-    content = record.get("content", "")
+def _content(records: Records, index: int) -> object:
+    """The content of record `index` as a value equal to another's exactly when the two are
+    equal as JSON values: a string as itself (absent is `""`), any other value tagged by its
+    JSON type (`true` is not `1`), its numbers read again from the record's text exactly
+    (`1` is `1.0`; `1e400` is not `1e401`, though both are an infinite float)."""
+    content = records.values[index].get("content", "")
     if type(content) is str:
         return content
-    return _json_value(content)
+    start, end = records.spans[index]
+    exact = _exact_decode(records.text[start:end]).get("content")
+    return _json_value(exact)
+
+
+_exact_decode = json.JSONDecoder(parse_float=Decimal, parse_int=Decimal).decode
 
 
 def _json_value(value: object) -> object:
-    # The values the reader makes: no other types, and no subclasses but bool of int.
+    # The values `_exact_decode` makes: no other types.
     if isinstance(value, str):
         return ("string", value)
     if value is None or isinstance(value, bool):
         return ("literal", value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, Decimal):
         return ("number", value)
-    if isinstance(value, LongInteger):
-        # Over four thousand digits, never equal to a shorter number.
-        return ("long", value.text)
     if isinstance(value, list):
         return ("array", tuple([_json_value(item) for item in value]))
     assert isinstance(value, dict)
