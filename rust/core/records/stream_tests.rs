@@ -510,6 +510,34 @@ fn a_whole_input_is_read_to_its_end_whatever_room_was_expected() {
 }
 
 #[test]
+fn a_streamed_input_reads_on_through_reads_a_signal_cut_short() {
+    let input = BEFORE.join("\n");
+    let mut columns = Columns::new(4, &Tuning::default()).unwrap();
+    let mut source = Signalled {
+        bytes: input.as_bytes(),
+        signalled: false,
+    };
+    let read = stream_records(&mut source, None, &mut columns, &tuning(5), &mut unasked());
+    assert_eq!(read.unwrap(), Streamed::Read(whole(input.as_bytes())));
+}
+
+/// A source whose every read fails.
+struct Failing;
+
+impl Read for Failing {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        Err(io::ErrorKind::PermissionDenied.into())
+    }
+}
+
+#[test]
+fn a_failed_read_of_a_streamed_input_is_its_error() {
+    let mut columns = Columns::new(4, &Tuning::default()).unwrap();
+    let read = stream_records(&mut Failing, None, &mut columns, &tuning(5), &mut unasked());
+    assert_eq!(read.unwrap_err().kind(), io::ErrorKind::PermissionDenied);
+}
+
+#[test]
 fn memory_a_whole_input_cannot_have_is_an_answer() {
     let mut source = Cursor::new(b"[]".to_vec());
     let whole = read_whole(&mut source, usize::MAX, 8, &mut unasked()).unwrap();
