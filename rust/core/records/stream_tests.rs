@@ -531,9 +531,11 @@ impl Read for Failing {
 }
 
 #[test]
-fn a_failed_read_of_a_streamed_input_is_its_error() {
+fn a_failed_read_is_its_error_streamed_or_whole() {
     let mut columns = Columns::new(4, &Tuning::default()).unwrap();
     let read = stream_records(&mut Failing, None, &mut columns, &tuning(5), &mut unasked());
+    assert_eq!(read.unwrap_err().kind(), io::ErrorKind::PermissionDenied);
+    let read = read_whole(&mut Failing, 0, 5, &mut unasked());
     assert_eq!(read.unwrap_err().kind(), io::ErrorKind::PermissionDenied);
 }
 
