@@ -206,6 +206,17 @@ def test_output_cut_short_by_a_reader_that_stopped_is_no_error(
 # Standard error: the status still tells, and nothing lands on standard output instead.
 
 
+@pytest.mark.parametrize("closed", [[2], [1, 2]])
+def test_bad_usage_with_standard_error_closed_keeps_its_exit_status(closed: list[int]) -> None:
+    completed = run_process(
+        ["compress", "--budget"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        closed=closed,
+    )
+    assert completed.returncode == 2
+
+
 @pytest.mark.parametrize("backend", ["rust", "python"])
 @pytest.mark.parametrize("how", ["closed", "full"])
 def test_unwritable_standard_error_keeps_the_exit_status(

@@ -243,6 +243,21 @@ SAME_OR_NOT = {
         True,
     ),
     "two numbers one float apart": (content_of("0.1"), content_of("0.10000000000000001"), False),
+    "exponents past any float's": (
+        content_of("1e1000000000000000000"),
+        content_of("10e999999999999999999"),
+        True,
+    ),
+    "exponents past any float's, one apart": (
+        content_of("1e1000000000000000000"),
+        content_of("1e1000000000000000001"),
+        False,
+    ),
+    "a float content beside another field past a float's range": (
+        content_of('[1.5], "note": 1e1000000000000000000'),
+        content_of("[1.50]"),
+        True,
+    ),
 }
 
 

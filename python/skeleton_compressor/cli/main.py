@@ -7,7 +7,7 @@ import os
 import re
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from .. import __version__
@@ -148,11 +148,20 @@ class _Parser(argparse.ArgumentParser):
             teller.error(f"unrecognized arguments: {' '.join(extra)}")
         return parsed
 
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        # argparse's own writes the message through `_print_message`, where a closed
+        # standard error would look like the closed standard output below.
+        if message and sys.stderr is not None:
+            with suppress(OSError):
+                sys.stderr.write(message)
+        sys.exit(status)
+
     def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
         # argparse passes over an error writing --help or --version to standard output;
-        # it is told, as for any output. A standard output that is closed reaches here as
-        # None, which argparse would take for standard error.
-        if message and file is None and sys.stdout is None:
+        # it is told, as for any output. Only those come here (`exit` writes the rest): a
+        # file of None is a standard output that is closed, which argparse would take for
+        # standard error.
+        if message and file is None:
             file = _standard_output()
         if message and file is not None and file is sys.stdout:
             file.write(message)

@@ -17,12 +17,11 @@ would end the library's matched run.
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from .._records.checks import count_contents, record_columns, rule_error, sent_columns
 from .._records.errors import RecordsError, worded
-from .._records.reader import Records, read_records
+from .._records.reader import LongInteger, Records, read_records
 from ..errors import FragmentError
 from ..service import SkeletonCompressorService
 from ..tokens import built_in
@@ -171,6 +170,8 @@ def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, 
     tokens = columns.token_counts
     fragments, position = given.fragments, given.position
     run = []
+    # A record repeated in PREV ends the run in the library, after its content is compared.
+    contents: dict[int, object] = {}
     for index, (sent_id, sent_tokens) in enumerate(zip(columns.fragment_ids, tokens)):
         row = position.get(sent_id)
         if row is None:
@@ -178,7 +179,9 @@ def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, 
         fragment = fragments[row]
         if fragment.token_count != sent_tokens:
             break
-        if _content(given.records, row) != _content(records, index):
+        if row not in contents:
+            contents[row] = _content(given.records, row)
+        if contents[row] != _content(records, index):
             break
         run.append(fragment)
     return tuple(run)
@@ -187,27 +190,64 @@ def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, 
 def _content(records: Records, index: int) -> object:
     """The content of record `index` as a value equal to another's exactly when the two are
     equal as JSON values: a string as itself (absent is `""`), any other value tagged by its
-    JSON type (`true` is not `1`), its numbers read again from the record's text exactly
-    (`1` is `1.0`; `1e400` is not `1e401`, though both are an infinite float)."""
+    JSON type (`true` is not `1`), its numbers by their exact value (`1` is `1.0`; `1e400`
+    is not `1e401`, though both read as an infinite float, which is why a content holding a
+    float is read again from the record's text)."""
     content = records.values[index].get("content", "")
     if type(content) is str:
         return content
-    start, end = records.spans[index]
-    exact = _exact_decode(records.text[start:end]).get("content")
-    return _json_value(exact)
+    if _holds_a_float(content):
+        start, end = records.spans[index]
+        content = _exact_decode(records.text[start:end]).get("content")
+    return _json_value(content)
 
 
-_exact_decode = json.JSONDecoder(parse_float=Decimal, parse_int=Decimal).decode
+class _Exact(NamedTuple):
+    """A JSON number's exact value: its sign, its significant digits (none for zero) and the
+    power of ten of the last one, the same however the number is written."""
+
+    negative: bool
+    digits: str
+    shift: int
+
+
+def _exact(text: str) -> _Exact:
+    mantissa, _, exponent = text.lower().partition("e")
+    whole, _, fraction = mantissa.lstrip("-").partition(".")
+    digits = (whole + fraction).lstrip("0")
+    significant = digits.rstrip("0")
+    if not significant:
+        return _Exact(False, "", 0)  # zero, whatever its sign or exponent
+    shift = int(exponent or "0") - len(fraction) + len(digits) - len(significant)
+    return _Exact(mantissa.startswith("-"), significant, shift)
+
+
+_exact_decode = json.JSONDecoder(parse_float=_exact, parse_int=_exact).decode
+
+
+def _holds_a_float(value: object) -> bool:
+    if isinstance(value, float):
+        return True
+    if isinstance(value, list):
+        return any(_holds_a_float(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_a_float(item) for item in value.values())
+    return False
 
 
 def _json_value(value: object) -> object:
-    # The values `_exact_decode` makes: no other types.
+    # What the reader makes, or `_exact_decode`: no other types, and no subclasses but bool
+    # of int.
     if isinstance(value, str):
         return ("string", value)
     if value is None or isinstance(value, bool):
         return ("literal", value)
-    if isinstance(value, Decimal):
+    if isinstance(value, _Exact):
         return ("number", value)
+    if isinstance(value, int):
+        return ("number", _exact(str(value)))
+    if isinstance(value, LongInteger):
+        return ("number", _exact(value.text))
     if isinstance(value, list):
         return ("array", tuple([_json_value(item) for item in value]))
     assert isinstance(value, dict)
