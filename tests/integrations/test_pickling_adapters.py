@@ -85,7 +85,10 @@ def test_the_langchain_message_packer_copies(backend: str, options: dict[str, An
         runnable = pack_messages(
             skeleton_budget=150, token_counter=counter, backend=backend, **options
         )
+        before = len(pickle.dumps(runnable))
         expected = runnable.invoke(chat())  # and remembers the counts, by the messages' ids
+        # What it remembers, the texts of a whole history, is not sent with it.
+        assert len(pickle.dumps(runnable)) == before
         for again in copies(runnable):
             assert again.invoke(chat()) == expected
 

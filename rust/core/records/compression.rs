@@ -205,7 +205,8 @@ fn whole_input(whole: Whole) -> Result<FileCompression, RecordsRefusal> {
 }
 
 /// The file of `len` bytes compressed as it streams; `None` when it is not of the common kind
-/// (or changed so that a kept record is no longer where it was), to be read whole instead.
+/// (or changed so that a kept record is no longer where it was, or a chunk could not be
+/// had), to be read whole instead.
 fn streamed(
     file: &mut (impl Read + Seek),
     len: usize,

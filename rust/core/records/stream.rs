@@ -1,8 +1,9 @@
 //! Records read from a file a piece at a time, so that a million of them never cost the
 //! whole file in memory: the common case (JSON Lines or an array, every record good) read
 //! here, and the kept records read back from the file afterwards. Anything else (an object
-//! with `fragments`, a problem anywhere, a record larger than the tuning allows) is left to
-//! [`crate::core::records::read::read_records`] on the whole input, which says exactly what is wrong.
+//! with `fragments`, a problem anywhere, a record larger than the tuning allows, a chunk the
+//! memory limit refuses) is left to [`crate::core::records::read::read_records`] on the
+//! whole input, which says exactly what is wrong.
 
 use std::io::{self, Read, Seek, SeekFrom};
 
@@ -39,7 +40,8 @@ impl Default for StreamTuning {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Streamed {
     Read(Records),
-    /// Not the common case: read the whole input instead (into fresh columns).
+    /// Not the common case, or no memory for a chunk: read the whole input instead (into
+    /// fresh columns).
     Unsure,
     /// The checkpoint said to stop.
     Interrupted,
