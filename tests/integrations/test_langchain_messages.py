@@ -470,6 +470,15 @@ def test_without_messages_it_is_a_runnable_that_chains(backend: str) -> None:
     assert with_metadata.invoke(history()).metadata.compressed_tokens == 37
 
 
+def test_a_runnables_schemas_are_made_from_its_types(backend: str) -> None:
+    # As a server or a chain first in line asks for them (LangServe, `chain.input_schema`).
+    packer = pack_messages(skeleton_budget=40, backend=backend)
+    assert "anyOf" in packer.get_input_schema().model_json_schema()
+    assert packer.get_output_schema().model_json_schema()["title"] == "pack_messages_output"
+    chain = packer | RunnableLambda(ids)
+    assert chain.input_schema.model_json_schema() == packer.input_schema.model_json_schema()
+
+
 # A counter object counts on either backend; the encoding name only on the Rust one.
 O200K = TokenCounter("o200k_base")
 

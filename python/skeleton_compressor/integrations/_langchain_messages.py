@@ -5,9 +5,10 @@ the rest chosen by the library's strategies, the result in the original order.""
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Literal, NamedTuple, TypeAlias, cast, overload
+from typing import Any, Literal, NamedTuple, TypeAlias, Union, cast, overload
 
 from langchain_core.messages import (
     AIMessage,
@@ -295,6 +296,13 @@ class _MessagePacker:
         self.step = step
         self.with_metadata = with_metadata
         self.remembered = remembered
+
+    # The types themselves, not their names (this module's annotations are strings), so that
+    # the `Runnable`'s input and output schemas can be made.
+    __signature__ = inspect.Signature(
+        [inspect.Parameter("given", inspect.Parameter.POSITIONAL_ONLY, annotation=MessagesInput)],
+        return_annotation=Union[list[BaseMessage], PackedMessages],
+    )
 
     def __call__(self, given: MessagesInput) -> list[BaseMessage] | PackedMessages:
         items = _message_list(given)
