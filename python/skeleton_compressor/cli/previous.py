@@ -170,7 +170,7 @@ def _sent(given: _Input, path: str, options: Options) -> tuple[ContextFragment, 
     tokens = columns.token_counts
     fragments, position = given.fragments, given.position
     run = []
-    # A record repeated in PREV ends the run in the library, after its content is compared.
+    # FILE's side worked out once per row: PREV may name one record many times.
     contents: dict[int, object] = {}
     for index, (sent_id, sent_tokens) in enumerate(zip(columns.fragment_ids, tokens)):
         row = position.get(sent_id)
