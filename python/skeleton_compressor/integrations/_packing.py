@@ -9,7 +9,7 @@ from typing import Any
 from .. import _messages, _values
 from .._encodings import TiktokenFailure
 from ..errors import FragmentTypeError
-from ..service import SkeletonCompressorService
+from ..service import SkeletonCompressorService, _service
 from ..tokens import Counter, counting
 from ..types import BackendName, OnOverflowName, OrderName, SkeletonIndices, StrategyName
 
@@ -30,7 +30,7 @@ class Packing:
     Items are named in errors as `<container>[i]`, with their id when they have one, in the
     library's own error types (`FragmentTypeError`, `FragmentValueError`)."""
 
-    __slots__ = ("_count_many", "_strict", "service", "skeleton_budget")
+    __slots__ = ("_count_many", "service", "skeleton_budget")
 
     def __init__(
         self,
@@ -53,7 +53,6 @@ class Packing:
         )
         # Counts from a callable are checked once, by `select`, which every count goes to.
         self._count_many, _ = counting(token_counter, self.service.backend)
-        self._strict: SkeletonCompressorService | None = None
 
     def token_counts(self, texts: Sequence[object], container: str) -> list[Any]:
         """Each text's tokens, as the counter gives them (`select` checks a callable's); a
@@ -98,23 +97,17 @@ class Packing:
         names = [str(index).zfill(width) for index in range(size)]
         service = self.service
         if strict and service.policy.on_overflow == "raise":
-            service = self._strict_service()
+            # The module's service of the same options but `strict`, made once for all.
+            policy = service.policy
+            service = _service(
+                service.backend,
+                service.strategy,
+                (policy.min_relevance, "strict", policy.order),
+                service.max_work,
+            )
         return service.compress_arrays(
             names, counts, scores, self.skeleton_budget, required=required, groups=groups
         )
-
-    def _strict_service(self) -> SkeletonCompressorService:
-        if self._strict is None:
-            service = self.service
-            self._strict = SkeletonCompressorService(
-                backend=service.backend,
-                strategy=service.strategy,
-                min_relevance=service.policy.min_relevance,
-                on_overflow="strict",
-                order=service.policy.order,
-                max_work=service.max_work,
-            )
-        return self._strict
 
 
 def checked_token_counts(
