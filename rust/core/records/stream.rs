@@ -278,13 +278,10 @@ pub fn read_kept(
         while base + buffer.len() <= start && !end_of_file {
             base += buffer.len();
             buffer.clear();
-            let ended = match read_on(file, &mut buffer, tuning, checkpoint) {
-                Ok(Some(ended)) => ended,
-                Ok(None) => return Ok(ReadBack::Interrupted),
-                Err(error) if is_out_of_memory(&error) => return Ok(ReadBack::Gone),
-                Err(error) => return Err(error),
+            end_of_file = match read_on(file, &mut buffer, tuning, checkpoint)? {
+                Ok(ended) => ended,
+                Err(stopped) => return Ok(stopped),
             };
-            end_of_file = ended;
         }
         if start < base || start > base + buffer.len() {
             return Ok(ReadBack::Gone);
@@ -305,13 +302,10 @@ pub fn read_kept(
             // Keep the record's beginning, and read on.
             buffer.drain(..from);
             base = start;
-            let ended = match read_on(file, &mut buffer, tuning, checkpoint) {
-                Ok(Some(ended)) => ended,
-                Ok(None) => return Ok(ReadBack::Interrupted),
-                Err(error) if is_out_of_memory(&error) => return Ok(ReadBack::Gone),
-                Err(error) => return Err(error),
+            end_of_file = match read_on(file, &mut buffer, tuning, checkpoint)? {
+                Ok(ended) => ended,
+                Err(stopped) => return Ok(stopped),
             };
-            end_of_file = ended;
         }
     }
     Ok(ReadBack::Read(bytes, spans))
@@ -321,17 +315,22 @@ fn is_out_of_memory(error: &io::Error) -> bool {
     error.kind() == io::ErrorKind::OutOfMemory
 }
 
-/// [`read_more`], unless the checkpoint says to stop: `None` then.
+/// [`read_more`]: whether the file has ended; or why reading back stops here, the
+/// checkpoint having said to stop, or no memory for the chunk (the input is then read whole).
 fn read_on(
     file: &mut impl Read,
     buffer: &mut Vec<u8>,
     tuning: &StreamTuning,
     checkpoint: &mut Checkpoint<'_>,
-) -> io::Result<Option<bool>> {
+) -> io::Result<Result<bool, ReadBack>> {
     if checkpoint.check().is_err() {
-        return Ok(None);
+        return Ok(Err(ReadBack::Interrupted));
     }
-    read_more(file, buffer, tuning.chunk_bytes).map(Some)
+    match read_more(file, buffer, tuning.chunk_bytes) {
+        Ok(ended) => Ok(Ok(ended)),
+        Err(error) if is_out_of_memory(&error) => Ok(Err(ReadBack::Gone)),
+        Err(error) => Err(error),
+    }
 }
 
 /// What reading a whole input made of it.
