@@ -163,7 +163,7 @@ class _Parser(argparse.ArgumentParser):
         # standard error.
         if message and file is None:
             file = _standard_output()
-        if message and file is not None and file is sys.stdout:
+        if message and file is sys.stdout:
             file.write(message)
             return
         super()._print_message(message, file)
