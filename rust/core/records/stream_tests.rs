@@ -530,12 +530,21 @@ impl Read for Failing {
     }
 }
 
+impl Seek for Failing {
+    fn seek(&mut self, _: SeekFrom) -> io::Result<u64> {
+        Ok(0)
+    }
+}
+
 #[test]
 fn a_failed_read_is_its_error_streamed_or_whole() {
     let mut columns = Columns::new(4, &Tuning::default()).unwrap();
     let read = stream_records(&mut Failing, None, &mut columns, &tuning(5), &mut unasked());
     assert_eq!(read.unwrap_err().kind(), io::ErrorKind::PermissionDenied);
     let read = read_whole(&mut Failing, 0, 5, &mut unasked());
+    assert_eq!(read.unwrap_err().kind(), io::ErrorKind::PermissionDenied);
+    // Reading the kept records back too: an error, not a file that changed.
+    let read = read_kept(&mut Failing, &[0], &[0], &tuning(5), &mut unasked());
     assert_eq!(read.unwrap_err().kind(), io::ErrorKind::PermissionDenied);
 }
 
