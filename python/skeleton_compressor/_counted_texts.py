@@ -65,10 +65,11 @@ def fragments_of_texts(
         "relevance_scores": relevance_scores,
     }
     for name, column in columns.items():
-        # A str iterates as characters: one text is no column of them.
-        if isinstance(column, (str, bytes, bytearray)):
+        # A str iterates as characters: one text is no column of them. A set's order is not
+        # its rows' (a set of str iterates in an order that changes with the hash seed).
+        if isinstance(column, (str, bytes, bytearray, set, frozenset)):
             raise TypeError(
-                f"{name} must be a column, one item per fragment, got {type(column).__name__}"
+                f"{name} must be a column, one item per fragment, got {_messages.form_name(column)}"
             )
     count_many, from_user_code = counting(counter)
     ids, texts, scores = list(fragment_ids), list(contents), list(relevance_scores)
@@ -76,9 +77,10 @@ def fragments_of_texts(
     lengths = [len(ids), len(texts), len(scores)]
     renders: list[str | None] | None = None
     if variant_of is not None:
-        if isinstance(variant_of, str):
+        if isinstance(variant_of, (str, set, frozenset)):
             raise TypeError(
-                "variant_of must be a column of None or str, one per fragment, got a str"
+                "variant_of must be a column of None or str, one per fragment, got a "
+                + _messages.form_name(variant_of)
             )
         renders = list(variant_of)
         names.append("variant_of")

@@ -30,6 +30,13 @@ _FRAGMENT_PROBLEMS: dict[str, tuple[type[FragmentError], str]] = {
     "variant_empty": (FragmentValueError, "variant_of must be non-empty"),
 }
 
+
+def form_name(value: object) -> str:
+    """`value`'s type's name, saying why where it is a set (iterable, but with no order)."""
+    name = type(value).__name__
+    return f"{name} (a set has no order)" if isinstance(value, (set, frozenset)) else name
+
+
 # Every `FragmentError.kind`, in this order; the Rust core's enum of problems has the same names.
 KINDS: tuple[str, ...] = (
     *_FRAGMENT_PROBLEMS,

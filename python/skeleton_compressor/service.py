@@ -352,8 +352,9 @@ class SkeletonCompressorService:
             copy), and the metadata.
 
         Raises:
-            TypeError: a column of the wrong form (a str, a buffer of booleans, complex
-                numbers or bytes, ...), or a budget that is not an int.
+            TypeError: a column of the wrong form (a str, a set, a numpy masked array, a
+                buffer of booleans, complex numbers or bytes, ...), or a budget that is not
+                an int.
             ValueError: a negative budget, or columns of different lengths.
             TypeError, ValueError: `previous` is not a sequence of ints each a row of
                 these columns (naming `previous[i]`), or `max_value_loss` or `headroom` is

@@ -38,7 +38,8 @@ def fragments_from_texts(
 
     Raises:
         TypeError: a content that is not a str (named `contents[i]`), a `counter` of
-            another type, or a `variant_of` that is a str rather than a column.
+            another type, or a column that is a str or a set (whose order is not its
+            rows') rather than a column of rows.
         ValueError: columns of different lengths, or an unknown encoding.
         ImportError: a built-in encoding where the compiled extension is not built (or
             `SKELETON_COMPRESSOR_BACKEND=python`).

@@ -181,9 +181,10 @@ def _check_one_length(columns: Columns) -> None:
 
 
 def _iterated(value: object) -> Iterator[object] | None:
-    """An iterator over `value`, a non-text iterable; None for anything else, and for what
-    is iterable by its type but not as it is (a numpy array of 0 dimensions)."""
-    if not isinstance(value, Iterable) or isinstance(value, (str, bytes)):
+    """An iterator over `value`, a non-text iterable with an order of its own; None for
+    anything else (a set: a set of str iterates in an order that changes with the hash seed),
+    and for what is iterable by its type but not as it is (a numpy array of 0 dimensions)."""
+    if not isinstance(value, Iterable) or isinstance(value, (str, bytes, set, frozenset)):
         return None
     try:
         return iter(value)
@@ -194,9 +195,8 @@ def _iterated(value: object) -> Iterator[object] | None:
 def checked_budgets(skeleton_budgets: Iterable[object]) -> list[int]:
     budgets = _iterated(skeleton_budgets)
     if budgets is None:
-        raise TypeError(
-            f"skeleton_budgets must be an iterable of int, got {type(skeleton_budgets).__name__}"
-        )
+        got = _messages.form_name(skeleton_budgets)
+        raise TypeError(f"skeleton_budgets must be an iterable of int, got {got}")
     return [checked_budget(budget) for budget in budgets]
 
 
@@ -233,9 +233,23 @@ def _float16_values(view: memoryview, order: str) -> memoryview:
     return memoryview(array("d", struct.unpack(f"{prefix}{len(data) // 2}e", data)))
 
 
+def _refuse_masked(column: object, name: str) -> None:
+    # A masked array's buffer and items hold the values beneath its mask. numpy is never
+    # imported: the class is known by its name.
+    if any(
+        kind.__name__ == "MaskedArray" and kind.__module__.startswith("numpy.ma")
+        for kind in type(column).__mro__
+    ):
+        raise TypeError(
+            f"{name} must not be a masked array (its masked rows would be read as the values"
+            " beneath the mask): fill them or leave those rows out"
+        )
+
+
 def _numeric_column(column: object, name: str) -> list[object] | tuple[object, ...] | memoryview:
     if isinstance(column, (list, tuple)):
         return _stored_items(column)
+    _refuse_masked(column, name)
     if isinstance(column, (bytes, bytearray)):
         # A buffer of unsigned bytes, but text or data far more likely than counts or scores.
         raise TypeError(f"{name} must hold integers or floats, got {type(column).__name__}")
@@ -243,10 +257,12 @@ def _numeric_column(column: object, name: str) -> list[object] | tuple[object, .
         view = memoryview(column)  # type: ignore[arg-type]
     except (TypeError, ValueError, BufferError):
         # Not a buffer, or one that cannot export its values (numpy datetimes): its items.
-        if isinstance(column, Iterable) and not isinstance(column, (str, bytes)):
-            return tuple(column)
+        items = _iterated(column)
+        if items is not None:
+            return tuple(items)
+        got = _messages.form_name(column)
         raise TypeError(
-            f"{name} must be a sequence of numbers or a numeric buffer, got {type(column).__name__}"
+            f"{name} must be a sequence of numbers or a numeric buffer, got {got}"
         ) from None
     order, code = (
         (view.format[0], view.format[1:]) if view.format[:1] in _BYTE_ORDERS else ("@", view.format)
@@ -276,14 +292,16 @@ def _numeric_column(column: object, name: str) -> list[object] | tuple[object, .
 def _object_column(column: object, name: str, what: str) -> list[object] | tuple[object, ...]:
     if isinstance(column, (list, tuple)):
         return _stored_items(column)
+    _refuse_masked(column, name)
     items = _iterated(column)
     if items is not None:
         return tuple(items)
-    raise TypeError(f"{name} must be a sequence of {what}, got {type(column).__name__}")
+    raise TypeError(f"{name} must be a sequence of {what}, got {_messages.form_name(column)}")
 
 
 def _flag_column(column: object) -> list[object] | tuple[object, ...]:
     if not isinstance(column, (list, tuple)):
+        _refuse_masked(column, "required")
         try:
             view = memoryview(column)  # type: ignore[arg-type]
         except (TypeError, ValueError, BufferError):

@@ -44,8 +44,9 @@ def test_variants_of_a_subclass_are_of_that_class(service: SkeletonCompressorSer
 
 
 @pytest.mark.parametrize("column", ["fragment_ids", "contents", "relevance_scores"])
-@pytest.mark.parametrize("text", ["ab", b"ab"])
-def test_fragments_from_texts_refuses_a_str_as_a_column(column: str, text: Any) -> None:
+@pytest.mark.parametrize("text", ["ab", b"ab", {"a", "b"}, frozenset({0.5, 0.4})])
+def test_fragments_from_texts_refuses_a_str_or_a_set_as_a_column(column: str, text: Any) -> None:
+    # A set's order is not its rows': its ids would meet other rows' contents.
     columns: dict[str, Any] = {
         "fragment_ids": ["a", "b"],
         "contents": ["x", "y"],

@@ -267,6 +267,60 @@ def test_buffers_that_do_not_hold_numbers_say_why(column: Any, message: str) -> 
     assert both(lambda: (["a", "b"], column, [0.5, 0.5], 10)) == (TypeError, message)
 
 
+@pytest.mark.parametrize("at", range(3))
+@pytest.mark.parametrize("kind", [set, frozenset])
+def test_a_set_is_no_column(at: int, kind: type) -> None:
+    # A set of str iterates in an order that changes with the hash seed: its rows would too.
+    columns: list[Any] = [["a", "b"], [1, 2], [0.5, 0.25], 10]
+    columns[at] = kind(columns[at])
+    name, what = [
+        ("fragment_ids", "a sequence of str"),
+        ("token_counts", "a sequence of numbers or a numeric buffer"),
+        ("relevance_scores", "a sequence of numbers or a numeric buffer"),
+    ][at]
+    assert both(lambda: tuple(columns)) == (
+        TypeError,
+        f"{name} must be {what}, got {kind.__name__} (a set has no order)",
+    )
+
+
+@pytest.mark.parametrize("column", ["groups", "variants"])
+def test_a_set_of_names_is_no_column(column: str) -> None:
+    for service in (RUST, PYTHON):
+        with pytest.raises(TypeError) as caught:
+            service.compress_arrays(["a"], [1], [0.5], 10, **{column: {"x"}})
+        assert str(caught.value) == (
+            f"{column} must be a sequence of None or str, got set (a set has no order)"
+        )
+
+
+@pytest.mark.parametrize("at", range(3))
+def test_a_masked_array_is_refused(at: int) -> None:
+    # Its buffer and its items hold the values beneath the mask, which the rows would keep.
+    columns: list[Any] = [
+        np.array(["a", "b"], dtype=object),
+        np.array([1, 2]),
+        np.array([0.5, 0.25]),
+        10,
+    ]
+    columns[at] = np.ma.masked_array(columns[at], mask=[False, True])
+    name = ["fragment_ids", "token_counts", "relevance_scores"][at]
+    assert both(lambda: tuple(columns)) == (
+        TypeError,
+        f"{name} must not be a masked array (its masked rows would be read as the values "
+        "beneath the mask): fill them or leave those rows out",
+    )
+
+
+@pytest.mark.parametrize("column", ["required", "groups", "variants"])
+def test_a_masked_optional_column_is_refused(column: str) -> None:
+    values = np.array([False]) if column == "required" else np.array(["x"], dtype=object)
+    masked = np.ma.masked_array(values, mask=[True])
+    for service in (RUST, PYTHON):
+        with pytest.raises(TypeError, match=f"^{column} must not be a masked array"):
+            service.compress_arrays(["a"], [1], [0.5], 10, **{column: masked})
+
+
 def test_numpy_datetimes_are_values_of_the_wrong_type() -> None:
     column = np.array([1, 2], dtype="datetime64[s]")
     error_type, message = both(lambda: (["a", "b"], column, [0.5, 0.5], 10))

@@ -141,6 +141,12 @@ def test_compress_many_checks_every_budget(
         service.compress_many(ranked, [10, 2.5])
     with pytest.raises(TypeError, match="skeleton_budgets must be an iterable"):
         service.compress_many(ranked, 100)  # type: ignore[arg-type]
+    # The results come in the budgets' order, which a set does not have.
+    with pytest.raises(TypeError) as unordered:
+        service.compress_many(ranked, {10, 20})
+    assert str(unordered.value) == (
+        "skeleton_budgets must be an iterable of int, got set (a set has no order)"
+    )
 
 
 def test_duplicate_ids(service: SkeletonCompressorService) -> None:

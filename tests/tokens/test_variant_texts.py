@@ -47,6 +47,12 @@ def test_fragments_from_texts_rejects_a_bad_variant_of_column() -> None:
     assert str(single.value) == (
         "variant_of must be a column of None or str, one per fragment, got a str"
     )
+    with pytest.raises(TypeError) as unordered:
+        fragments_from_texts(["a"], ["x"], [0.5], counter=words, variant_of={"f"})
+    assert str(unordered.value) == (
+        "variant_of must be a column of None or str, one per fragment, got a set (a set has "
+        "no order)"
+    )
 
 
 def test_variants_joins_ids_as_the_plain_strs_they_hold() -> None:
