@@ -399,6 +399,16 @@ def test_any_iterable_of_documents_is_read_once(backend: str) -> None:
         ({"token_counter": "p50k_base"}, ValueError, "p50k_base"),
         ({"relevance": 5}, TypeError, "relevance must be a metadata key (str) or a callable"),
         ({"metadata_key": 3}, TypeError, "metadata_key must be a str or None, got 3 (int)"),
+        (
+            {"metadata_key": "relevance_score"},
+            ValueError,
+            "metadata_key must not be the key relevance is read from, 'relevance_score'",
+        ),
+        (
+            {"relevance": "score", "metadata_key": "score"},
+            ValueError,
+            "metadata_key must not be the key relevance is read from, 'score'",
+        ),
     ],
 )
 def test_bad_options_raise_when_the_compressor_is_made(
@@ -428,6 +438,9 @@ def test_changed_options_take_effect(backend: str) -> None:
     tagging = SkeletonDocumentCompressor(10, words, backend=backend)
     tagging.metadata_key = 3  # type: ignore[assignment]
     with pytest.raises(TypeError, match=r"metadata_key must be a str or None, got 3 \(int\)"):
+        tagging.compress_documents(documents(), "q")
+    tagging.metadata_key = "relevance_score"
+    with pytest.raises(ValueError, match="must not be the key relevance is read from"):
         tagging.compress_documents(documents(), "q")
 
 

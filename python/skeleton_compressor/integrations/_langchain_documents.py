@@ -67,7 +67,8 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
             retrieved) or `"edges"` (most relevant at both ends).
         backend: `"auto"`, `"rust"` or `"python"`.
         metadata_key: None to return the very documents passed in; a key to return copies
-            whose metadata holds, under it, the compression's `SkeletonMetadata.to_dict()`.
+            whose metadata holds, under it, the compression's `SkeletonMetadata.to_dict()`
+            (not `relevance`'s own key, which would lose the copies' scores).
 
     The options are checked when the compressor is made, raising the library's errors (a
     `ValueError` for an unknown strategy, a `TypeError` for a budget that is not an int).
@@ -134,7 +135,7 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         # Here rather than in a pydantic validator, which would wrap the library's errors.
         self._current_packing()
         _check_relevance(relevance)
-        _check_metadata_key(metadata_key)
+        _check_metadata_key(metadata_key, relevance)
 
     def compress_documents(
         self,
@@ -174,7 +175,7 @@ class SkeletonDocumentCompressor(BaseDocumentCompressor):
         result = packing.select(counts, scores, CONTAINER, ids=ids)
         metadata = result.metadata
         kept = [rows[index] for index in result.indices]
-        key = _check_metadata_key(self.metadata_key)
+        key = _check_metadata_key(self.metadata_key, self.relevance)
         if key is not None:
             kept = [_with_metadata(document, key, metadata) for document in kept]
         return kept, metadata
@@ -258,10 +259,17 @@ def _check_relevance(relevance: object) -> Relevance:
     )
 
 
-def _check_metadata_key(metadata_key: object) -> str | None:
-    if metadata_key is None or isinstance(metadata_key, str):
-        return metadata_key
-    raise TypeError(f"metadata_key must be a str or None, got {_messages._typed(metadata_key)}")
+def _check_metadata_key(metadata_key: object, relevance: object) -> str | None:
+    if not (metadata_key is None or isinstance(metadata_key, str)):
+        got = _messages._typed(metadata_key)
+        raise TypeError(f"metadata_key must be a str or None, got {got}")
+    if metadata_key is not None and metadata_key == relevance:
+        # The copies would carry the metadata where their scores were, and could not be
+        # compressed again by their scores.
+        raise ValueError(
+            f"metadata_key must not be the key relevance is read from, {metadata_key!r}"
+        )
+    return metadata_key
 
 
 def _with_metadata(document: Document, key: str, metadata: SkeletonMetadata) -> Document:
