@@ -599,3 +599,63 @@ fn a_broken_variant_rule_names_where_both_records_start() {
         }
     );
 }
+
+#[test]
+fn problems_and_fields_have_the_names_python_words_them_under() {
+    // `skeleton_compressor._records.errors` words each problem by these names, in this order.
+    let names = Problem::ALL.map(Problem::name);
+    assert_eq!(
+        names,
+        [
+            "not_object",
+            "missing_field",
+            "id_type",
+            "id_empty",
+            "token_type",
+            "token_negative",
+            "token_too_large",
+            "relevance_type",
+            "relevance_range",
+            "required_type",
+            "group_type",
+            "group_empty",
+            "variant_type",
+            "variant_empty",
+            "no_content",
+            "content_type",
+        ]
+    );
+    let fields = [Field::FragmentId, Field::TokenCount, Field::RelevanceScore];
+    assert_eq!(
+        fields.map(Field::name),
+        ["fragment_id", "token_count", "relevance_score"]
+    );
+}
+
+#[test]
+fn whether_fragments_comes_first_is_unknown_until_the_key_and_its_colon_are_read() {
+    for rest in [
+        "",
+        " ",
+        "\"",
+        "\"frag",
+        "\"fragments",
+        "\"fragments\"",
+        "\"fragments\" ",
+    ] {
+        assert_eq!(fragments_first(rest.as_bytes()), None, "{rest:?}");
+    }
+    for rest in ["\"fragments\":", " \"fragments\" :[", "\"fragments\":1"] {
+        assert_eq!(fragments_first(rest.as_bytes()), Some(true), "{rest:?}");
+    }
+    for rest in [
+        "\"x",
+        "\"fragmentz\"",
+        "\"fragments\",",
+        "\"fragments_\":",
+        "}",
+        "1",
+    ] {
+        assert_eq!(fragments_first(rest.as_bytes()), Some(false), "{rest:?}");
+    }
+}
