@@ -636,7 +636,7 @@ impl<'a> Sink<'a, '_, '_> {
         Ok(Checked {
             fragment_id: id,
             token_count,
-            relevance: score + 0.0,
+            relevance: score,
             required,
             group,
             variant_of,

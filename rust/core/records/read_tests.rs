@@ -156,6 +156,13 @@ fn values_nested_past_the_limit_are_malformed() {
     assert_eq!(malformed(&member).0, Form::Wrapped);
     let member = format!(r#"{{"fragments": [], "other": {}}}"#, nested(MAX_DEPTH));
     assert!(read(&member).is_ok());
+    // `fragments` that is not an array: malformed past the limit, else not an array.
+    let fragments = |levels: usize| format!(r#"{{"fragments": {{"a": {}}}}}"#, nested(levels));
+    assert_eq!(malformed(&fragments(MAX_DEPTH)).0, Form::Wrapped);
+    assert_eq!(
+        read(&fragments(MAX_DEPTH - 1)),
+        Err(ReadError::FragmentsNotArray(JsonType::Object))
+    );
 }
 
 #[test]
@@ -658,4 +665,56 @@ fn whether_fragments_comes_first_is_unknown_until_the_key_and_its_colon_are_read
     ] {
         assert_eq!(fragments_first(rest.as_bytes()), Some(false), "{rest:?}");
     }
+}
+
+#[test]
+fn a_records_keys_are_read_again_from_where_it_starts() {
+    let text = r#"[{"a": 1, "b": {"c": 2}, "a": 3}, {"fragment_id": "x", "d": null}]"#;
+    let records = read(text);
+    let error = match records {
+        Err(ReadError::Record { error, .. }) => error,
+        other => panic!("expected a missing field, got {other:?}"),
+    };
+    assert_eq!(error.problem, Problem::Missing(Field::FragmentId));
+    // Each key once, in the order it first comes; only the keys of the record asked for.
+    assert_eq!(record_keys(text, error.start), [&b"a"[..], b"b"]);
+    let second = text.find(r#"{"fragment_id""#).unwrap();
+    assert_eq!(record_keys(text, second), [&b"fragment_id"[..], b"d"]);
+    assert!(record_keys(text, text.len()).is_empty());
+}
+
+#[test]
+fn a_span_that_is_not_json_runs_to_the_end_of_the_text() {
+    // Where nothing at `start` reads as one value, the rest of the text is the span.
+    let text = r#"[{"a": 1}, {"b": [1, "#;
+    let start = text.rfind('{').unwrap();
+    assert_eq!(
+        record_span(text, start),
+        Span {
+            start,
+            end: text.len()
+        }
+    );
+    let first = text.find('{').unwrap();
+    assert_eq!(
+        record_span(text, first),
+        Span {
+            start: first,
+            end: text.find('}').unwrap() + 1
+        }
+    );
+}
+
+#[test]
+fn a_relevance_of_minus_zero_is_read_as_zero() {
+    // Python calls -0.0 and 0.0 equal; ranked by their bits, -0.0 would come after 0.0. Tied,
+    // `a` comes first by its id.
+    let text = [
+        r#"{"fragment_id": "b", "token_count": 5, "relevance_score": 0.0}"#,
+        r#"{"fragment_id": "a", "token_count": 5, "relevance_score": -0.0}"#,
+    ]
+    .join("\n");
+    let (policy, tuning) = (Policy::default(), Tuning::default());
+    let done = compress_records(text.as_bytes(), None, request(&[5], &policy, &tuning)).unwrap();
+    assert_eq!(done.compression.selections[0].kept, [1]);
 }
