@@ -306,10 +306,11 @@ def _fragment_key(
 
 
 def _keyed_requests(requests: object) -> _Requests:
-    if isinstance(requests, (str, bytes)) or not isinstance(requests, Iterable):
+    # A set's order is not the order requests are sent in, which the cost depends on.
+    if isinstance(requests, (str, bytes, set, frozenset)) or not isinstance(requests, Iterable):
         raise TypeError(
             "requests must be an iterable of sequences of ContextFragment, "
-            f"got {type(requests).__name__}"
+            f"got {_messages.form_name(requests)}"
         )
     keyed: _Requests = []
     # The plain str of each content that is a subclass (numpy's), made once per object: a

@@ -273,8 +273,11 @@ def prefix_text(keys: list[FragmentKey]) -> bytes:
 
 
 def _checked_children(children: object) -> list[Child]:
-    if isinstance(children, (str, bytes, Mapping)) or not isinstance(children, Iterable):
-        raise TypeError(f"children must be a sequence of Child, got {type(children).__name__}")
+    # A set's order is not the children's: each result answers the child at its place.
+    unordered = (str, bytes, Mapping, set, frozenset)
+    if isinstance(children, unordered) or not isinstance(children, Iterable):
+        got = _messages.form_name(children)
+        raise TypeError(f"children must be a sequence of Child, got {got}")
     checked = []
     for position, child in enumerate(children):
         if not isinstance(child, Child):

@@ -282,6 +282,8 @@ GOOD = ContextFragment("a", 10, 0.5)
         (5, r"^requests must be an iterable of sequences of ContextFragment, got int$"),
         (None, r"got NoneType$"),
         ("ab", r"got str$"),
+        ({(GOOD,), ()}, r"got set \(a set has no order\)$"),
+        (frozenset({(GOOD,)}), r"got frozenset \(a set has no order\)$"),
         (GOOD, r"got ContextFragment$"),
         ([(GOOD,), 3], r"^requests\[1\] must be a sequence of ContextFragment, got int$"),
         ([(GOOD,), "ab"], r"^requests\[1\] must be a sequence of ContextFragment, got str$"),

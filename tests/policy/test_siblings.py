@@ -354,6 +354,7 @@ def test_module_function_and_plan(backend: str) -> None:
     [
         (5, TypeError, "children must be a sequence of Child, got int"),
         ("ab", TypeError, "children must be a sequence of Child, got str"),
+        ({Child(5), Child(6)}, TypeError, "children must be a sequence of Child, got set (a set"),
         ([Child(5), (5, None)], TypeError, "children[1] must be a Child, got tuple"),
         ([Child(5, [("a", 0.5)])], TypeError, "children[0].relevance must be a Mapping"),
         ([Child(5, {"zz": 0.5})], ValueError, "children[0].relevance names fragment_id 'zz'"),
