@@ -77,7 +77,7 @@ def fragments_of_texts(
     lengths = [len(ids), len(texts), len(scores)]
     renders: list[str | None] | None = None
     if variant_of is not None:
-        if isinstance(variant_of, (str, set, frozenset)):
+        if isinstance(variant_of, (str, bytes, bytearray, set, frozenset)):
             raise TypeError(
                 "variant_of must be a column of None or str, one per fragment, got a "
                 + _messages.form_name(variant_of)

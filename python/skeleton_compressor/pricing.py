@@ -212,8 +212,9 @@ def estimate_cost(
         of fragments over all requests.
 
     Raises:
-        TypeError: `pricing` is not a `CachePricing`, `requests` is not an iterable, or a
-            request is not a sequence of fragments (named as `requests[j]`).
+        TypeError: `pricing` is not a `CachePricing`, `requests` is not an iterable or is a
+            set (no order of its own), or a request is not a sequence of fragments (named
+            as `requests[j]`).
         FragmentTypeError, FragmentValueError: a fragment is not a `ContextFragment` or has
             a `fragment_id` or `token_count` that `compress` would refuse (named as
             `requests[j][i]`).
@@ -322,7 +323,7 @@ def _keyed_requests(requests: object) -> _Requests:
             hint = " (pass its .fragments)" if isinstance(request, SkeletonResult) else ""
             raise TypeError(
                 f"{container} must be a sequence of ContextFragment, "
-                f"got {type(request).__name__}{hint}"
+                f"got {_messages.form_name(request)}{hint}"
             )
         keys: list[FragmentKey] = []
         for index, fragment in enumerate(request):

@@ -289,7 +289,8 @@ class SkeletonCompressorService:
             A tuple of `SkeletonResult`, one per budget, in the budgets' order.
 
         Raises:
-            What `compress` raises, and TypeError when `skeleton_budgets` is not an iterable;
+            What `compress` raises, and TypeError when `skeleton_budgets` is not an iterable
+            or is a set (no order of its own);
             with `on_overflow` "strict" or "raise", the first budget that raises.
         """
         fragments = checked_fragments(fragments)
@@ -334,9 +335,10 @@ class SkeletonCompressorService:
         columns are given.
 
         Args:
-            fragment_ids: a sequence (or iterable) of str.
+            fragment_ids: a sequence (or iterable, not a set) of str.
             token_counts, relevance_scores: lists, tuples, `array.array` or numpy arrays
-                (read through the buffer protocol; numpy is never imported), or iterables.
+                (read through the buffer protocol; numpy is never imported), or iterables
+                (not sets, whose order is not their rows').
             skeleton_budget: as for `compress`.
             required: None, or a column of bool.
             groups: None, or a column of group names (None or a non-empty str).
@@ -352,9 +354,9 @@ class SkeletonCompressorService:
             copy), and the metadata.
 
         Raises:
-            TypeError: a column of the wrong form (a str, a set, a numpy masked array, a
-                buffer of booleans, complex numbers or bytes, ...), or a budget that is not
-                an int.
+            TypeError: a column of the wrong form (a str, a set, a numpy masked array with
+                masked rows, a buffer of booleans, complex numbers or bytes, ...), or a budget
+                that is not an int.
             ValueError: a negative budget, or columns of different lengths.
             TypeError, ValueError: `previous` is not a sequence of ints each a row of
                 these columns (naming `previous[i]`), or `max_value_loss` or `headroom` is

@@ -8,6 +8,7 @@ from array import array
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
+from . import _messages
 from ._counted_texts import fragment_from_text, fragments_of_texts
 from ._messages import describe
 from ._values import plain_real
@@ -172,7 +173,7 @@ class ContextFragment:
             counter: as for `from_text`.
 
         Raises:
-            TypeError: `base_id` or a suffix is not a str, `renderings` is a str or not
+            TypeError: `base_id` or a suffix is not a str, `renderings` is a str, a set or not
                 iterable, a rendering is not a triple (a str of three characters is not), or
                 what `fragments_from_texts` raises for the contents and counts.
         """
@@ -182,11 +183,13 @@ class ContextFragment:
         contents: list[str] = []
         scores: list[float] = []
         # A str iterates as characters, each then refused as a rendering: said of the
-        # argument instead, as of anything that does not iterate.
-        if isinstance(renderings, (str, bytes, bytearray)) or not hasattr(renderings, "__iter__"):
+        # argument instead, as of anything that does not iterate, and of a set, whose order
+        # (that of the fragments made) changes with the hash seed.
+        unordered = (str, bytes, bytearray, set, frozenset)
+        if isinstance(renderings, unordered) or not hasattr(renderings, "__iter__"):
             raise TypeError(
                 "renderings must be an iterable of (suffix, content, relevance_score) triples, "
-                f"got {type(renderings).__name__}"
+                f"got {_messages.form_name(renderings)}"
             )
         for index, rendering in enumerate(renderings):
             # A string of three characters unpacks into three: it is no rendering.

@@ -157,7 +157,7 @@ def checked_previous_rows(previous: object, columns: Columns) -> list[int]:
 
 def _previous_rows_form_error(previous: object) -> TypeError:
     return TypeError(
-        f"previous must be None or a sequence of row numbers, got {type(previous).__name__}"
+        f"previous must be None or a sequence of row numbers, got {_messages.form_name(previous)}"
     )
 
 
@@ -233,16 +233,18 @@ def _float16_values(view: memoryview, order: str) -> memoryview:
     return memoryview(array("d", struct.unpack(f"{prefix}{len(data) // 2}e", data)))
 
 
-def _refuse_masked(column: object, name: str) -> None:
-    # A masked array's buffer and items hold the values beneath its mask. numpy is never
-    # imported: the class is known by its name.
-    if any(
+def _refuse_masked(column: Any, name: str) -> None:
+    # A masked array's buffer and items hold the values beneath its mask: one with nothing
+    # masked is read as the values it holds. numpy is never imported: the class is known by
+    # its name.
+    masked_array = any(
         kind.__name__ == "MaskedArray" and kind.__module__.startswith("numpy.ma")
         for kind in type(column).__mro__
-    ):
+    )
+    if masked_array and column.count() < column.size:
         raise TypeError(
-            f"{name} must not be a masked array (its masked rows would be read as the values"
-            " beneath the mask): fill them or leave those rows out"
+            f"{name} has masked rows, which would be read as the values beneath the mask: "
+            "fill them or leave those rows out"
         )
 
 

@@ -27,6 +27,8 @@ def characters(text: str) -> int:
         ("abc", "renderings must be an iterable of .* triples, got str"),
         (None, "renderings must be an iterable of .* triples, got NoneType"),
         (3, "renderings must be an iterable of .* triples, got int"),
+        # The fragments would come in the set's order, which changes with the hash seed.
+        ({("", "a", 0.5)}, r"renderings must be .* triples, got set \(a set has no order\)"),
     ],
 )
 def test_variants_refuses_what_is_no_rendering(renderings: Any, message: str) -> None:

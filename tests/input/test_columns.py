@@ -7,6 +7,7 @@ import numbers
 import threading
 import time
 from array import array
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -284,6 +285,17 @@ def test_a_set_is_no_column(at: int, kind: type) -> None:
     )
 
 
+def test_ordered_iterables_are_columns() -> None:
+    # Only sets are refused for their order: dict views, ranges, deques and generators keep
+    # the order they were made in.
+    scores = {"a": 0.5, "b": 0.25, "c": 0.75}
+    tokens = dict(zip(scores, [1, 2, 3]))
+    plain = both(lambda: (["a", "b", "c"], [1, 2, 3], [0.5, 0.25, 0.75], 10))
+    assert plain[0] == [2, 0, 1]
+    assert both(lambda: (scores.keys(), tokens.values(), scores.values(), 10)) == plain
+    assert both(lambda: (deque(scores), range(1, 4), (s for s in scores.values()), 10)) == plain
+
+
 @pytest.mark.parametrize("column", ["groups", "variants"])
 def test_a_set_of_names_is_no_column(column: str) -> None:
     for service in (RUST, PYTHON):
@@ -295,20 +307,25 @@ def test_a_set_of_names_is_no_column(column: str) -> None:
 
 
 @pytest.mark.parametrize("at", range(3))
-def test_a_masked_array_is_refused(at: int) -> None:
-    # Its buffer and its items hold the values beneath the mask, which the rows would keep.
+def test_a_masked_array_with_masked_rows_is_refused(at: int) -> None:
+    # Its buffer and its items hold the values beneath the mask, which the rows would keep;
+    # with nothing masked, they are its values.
     columns: list[Any] = [
         np.array(["a", "b"], dtype=object),
         np.array([1, 2]),
         np.array([0.5, 0.25]),
         10,
     ]
+    plain = both(lambda: tuple(columns))
+    unmasked = list(columns)
+    unmasked[at] = np.ma.masked_array(columns[at], mask=[False, False])
+    assert both(lambda: tuple(unmasked)) == plain
     columns[at] = np.ma.masked_array(columns[at], mask=[False, True])
     name = ["fragment_ids", "token_counts", "relevance_scores"][at]
     assert both(lambda: tuple(columns)) == (
         TypeError,
-        f"{name} must not be a masked array (its masked rows would be read as the values "
-        "beneath the mask): fill them or leave those rows out",
+        f"{name} has masked rows, which would be read as the values beneath the mask: "
+        "fill them or leave those rows out",
     )
 
 
@@ -317,7 +334,7 @@ def test_a_masked_optional_column_is_refused(column: str) -> None:
     values = np.array([False]) if column == "required" else np.array(["x"], dtype=object)
     masked = np.ma.masked_array(values, mask=[True])
     for service in (RUST, PYTHON):
-        with pytest.raises(TypeError, match=f"^{column} must not be a masked array"):
+        with pytest.raises(TypeError, match=f"^{column} has masked rows"):
             service.compress_arrays(["a"], [1], [0.5], 10, **{column: masked})
 
 

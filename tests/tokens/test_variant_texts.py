@@ -47,6 +47,9 @@ def test_fragments_from_texts_rejects_a_bad_variant_of_column() -> None:
     assert str(single.value) == (
         "variant_of must be a column of None or str, one per fragment, got a str"
     )
+    with pytest.raises(TypeError) as text:
+        fragments_from_texts(["a", "b"], ["x", "y"], [0.5, 0.5], counter=words, variant_of=b"f")
+    assert str(text.value).endswith("one per fragment, got a bytes")
     with pytest.raises(TypeError) as unordered:
         fragments_from_texts(["a"], ["x"], [0.5], counter=words, variant_of={"f"})
     assert str(unordered.value) == (

@@ -707,11 +707,11 @@ fn a_span_that_is_not_json_runs_to_the_end_of_the_text() {
 
 #[test]
 fn a_relevance_of_minus_zero_is_read_as_zero() {
-    // Python calls -0.0 and 0.0 equal; ranked by their bits, -0.0 would come after 0.0. Tied,
-    // `a` comes first by its id.
+    // Python calls -0.0 and 0.0 equal; ranked by its bits, -0.0 would come before every
+    // positive score.
     let text = [
-        r#"{"fragment_id": "b", "token_count": 5, "relevance_score": 0.0}"#,
         r#"{"fragment_id": "a", "token_count": 5, "relevance_score": -0.0}"#,
+        r#"{"fragment_id": "b", "token_count": 5, "relevance_score": 0.5}"#,
     ]
     .join("\n");
     let (policy, tuning) = (Policy::default(), Tuning::default());

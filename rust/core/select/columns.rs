@@ -10,6 +10,17 @@ use crate::core::select::tuning::Tuning;
 /// Fragment indices are `u32` in the ranking.
 pub const MAX_FRAGMENTS: usize = u32::MAX as usize;
 
+/// The index of the fragment after `len` of them: below `u32::MAX`, which the ranking's
+/// walks read as "no fragment".
+fn next_index(len: usize) -> Result<u32, TooMany> {
+    if len >= MAX_FRAGMENTS {
+        return Err(TooMany {
+            limit: MAX_FRAGMENTS,
+        });
+    }
+    Ok(len as u32)
+}
+
 #[derive(Debug)]
 pub struct Columns {
     pub(super) entries: Vec<Entry>,
@@ -66,9 +77,7 @@ impl Columns {
         token_count: u64,
         relevance: f64,
     ) -> Result<(), TooMany> {
-        let index = u32::try_from(self.entries.len()).map_err(|_| TooMany {
-            limit: MAX_FRAGMENTS,
-        })?;
+        let index = next_index(self.entries.len())?;
         self.ids.push(id);
         let tie = self.shared_prefix.key(id);
         let entry = Entry::new(relevance, tie, index, token_count);
@@ -168,6 +177,18 @@ fn mixed(a: u64, b: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_most_max_fragments_are_numbered_and_none_as_u32_max() {
+        assert_eq!(next_index(0), Ok(0));
+        assert_eq!(next_index(MAX_FRAGMENTS - 1), Ok(u32::MAX - 1));
+        assert_eq!(
+            next_index(MAX_FRAGMENTS),
+            Err(TooMany {
+                limit: MAX_FRAGMENTS
+            })
+        );
+    }
 
     #[test]
     fn keys_are_counted_from_the_tuned_size() {
