@@ -251,16 +251,6 @@ impl UnitRanking {
         kept.selection(units, order, first, key, rank_order, &mut sorting)
     }
 
-    /// The most value any selection within `budget` keeps, as the units stand.
-    pub fn value_bound(
-        &self,
-        budget: u128,
-        request: Request<'_>,
-        checkpoint: &mut Checkpoint,
-    ) -> Result<u128, Interrupted> {
-        self.candidates(request).value_bound(budget, checkpoint)
-    }
-
     /// The candidates densest first, for `value_bound_along`; `None` with variant sets.
     pub fn by_density(
         &self,
