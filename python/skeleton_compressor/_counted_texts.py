@@ -67,7 +67,7 @@ def fragments_of_texts(
     for name, column in columns.items():
         # A str iterates as characters: one text is no column of them. A set's order is not
         # its rows' (a set of str iterates in an order that changes with the hash seed).
-        if isinstance(column, (str, bytes, bytearray, set, frozenset)):
+        if isinstance(column, (str, bytes, bytearray, *_messages.UNORDERED)):
             raise TypeError(
                 f"{name} must be a column, one item per fragment, got {_messages.form_name(column)}"
             )
@@ -77,7 +77,7 @@ def fragments_of_texts(
     lengths = [len(ids), len(texts), len(scores)]
     renders: list[str | None] | None = None
     if variant_of is not None:
-        if isinstance(variant_of, (str, bytes, bytearray, set, frozenset)):
+        if isinstance(variant_of, (str, bytes, bytearray, *_messages.UNORDERED)):
             raise TypeError(
                 "variant_of must be a column of None or str, one per fragment, got a "
                 + _messages.form_name(variant_of)

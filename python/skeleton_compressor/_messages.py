@@ -31,10 +31,16 @@ _FRAGMENT_PROBLEMS: dict[str, tuple[type[FragmentError], str]] = {
 }
 
 
+# Iterables with no order of their own: refused wherever the order of items is the order
+# of rows, results or requests (a set of str iterates in an order that changes with the hash
+# seed).
+UNORDERED: tuple[type, ...] = (set, frozenset)
+
+
 def form_name(value: object) -> str:
     """`value`'s type's name, saying why where it is a set (iterable, but with no order)."""
     name = type(value).__name__
-    return f"{name} (a set has no order)" if isinstance(value, (set, frozenset)) else name
+    return f"{name} (a set has no order)" if isinstance(value, UNORDERED) else name
 
 
 # Every `FragmentError.kind`, in this order; the Rust core's enum of problems has the same names.

@@ -308,7 +308,8 @@ def _fragment_key(
 
 def _keyed_requests(requests: object) -> _Requests:
     # A set's order is not the order requests are sent in, which the cost depends on.
-    if isinstance(requests, (str, bytes, set, frozenset)) or not isinstance(requests, Iterable):
+    unordered = (str, bytes, *_messages.UNORDERED)
+    if isinstance(requests, unordered) or not isinstance(requests, Iterable):
         raise TypeError(
             "requests must be an iterable of sequences of ContextFragment, "
             f"got {_messages.form_name(requests)}"

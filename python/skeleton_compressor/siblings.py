@@ -274,7 +274,7 @@ def prefix_text(keys: list[FragmentKey]) -> bytes:
 
 def _checked_children(children: object) -> list[Child]:
     # A set's order is not the children's: each result answers the child at its place.
-    unordered = (str, bytes, Mapping, set, frozenset)
+    unordered = (str, bytes, Mapping, *_messages.UNORDERED)
     if isinstance(children, unordered) or not isinstance(children, Iterable):
         got = _messages.form_name(children)
         raise TypeError(f"children must be a sequence of Child, got {got}")

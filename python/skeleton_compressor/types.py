@@ -8,9 +8,8 @@ from array import array
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
-from . import _messages
 from ._counted_texts import fragment_from_text, fragments_of_texts
-from ._messages import describe
+from ._messages import UNORDERED, describe, form_name
 from ._values import plain_real
 
 if TYPE_CHECKING:
@@ -185,11 +184,11 @@ class ContextFragment:
         # A str iterates as characters, each then refused as a rendering: said of the
         # argument instead, as of anything that does not iterate, and of a set, whose order
         # (that of the fragments made) changes with the hash seed.
-        unordered = (str, bytes, bytearray, set, frozenset)
+        unordered = (str, bytes, bytearray, *UNORDERED)
         if isinstance(renderings, unordered) or not hasattr(renderings, "__iter__"):
             raise TypeError(
                 "renderings must be an iterable of (suffix, content, relevance_score) triples, "
-                f"got {_messages.form_name(renderings)}"
+                f"got {form_name(renderings)}"
             )
         for index, rendering in enumerate(renderings):
             # A string of three characters unpacks into three: it is no rendering.

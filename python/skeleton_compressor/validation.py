@@ -180,11 +180,14 @@ def _check_one_length(columns: Columns) -> None:
         raise _messages.column_lengths_error(*lengths)
 
 
+_TEXT_OR_UNORDERED = (str, bytes, *_messages.UNORDERED)
+
+
 def _iterated(value: object) -> Iterator[object] | None:
     """An iterator over `value`, a non-text iterable with an order of its own; None for
     anything else (a set: a set of str iterates in an order that changes with the hash seed),
     and for what is iterable by its type but not as it is (a numpy array of 0 dimensions)."""
-    if not isinstance(value, Iterable) or isinstance(value, (str, bytes, set, frozenset)):
+    if not isinstance(value, Iterable) or isinstance(value, _TEXT_OR_UNORDERED):
         return None
     try:
         return iter(value)
